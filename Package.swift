@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One system-library target per C library (module.modulemap + shim.h, pkg-config, apt provider),
+/// one thin Swift module over each, then the maptrip modules on top. Data flows one way:
+/// scene file -> Scene -> Timeline -> camera at frame n -> FrameRenderer -> Encoder -> file.
+let package = Package(
+    name: "maptrip",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "maptrip", targets: ["maptrip"]),
+        .executable(name: "maptrip-bench", targets: ["maptrip-bench"]),
+        .library(name: "MapTripCore", targets: ["MapTripCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, each as Debian ships it.
+        .systemLibrary(name: "CCairo", path: "Sources/C/CCairo", pkgConfig: "cairo",
+                       providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CPango", path: "Sources/C/CPango", pkgConfig: "pangocairo",
+                       providers: [.apt(["libpango1.0-dev"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/C/CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(name: "CYUV", path: "Sources/C/CYUV",
+                       providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CShapelib", path: "Sources/C/CShapelib", pkgConfig: "shapelib",
+                       providers: [.apt(["libshp-dev"])]),
+        .systemLibrary(name: "CProj", path: "Sources/C/CProj", pkgConfig: "proj",
+                       providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/C/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // One thin Swift wrapper per C library.
+        .target(name: "Cairo", dependencies: ["CCairo"]),
+        .target(name: "Pango", dependencies: ["CPango", "Cairo"]),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
+        .target(name: "YUV", dependencies: ["CYUV"]),
+        .target(name: "Shapefile", dependencies: ["CShapelib"]),
+        .target(name: "Proj", dependencies: ["CProj"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "Curl", dependencies: ["CCurl"]),
+
+        // maptrip itself.
+        .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
+        .target(name: "MapTripRender",
+                dependencies: ["MapTripCore", "Cairo", "Pango", "Shapefile", "Proj"]),
+        .target(name: "MapTripTiles",
+                dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
+        .target(name: "MapTripRecord",
+                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "FFmpeg", "YUV"]),
+        .executableTarget(name: "maptrip", dependencies: [
+            "MapTripRecord", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "maptrip-bench", dependencies: ["MapTripRecord", "FFmpeg", "YUV"]),
+
+        .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
+        .testTarget(name: "WrapperTests", dependencies: ["Cairo", "Pango", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite"]),
+        .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo"]),
+        .testTarget(name: "MapTripTilesTests", dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg"]),
+        .testTarget(name: "MapTripRecordTests", dependencies: ["MapTripRecord", "FFmpeg", "MapTripCore"]),
+    ]
+)

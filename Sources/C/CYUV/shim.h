@@ -1,0 +1,7 @@
+#pragma once
+#include <stdint.h>
+#include <libyuv/basic_types.h>
+#include <libyuv/convert_from_argb.h>
+#include <libyuv/convert_argb.h>
+#include <libyuv/planar_functions.h>
+#include <libyuv/scale_argb.h>

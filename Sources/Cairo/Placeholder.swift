@@ -1,0 +1,1 @@
+// Cairo: placeholder until its wrapper lands.

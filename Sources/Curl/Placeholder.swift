@@ -1,0 +1,1 @@
+// Curl: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// FFmpeg: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// MapTripRecord: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// MapTripTiles: placeholder until its wrapper lands.

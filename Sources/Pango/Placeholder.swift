@@ -1,0 +1,1 @@
+// Pango: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// Proj: placeholder until its wrapper lands.

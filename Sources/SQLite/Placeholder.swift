@@ -1,0 +1,1 @@
+// SQLite: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// Shapefile: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+// YUV: placeholder until its wrapper lands.

@@ -1,0 +1,1 @@
+print("maptrip-bench: under construction")
