@@ -109,9 +109,10 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
         self.hint = hint
     }
 
-    /// `trip.json:7:14: places[1].lat: latitude 95 is outside [-90, 90] (hint)`
+    /// `trip.json:7:14: places[1].lat: latitude 95 is outside [-90, 90] (hint)`; without the line and
+    /// column when there is no position (line 0: the file could not be read).
     public var description: String {
-        var s = "\(file):\(line):\(column): "
+        var s = line > 0 ? "\(file):\(line):\(column): " : "\(file): "
         if !path.isEmpty { s += "\(path): " }
         s += message
         if let hint { s += " (\(hint))" }
