@@ -1,0 +1,128 @@
+import CCairo
+
+/// A Cairo drawing context on a surface. Thin: each method is one Cairo call.
+public final class Context {
+    public let pointer: OpaquePointer
+    /// Keeps the target alive as long as the context.
+    public let surface: ImageSurface
+
+    public init(surface: ImageSurface) throws {
+        guard let cr = cairo_create(surface.pointer) else {
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "create context")
+        }
+        let status = cairo_status(cr)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_destroy(cr)
+            throw CairoError(status, "create context")
+        }
+        pointer = cr
+        self.surface = surface
+    }
+
+    deinit { cairo_destroy(pointer) }
+
+    /// Throws the context's sticky error, if drawing hit one.
+    public func checkStatus(_ operation: String) throws {
+        try CairoError.check(cairo_status(pointer), operation)
+    }
+
+    // MARK: State
+
+    public func save() { cairo_save(pointer) }
+    public func restore() { cairo_restore(pointer) }
+
+    public func setSource(_ c: Color) { cairo_set_source_rgba(pointer, c.red, c.green, c.blue, c.alpha) }
+    public func setSource(_ surface: ImageSurface, x: Double, y: Double) {
+        cairo_set_source_surface(pointer, surface.pointer, x, y)
+    }
+    func setSource(rawSurface: OpaquePointer, x: Double, y: Double) {
+        cairo_set_source_surface(pointer, rawSurface, x, y)
+    }
+
+    public enum Filter { case fast, good, best, nearest, bilinear }
+    /// The filter used when the current source (a surface) is scaled.
+    public func setSourceFilter(_ f: Filter) {
+        let filter: cairo_filter_t
+        switch f {
+        case .fast: filter = CAIRO_FILTER_FAST
+        case .good: filter = CAIRO_FILTER_GOOD
+        case .best: filter = CAIRO_FILTER_BEST
+        case .nearest: filter = CAIRO_FILTER_NEAREST
+        case .bilinear: filter = CAIRO_FILTER_BILINEAR
+        }
+        cairo_pattern_set_filter(cairo_get_source(pointer), filter)
+    }
+
+    /// Pads the source surface's edges outwards instead of fading them to transparent, so scaled
+    /// images laid edge to edge show no seams.
+    public func setSourceExtendPad() { cairo_pattern_set_extend(cairo_get_source(pointer), CAIRO_EXTEND_PAD) }
+
+    public func setLineWidth(_ w: Double) { cairo_set_line_width(pointer, w) }
+    public enum LineJoin { case miter, round, bevel }
+    public func setLineJoin(_ j: LineJoin) {
+        cairo_set_line_join(pointer, j == .round ? CAIRO_LINE_JOIN_ROUND : j == .bevel ? CAIRO_LINE_JOIN_BEVEL : CAIRO_LINE_JOIN_MITER)
+    }
+    public enum LineCap { case butt, round, square }
+    public func setLineCap(_ c: LineCap) {
+        cairo_set_line_cap(pointer, c == .round ? CAIRO_LINE_CAP_ROUND : c == .square ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
+    }
+    public func setDash(_ dashes: [Double], offset: Double = 0) {
+        dashes.withUnsafeBufferPointer { cairo_set_dash(pointer, $0.baseAddress, Int32($0.count), offset) }
+    }
+    public enum FillRule { case winding, evenOdd }
+    public func setFillRule(_ r: FillRule) {
+        cairo_set_fill_rule(pointer, r == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
+    }
+    public func setAntialias(_ on: Bool) {
+        cairo_set_antialias(pointer, on ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
+    }
+    public func setTolerance(_ t: Double) { cairo_set_tolerance(pointer, t) }
+    public enum Operator { case over, source, clear }
+    public func setOperator(_ o: Operator) {
+        cairo_set_operator(pointer, o == .source ? CAIRO_OPERATOR_SOURCE : o == .clear ? CAIRO_OPERATOR_CLEAR : CAIRO_OPERATOR_OVER)
+    }
+
+    // MARK: Transform
+
+    public func translate(_ x: Double, _ y: Double) { cairo_translate(pointer, x, y) }
+    public func scale(_ x: Double, _ y: Double) { cairo_scale(pointer, x, y) }
+    public func identityMatrix() { cairo_identity_matrix(pointer) }
+
+    // MARK: Path
+
+    public func newPath() { cairo_new_path(pointer) }
+    public func newSubPath() { cairo_new_sub_path(pointer) }
+    @inline(__always) public func move(to x: Double, _ y: Double) { cairo_move_to(pointer, x, y) }
+    @inline(__always) public func line(to x: Double, _ y: Double) { cairo_line_to(pointer, x, y) }
+    public func curve(to x: Double, _ y: Double, c1x: Double, c1y: Double, c2x: Double, c2y: Double) {
+        cairo_curve_to(pointer, c1x, c1y, c2x, c2y, x, y)
+    }
+    public func closePath() { cairo_close_path(pointer) }
+    public func rectangle(_ x: Double, _ y: Double, _ w: Double, _ h: Double) { cairo_rectangle(pointer, x, y, w, h) }
+    public func arc(x: Double, y: Double, radius: Double, from a0: Double = 0, to a1: Double = 2 * .pi) {
+        cairo_arc(pointer, x, y, radius, a0, a1)
+    }
+    /// A rectangle with rounded corners.
+    public func roundedRectangle(_ x: Double, _ y: Double, _ w: Double, _ h: Double, radius r: Double) {
+        let r = min(r, w / 2, h / 2)
+        newSubPath()
+        arc(x: x + w - r, y: y + r, radius: r, from: -.pi / 2, to: 0)
+        arc(x: x + w - r, y: y + h - r, radius: r, from: 0, to: .pi / 2)
+        arc(x: x + r, y: y + h - r, radius: r, from: .pi / 2, to: .pi)
+        arc(x: x + r, y: y + r, radius: r, from: .pi, to: 3 * .pi / 2)
+        closePath()
+    }
+
+    // MARK: Painting
+
+    public func fill() { cairo_fill(pointer) }
+    public func fillPreserve() { cairo_fill_preserve(pointer) }
+    public func stroke() { cairo_stroke(pointer) }
+    public func strokePreserve() { cairo_stroke_preserve(pointer) }
+    public func paint() { cairo_paint(pointer) }
+    public func paint(alpha: Double) { cairo_paint_with_alpha(pointer, alpha) }
+    public func clip() { cairo_clip(pointer) }
+    public func resetClip() { cairo_reset_clip(pointer) }
+    public func pushGroup() { cairo_push_group(pointer) }
+    public func popGroupToSource() { cairo_pop_group_to_source(pointer) }
+}

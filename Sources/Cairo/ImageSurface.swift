@@ -1,0 +1,111 @@
+import CCairo
+import Foundation
+
+/// An in-memory ARGB32 surface: native-endian premultiplied 32-bit pixels, which on little-endian
+/// machines are the bytes B, G, R, A (FFmpeg's BGRA, libyuv's "ARGB").
+public final class ImageSurface {
+    public let pointer: OpaquePointer
+    public let width: Int
+    public let height: Int
+
+    public init(width: Int, height: Int) throws {
+        guard width > 0, height > 0, width <= 32767, height <= 32767 else {
+            throw CairoError(CAIRO_STATUS_INVALID_SIZE, "image surface \(width)x\(height)")
+        }
+        guard let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "image surface \(width)x\(height)")
+        }
+        let status = cairo_surface_status(s)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_surface_destroy(s)
+            throw CairoError(status, "image surface \(width)x\(height)")
+        }
+        pointer = s
+        self.width = width
+        self.height = height
+    }
+
+    /// A surface holding a copy of premultiplied BGRA pixels.
+    public convenience init(width: Int, height: Int, bgra: UnsafeRawBufferPointer, stride: Int) throws {
+        try self.init(width: width, height: height)
+        let dst = data, dstStride = self.stride, rowBytes = width * 4
+        guard stride >= rowBytes, bgra.count >= stride * (height - 1) + rowBytes else {
+            throw CairoError(CAIRO_STATUS_INVALID_STRIDE, "image surface from \(bgra.count) bytes, stride \(stride)")
+        }
+        for row in 0..<height {
+            (dst + row * dstStride).update(from: bgra.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * stride,
+                                           count: rowBytes)
+        }
+        markDirty()
+    }
+
+    deinit { cairo_surface_destroy(pointer) }
+
+    /// Bytes per row (Cairo may pad rows: always use this, never width * 4).
+    public var stride: Int { Int(cairo_image_surface_get_stride(pointer)) }
+
+    /// The pixels. Call `flush()` before reading them after drawing, `markDirty()` after writing.
+    public var data: UnsafeMutablePointer<UInt8> { cairo_image_surface_get_data(pointer)! }
+
+    public func flush() { cairo_surface_flush(pointer) }
+    public func markDirty() { cairo_surface_mark_dirty(pointer) }
+
+    /// The B, G, R, A bytes of one pixel (premultiplied), for tests and probes; zeros off the surface.
+    public func pixel(x: Int, y: Int) -> (b: UInt8, g: UInt8, r: UInt8, a: UInt8) {
+        guard x >= 0, y >= 0, x < width, y < height else { return (0, 0, 0, 0) }
+        flush()
+        let p = data + y * stride + x * 4
+        return (p[0], p[1], p[2], p[3])
+    }
+
+    public func writePNG(to path: String) throws {
+        flush()
+        try CairoError.check(cairo_surface_write_to_png(pointer, path), "write PNG \(path)")
+    }
+
+    /// The surface encoded as PNG.
+    public func pngData() throws -> Data {
+        flush()
+        let box = PNGBuffer()
+        let status = cairo_surface_write_to_png_stream(pointer, { closure, bytes, length in
+            let buffer = Unmanaged<PNGBuffer>.fromOpaque(closure!).takeUnretainedValue()
+            buffer.data.append(bytes!, count: Int(length))
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(box).toOpaque())
+        try CairoError.check(status, "encode PNG")
+        return box.data
+    }
+
+    /// Reads a PNG file with Cairo's own loader.
+    public static func readPNG(path: String) throws -> ImageSurface {
+        guard let s = cairo_image_surface_create_from_png(path) else {
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "read PNG \(path)")
+        }
+        let status = cairo_surface_status(s)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_surface_destroy(s)
+            throw CairoError(status, "read PNG \(path)")
+        }
+        let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
+        defer { cairo_surface_destroy(s) }
+        cairo_surface_flush(s)
+        let copy = try ImageSurface(width: w, height: h)
+        try copy.withContext { cr in
+            cr.setSource(rawSurface: s, x: 0, y: 0)
+            cr.paint()
+        }
+        return copy
+    }
+
+    /// Runs drawing code with a fresh context on this surface.
+    public func withContext<R>(_ body: (Context) throws -> R) throws -> R {
+        let cr = try Context(surface: self)
+        let result = try body(cr)
+        try cr.checkStatus("draw")
+        return result
+    }
+}
+
+private final class PNGBuffer {
+    var data = Data()
+}

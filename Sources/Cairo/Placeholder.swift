@@ -1,1 +1,0 @@
-// Cairo: placeholder until its wrapper lands.

@@ -1,0 +1,25 @@
+import Cairo
+import MapTripCore
+
+/// What lies under the overlays: the embedded shapefile map, or a tiled map. Like a Mapnik
+/// datasource + layers + style, seen from the frame renderer as one thing that paints a viewport.
+public protocol BaseMap: AnyObject {
+    /// Gets ready for a render that will show these viewports (loads the data their zooms need,
+    /// fetches their tiles), so that drawing never waits frame by frame. Called once, before drawing.
+    func prepare(for viewports: [Viewport]) throws
+    /// Paints the whole frame for a viewport.
+    func draw(_ viewport: Viewport, in context: Context) throws
+    /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
+    var attribution: String? { get }
+    /// A warning to show in the frame instead of a credit (a tile map given no attribution).
+    var attributionWarning: String? { get }
+    /// Problems that did not stop the render (failed tiles, ...), to report once at the end.
+    var warnings: [String] { get }
+}
+
+extension BaseMap {
+    public func prepare(for viewports: [Viewport]) throws {}
+    public var attribution: String? { nil }
+    public var attributionWarning: String? { nil }
+    public var warnings: [String] { [] }
+}

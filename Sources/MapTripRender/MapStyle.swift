@@ -1,0 +1,87 @@
+import Cairo
+
+/// How the embedded base map looks. Kept apart from the data (Mapnik's layer / style split).
+public struct MapStyle: Sendable {
+    public struct Stroke: Sendable {
+        public var color: Color
+        /// Width in logical pixels (multiplied by the frame's pixel ratio).
+        public var width: Double
+        public var dash: [Double]
+
+        public init(color: Color, width: Double, dash: [Double] = []) {
+            self.color = color
+            self.width = width
+            self.dash = dash
+        }
+    }
+
+    public var water: Color
+    public var land: Color
+    public var coastline: Stroke
+    public var border: Stroke
+    public var province: Stroke
+
+    public init(water: Color, land: Color, coastline: Stroke, border: Stroke, province: Stroke) {
+        self.water = water
+        self.land = land
+        self.coastline = coastline
+        self.border = border
+        self.province = province
+    }
+
+    /// Soft blue water, warm paper land, plum borders: quiet under pins and labels.
+    public static let standard = MapStyle(
+        water: Color(hex: "#a9d3ea")!,
+        land: Color(hex: "#f3efe4")!,
+        coastline: Stroke(color: Color(hex: "#6fa8c8")!, width: 0.8),
+        border: Stroke(color: Color(hex: "#9b7fa6")!, width: 1.1, dash: [4, 2.5]),
+        province: Stroke(color: Color(hex: "#c2b2c6")!, width: 0.6, dash: [2, 2]))
+}
+
+/// What a layer paints with.
+public enum Symbolizer: Sendable {
+    case fill(Color)
+    case stroke(MapStyle.Stroke)
+}
+
+/// One layer of the base map: a datasource (a shapefile under the assets folder), the zooms it
+/// shows at (`minZoom` inclusive, `maxZoom` exclusive) and how it is painted.
+public struct MapLayer: Sendable {
+    public var name: String
+    /// Path relative to the assets' `basemap` folder, without extension.
+    public var source: String
+    public var minZoom: Double
+    public var maxZoom: Double
+    public var symbolizer: Symbolizer
+
+    public init(name: String, source: String, minZoom: Double = 0, maxZoom: Double = 99, symbolizer: Symbolizer) {
+        self.name = name
+        self.source = source
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.symbolizer = symbolizer
+    }
+
+    public func shows(zoom: Double) -> Bool { zoom >= minZoom && zoom < maxZoom }
+
+    /// Below this zoom the coarse 1:110m data is drawn, at and above it the detailed 1:10m data.
+    public static let detailZoom = 3.5
+
+    /// The embedded map: Natural Earth 1:110m for world views, 1:10m for close-ups.
+    public static func standard(_ style: MapStyle) -> [MapLayer] {
+        let z = detailZoom
+        return [
+            MapLayer(name: "land", source: "110m/ne_110m_admin_0_countries", maxZoom: z, symbolizer: .fill(style.land)),
+            MapLayer(name: "land", source: "10m/ne_10m_land", minZoom: z, symbolizer: .fill(style.land)),
+            MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, symbolizer: .fill(style.water)),
+            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 5,
+                     symbolizer: .stroke(style.province)),
+            MapLayer(name: "coastline", source: "110m/ne_110m_coastline", maxZoom: z, symbolizer: .stroke(style.coastline)),
+            MapLayer(name: "coastline", source: "10m/ne_10m_coastline", minZoom: z, symbolizer: .stroke(style.coastline)),
+            MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z,
+                     symbolizer: .stroke(style.border)),
+            MapLayer(name: "borders", source: "10m/ne_10m_admin_0_boundary_lines_land", minZoom: z,
+                     symbolizer: .stroke(style.border)),
+        ]
+    }
+}

@@ -1,0 +1,128 @@
+import Cairo
+import Foundation
+import MapTripCore
+import Proj
+import Shapefile
+
+/// A shapefile read with shapelib and projected once with PROJ (EPSG:4326 to Web Mercator) into
+/// the unit world, with the boxes that let each frame touch only what it shows.
+public final class ShapefileDatasource {
+    public let path: String
+    public let geometry: IndexedGeometry
+
+    public init(path: String, transformation: Transformation) throws {
+        self.path = path
+        let reader = try ShapefileReader(path: path)
+        var g = try reader.readAll()
+        // Web Mercator sends the poles to infinity without complaint: clamp first.
+        for i in g.ys.indices {
+            g.ys[i] = WebMercator.clampLatitude(g.ys[i])
+        }
+        let longitudes = g.xs
+        try transformation.forward(xs: &g.xs, ys: &g.ys)
+        for i in g.xs.indices {
+            // PROJ wraps longitude 180 to -180: keep each vertex on the side of the world it came
+            // from, or an edge ending on the antimeridian would cross the whole map.
+            var x = g.xs[i]
+            if longitudes[i] > 90 && x < 0 { x += 2 * WebMercator.halfWorldMeters }
+            if longitudes[i] < -90 && x > 0 { x -= 2 * WebMercator.halfWorldMeters }
+            let w = WebMercator.fromMeters(x: x, y: g.ys[i])
+            g.xs[i] = w.x
+            g.ys[i] = w.y
+        }
+        let isPolygon: Bool
+        if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
+        geometry = IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
+    }
+}
+
+/// The embedded default map: Natural Earth layers under `Assets/basemap`, painted with a `MapStyle`.
+public final class ShapefileBaseMap: BaseMap {
+    public let layers: [MapLayer]
+    public let style: MapStyle
+    public let directory: URL
+    private var sources: [String: ShapefileDatasource] = [:]
+    private let projContext: ProjContext
+    private let transformation: Transformation
+    private var clipper = PathClipper()
+    private var path = PixelPath()
+
+    /// `assets` is the folder holding `basemap/`.
+    public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil) throws {
+        self.style = style
+        self.layers = layers ?? MapLayer.standard(style)
+        self.directory = assets.appendingPathComponent("basemap")
+        projContext = try ProjContext()
+        transformation = try Transformation(from: "EPSG:4326", to: "EPSG:3857", context: projContext)
+    }
+
+    public var attribution: String? { "Natural Earth" }
+
+    /// Loads the layers the given zooms need (1:10m data only when a close-up needs it).
+    public func prepare(for viewports: [Viewport]) throws {
+        for layer in layers where viewports.contains(where: { layer.shows(zoom: $0.camera.zoom) }) {
+            _ = try datasource(layer.source)
+        }
+    }
+
+    private func datasource(_ source: String) throws -> ShapefileDatasource {
+        if let d = sources[source] { return d }
+        let file = directory.appendingPathComponent(source + ".shp").path
+        let d = try ShapefileDatasource(path: file, transformation: transformation)
+        sources[source] = d
+        return d
+    }
+
+    public func draw(_ viewport: Viewport, in cr: Context) throws {
+        cr.save()
+        defer { cr.restore() }
+        cr.setSource(style.water)
+        cr.paint()
+        let zoom = viewport.camera.zoom
+        let copies = PixelTransform.copies(for: viewport)
+        for layer in layers where layer.shows(zoom: zoom) {
+            let data = try datasource(layer.source).geometry
+            // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
+            let margin = 4 * viewport.scale + 2
+            let clip = Box(minX: -margin, minY: -margin,
+                           maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
+            path.removeAll()
+            for t in copies {
+                clipper.append(data, transform: t, clip: clip, to: &path)
+            }
+            if path.subpathCount == 0 { continue }
+            // One path for all copies of the world, filled once: pieces that meet at the
+            // antimeridian are rasterised together, so no seam shows between them.
+            cr.newPath()
+            emit(path, cr)
+            switch layer.symbolizer {
+            case .fill(let color):
+                cr.setFillRule(.winding)
+                cr.setSource(color)
+                cr.fill()
+            case .stroke(let stroke):
+                cr.setSource(stroke.color)
+                cr.setLineWidth(stroke.width * viewport.scale)
+                cr.setLineJoin(.round)
+                cr.setLineCap(.round)
+                cr.setDash(stroke.dash.map { $0 * viewport.scale })
+                cr.stroke()
+            }
+        }
+    }
+
+    private func emit(_ p: PixelPath, _ cr: Context) {
+        p.xs.withUnsafeBufferPointer { xs in
+            p.ys.withUnsafeBufferPointer { ys in
+                for k in 0..<p.subpathCount {
+                    let r = p.range(k)
+                    cr.move(to: xs[r.lowerBound], ys[r.lowerBound])
+                    for i in (r.lowerBound + 1)..<r.upperBound {
+                        cr.line(to: xs[i], ys[i])
+                    }
+                    if p.closed { cr.closePath() }
+                }
+            }
+        }
+    }
+}

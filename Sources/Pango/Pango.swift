@@ -1,0 +1,99 @@
+import CPango
+import Cairo
+
+/// A Pango failure. Pango reports few errors itself; the message says what could not be done.
+public struct PangoError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { "pango: \(message)" }
+}
+
+/// A font description such as "Noto Sans Bold 24px" (Pango's own syntax).
+public final class FontDescription {
+    let pointer: OpaquePointer
+
+    public init(_ description: String) throws {
+        guard let d = pango_font_description_from_string(description) else {
+            throw PangoError(message: "cannot parse font description '\(description)'")
+        }
+        pointer = d
+    }
+
+    deinit { pango_font_description_free(pointer) }
+
+    /// Size in device pixels.
+    public func setAbsoluteSize(_ pixels: Double) {
+        pango_font_description_set_absolute_size(pointer, pixels * Double(PANGO_SCALE))
+    }
+}
+
+/// A paragraph of text laid out by Pango (shaping, bidi, font fallback for every script) for a
+/// Cairo context.
+public final class Layout {
+    let pointer: OpaquePointer
+    private let context: Context
+
+    public init(context: Context) throws {
+        guard let l = pango_cairo_create_layout(context.pointer) else {
+            throw PangoError(message: "cannot create a layout")
+        }
+        pointer = l
+        self.context = context
+        // Frames must not depend on hinting: metrics stay linear so text moves smoothly.
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+        pango_cairo_context_set_font_options(pango_layout_get_context(l), options)
+        cairo_font_options_destroy(options)
+        pango_layout_context_changed(l)
+    }
+
+    deinit { maptrip_g_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+    public var text: String {
+        get { String(cString: pango_layout_get_text(pointer)) }
+        set { pango_layout_set_text(pointer, newValue, -1) }
+    }
+
+    public func setFont(_ font: FontDescription) { pango_layout_set_font_description(pointer, font.pointer) }
+
+    /// Wraps at this width in pixels (nil: no wrapping).
+    public func setWidth(_ pixels: Double?) {
+        pango_layout_set_width(pointer, pixels.map { Int32($0 * Double(PANGO_SCALE)) } ?? -1)
+    }
+
+    public enum Alignment { case left, center, right }
+    public func setAlignment(_ a: Alignment) {
+        pango_layout_set_alignment(pointer, a == .center ? PANGO_ALIGN_CENTER : a == .right ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+    }
+
+    /// Ellipsizes at the end rather than overflow when a width is set.
+    public func setEllipsizeEnd() { pango_layout_set_ellipsize(pointer, PANGO_ELLIPSIZE_END) }
+
+    /// The logical size in pixels.
+    public var size: (width: Double, height: Double) {
+        var rect = PangoRectangle()
+        pango_layout_get_extents(pointer, nil, &rect)
+        return (Double(rect.width) / Double(PANGO_SCALE), Double(rect.height) / Double(PANGO_SCALE))
+    }
+
+    /// The ink (visible) rectangle relative to the layout's origin, in pixels.
+    public var inkRect: (x: Double, y: Double, width: Double, height: Double) {
+        var ink = PangoRectangle()
+        pango_layout_get_extents(pointer, &ink, nil)
+        let s = Double(PANGO_SCALE)
+        return (Double(ink.x) / s, Double(ink.y) / s, Double(ink.width) / s, Double(ink.height) / s)
+    }
+
+    /// Baseline of the first line, in pixels from the top.
+    public var baseline: Double { Double(pango_layout_get_baseline(pointer)) / Double(PANGO_SCALE) }
+
+    /// Glyphs no installed font could draw (shown as boxes). 0 means every character renders.
+    public var unknownGlyphsCount: Int { Int(pango_layout_get_unknown_glyphs_count(pointer)) }
+
+    /// Adds the text outlines to the context's path at its current point (for halos).
+    public func appendPath() { pango_cairo_layout_path(context.pointer, pointer) }
+
+    /// Draws the text with the context's source at its current point.
+    public func show() { pango_cairo_show_layout(context.pointer, pointer) }
+}

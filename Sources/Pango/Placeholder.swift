@@ -1,1 +1,0 @@
-// Pango: placeholder until its wrapper lands.

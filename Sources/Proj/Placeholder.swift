@@ -1,1 +1,0 @@
-// Proj: placeholder until its wrapper lands.

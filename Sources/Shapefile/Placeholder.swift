@@ -1,1 +1,0 @@
-// Shapefile: placeholder until its wrapper lands.

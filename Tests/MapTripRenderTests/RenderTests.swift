@@ -1,0 +1,118 @@
+import Cairo
+import Foundation
+import MapTripCore
+import MapTripRender
+import Testing
+
+/// The repository's Assets folder, found from this file.
+let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Assets")
+    .standardizedFileURL
+
+/// Writes a frame to $MAPTRIP_TEST_DUMP/name.png when that is set, to look at by eye.
+func dump(_ surface: ImageSurface, _ name: String) {
+    if let dir = ProcessInfo.processInfo.environment["MAPTRIP_TEST_DUMP"] {
+        try? surface.writePNG(to: dir + "/" + name + ".png")
+    }
+}
+
+/// True when the pixel is within `tolerance` (0-255 per channel) of an opaque colour.
+func looks(_ s: ImageSurface, _ p: (x: Double, y: Double), like c: Color, tolerance: Int = 6) -> Bool {
+    let px = s.pixel(x: Int(p.x), y: Int(p.y))
+    let want = (Int(c.blue * 255 + 0.5), Int(c.green * 255 + 0.5), Int(c.red * 255 + 0.5))
+    return abs(Int(px.b) - want.0) <= tolerance && abs(Int(px.g) - want.1) <= tolerance
+        && abs(Int(px.r) - want.2) <= tolerance && px.a == 255
+}
+
+func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: Int = 360) -> Scene {
+    Scene(title: title, video: Video(width: width, height: height, fps: 30), places: places)
+}
+
+@Suite struct ShapefileBaseMapTests {
+    let style = MapStyle.standard
+
+    func render(_ camera: Camera, width: Int = 640, height: Int = 360, scale: Double = 1) throws -> (ImageSurface, Viewport) {
+        let map = try ShapefileBaseMap(assets: assets)
+        let surface = try ImageSurface(width: width, height: height)
+        let v = Viewport(camera: camera, width: width, height: height, scale: scale)
+        try surface.withContext { try map.draw(v, in: $0) }
+        return (surface, v)
+    }
+
+    @Test func closeUpOfKoreaHasLandAndSeaWhereTheyAre() throws {
+        let (s, v) = try render(Camera(center: LonLat(lon: 127.5, lat: 36.5), zoom: 6))
+        dump(s, "korea-z6")
+        #expect(looks(s, v.pixel(LonLat(lon: 127.8, lat: 36.3)), like: style.land))   // inland Korea
+        #expect(looks(s, v.pixel(LonLat(lon: 125.0, lat: 36.0)), like: style.water))  // Yellow Sea
+        #expect(looks(s, v.pixel(LonLat(lon: 130.5, lat: 37.5)), like: style.water))  // East Sea
+        #expect(looks(s, v.pixel(LonLat(lon: 126.55, lat: 33.38)), like: style.land))  // Jeju island
+    }
+
+    @Test func worldViewUsesCoarseDataAndShowsContinents() throws {
+        let (s, v) = try render(Camera(center: LonLat(lon: 10, lat: 20), zoom: 1.5))
+        dump(s, "world-z1.5")
+        // No edge runs across the world: the row through the Arctic Ocean north of Scandinavia
+        // (where PROJ's wrap of 180 to -180 once drew a line) is water from side to side there.
+        let arctic = v.pixel(LonLat(lon: 3, lat: 69.1))
+        #expect(looks(s, arctic, like: style.water))
+        #expect(looks(s, v.pixel(LonLat(lon: 28, lat: 26)), like: style.land))    // Western Desert
+        #expect(looks(s, v.pixel(LonLat(lon: -30, lat: 0)), like: style.water))  // Atlantic
+        #expect(looks(s, v.pixel(LonLat(lon: 80, lat: -20)), like: style.water))  // Indian Ocean
+        #expect(looks(s, v.pixel(LonLat(lon: 100, lat: 60)), like: style.land))   // Siberia
+    }
+
+    @Test func antimeridianShowsBothSidesWithoutASeam() throws {
+        // Chukotka straddles 180 degrees: land on both sides, and the column at 180 is land too.
+        let (s, v) = try render(Camera(center: LonLat(lon: 180, lat: 67), zoom: 6))
+        dump(s, "chukotka-z6")
+        let west = v.pixel(LonLat(lon: 178.5, lat: 67.3)), east = v.pixel(LonLat(lon: -178.5, lat: 67.3))
+        #expect(looks(s, west, like: style.land))
+        #expect(looks(s, east, like: style.land))
+        let seam = v.pixel(LonLat(lon: 180, lat: 67.3))
+        for dx in -1...1 {
+            #expect(looks(s, (seam.x + Double(dx), seam.y), like: style.land, tolerance: 2))
+        }
+        #expect(looks(s, v.pixel(LonLat(lon: -173.6, lat: 67.5)), like: style.water))  // Chukchi Sea
+    }
+
+    @Test func deepZoomKeepsCoordinatesSane() throws {
+        // Zoom 14 over Busan's harbour: the 10m rings span millions of pixels here; clipping keeps
+        // them inside Cairo's fixed-point range, so land and sea still land where they should.
+        let (s, v) = try render(Camera(center: LonLat(lon: 129.04, lat: 35.10), zoom: 11))
+        dump(s, "busan-z11")
+        #expect(looks(s, v.pixel(LonLat(lon: 129.06, lat: 35.16)), like: style.land))
+        #expect(looks(s, v.pixel(LonLat(lon: 129.05, lat: 35.03)), like: style.water))
+    }
+}
+
+@Suite struct FrameRendererTests {
+    @Test func pinStandsOnThePlaceAndLabelsRender() throws {
+        let places = [Place(name: "Seoul 서울", position: LonLat(lon: 126.978, lat: 37.5665), zoom: 7),
+                      Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), zoom: 7)]
+        let sc = scene(places, title: "Korea")
+        let r = try FrameRenderer(scene: sc, baseMap: try ShapefileBaseMap(assets: assets))
+        let camera = Camera(center: places[0].position, zoom: 7)
+        try r.render(FrameState(camera: camera, reached: 1, current: 0, titleOpacity: 1))
+        dump(r.surface, "frame-seoul")
+        let v = r.viewport(camera)
+        let tip = v.pixel(places[0].position)
+        // The pin's body: red, a little above the tip (outside its white centre dot).
+        let body = r.surface.pixel(x: Int(tip.x) + 8, y: Int(tip.y) - 26)
+        #expect(body.r > 150 && body.g < 90 && body.b < 90)
+        // Busan is not reached yet: no pin there.
+        let busan = v.pixel(places[1].position)
+        let nothing = r.surface.pixel(x: Int(busan.x) + 8, y: Int(busan.y) - 26)
+        #expect(!(nothing.r > 150 && nothing.g < 90 && nothing.b < 90))
+        // The title card darkens the top of the frame.
+        let card = r.surface.pixel(x: 320, y: 45)
+        #expect(Int(card.r) + Int(card.g) + Int(card.b) < 300)
+    }
+
+    @Test func titleFadesAway() throws {
+        let places = [Place(name: "A", position: LonLat(lon: 0, lat: 0))]
+        let r = try FrameRenderer(scene: scene(places, title: "A title"), baseMap: try ShapefileBaseMap(assets: assets))
+        let camera = Camera(center: LonLat(lon: -20, lat: 0), zoom: 5)  // open Atlantic
+        try r.render(FrameState(camera: camera, reached: 0, current: 0, titleOpacity: 0))
+        let p = r.surface.pixel(x: 320, y: 45)
+        #expect(looks(r.surface, (320, 45), like: MapStyle.standard.water), "\(p)")
+    }
+}
