@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where a render is: enough for a progress line or a batch runner's log.
+public struct RenderProgress: Sendable {
+    public var frame: Int
+    public var frameCount: Int
+    public var elapsed: Double
+
+    public var fraction: Double { frameCount == 0 ? 1 : Double(frame) / Double(frameCount) }
+    public var framesPerSecond: Double { elapsed > 0 ? Double(frame) / elapsed : 0 }
+    public var remaining: Double? {
+        let fps = framesPerSecond
+        return fps > 0 ? Double(frameCount - frame) / fps : nil
+    }
+}
+
+/// A one-line progress display on a terminal: frame, percent, speed and time left, redrawn in
+/// place a few times a second. Silent when the stream is not a terminal.
+public final class ProgressLine {
+    private let handle: FileHandle
+    private let enabled: Bool
+    private var lastDraw = -1.0
+    private var width = 0
+
+    public init(handle: FileHandle = .standardError, enabled: Bool? = nil) {
+        self.handle = handle
+        self.enabled = enabled ?? (isatty(handle.fileDescriptor) == 1)
+    }
+
+    public func update(_ p: RenderProgress, label: String) {
+        guard enabled else { return }
+        let done = p.frame == p.frameCount
+        guard done || p.elapsed - lastDraw >= 0.2 else { return }
+        lastDraw = p.elapsed
+        var line = String(format: "%@  frame %d/%d  %5.1f%%  %.1f fps", label, p.frame, p.frameCount,
+                          p.fraction * 100, p.framesPerSecond)
+        if let r = p.remaining, !done { line += "  ETA " + Self.clock(r) }
+        let pad = max(0, width - line.count)
+        width = line.count
+        handle.write(Data(("\r" + line + String(repeating: " ", count: pad)).utf8))
+    }
+
+    /// Ends the line (after the last update).
+    public func finish() {
+        guard enabled, width > 0 else { return }
+        handle.write(Data("\n".utf8))
+        width = 0
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            : String(format: "%d:%02d", s / 60, s % 60)
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import MapTripRecord
+
+@main
+struct MapTrip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "maptrip",
+        abstract: "Turn a scripted journey into a map video.",
+        discussion: """
+            A scene file (JSON) lists places and how long each holds the screen. `maptrip render` \
+            records the trip: the camera starts on the first place, flies to the next one at every \
+            dwell, and stops after the last.
+            """,
+        version: maptripVersion,
+        subcommands: [RenderCommand.self, PlanCommand.self])
+}
+
+/// Prints one clear line for a failure and exits non-zero: the scene error's own position and hint,
+/// or the library's message. Ctrl-C and SIGTERM exit 128 + the signal, as shells expect.
+func fail(_ error: Error) -> ExitCode {
+    var line = "maptrip: error: \(error)"
+    if let cancelled = error as? CancelledError {
+        line = "maptrip: \(cancelled)"
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        return ExitCode(128 + cancelled.signal)
+    }
+    if let e = error as? LocalizedError, let d = e.errorDescription { line = "maptrip: error: \(d)" }
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+    return ExitCode.failure
+}
+
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("maptrip: warning: \(message)\n".utf8))
+}

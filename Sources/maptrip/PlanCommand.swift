@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import MapTripCore
+
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Print a scene's timeline (slots, times, camera) without rendering.")
+
+    @Argument(help: "The scene file (JSON).")
+    var scene: String
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @Flag(help: "Include the camera at every frame.")
+    var frames = false
+
+    func run() throws {
+        do {
+            let s = try SceneLoader.load(contentsOf: URL(fileURLWithPath: scene))
+            let plan = Plan(scene: s, timeline: Timeline(scene: s))
+            print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
+        } catch {
+            throw fail(error)
+        }
+    }
+}

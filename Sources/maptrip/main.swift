@@ -1,1 +1,0 @@
-print("maptrip: under construction")
