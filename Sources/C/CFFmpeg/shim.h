@@ -6,10 +6,35 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/dict.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/log.h>
 #include <libswscale/swscale.h>
 
 /* Macros Swift cannot import, as inline functions. */
 static inline int maptrip_averror(int posix_error) { return AVERROR(posix_error); }
 static inline int maptrip_averror_eof(void) { return AVERROR_EOF; }
+static inline int maptrip_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int maptrip_averror_einval(void) { return AVERROR(EINVAL); }
+static inline int maptrip_averror_enomem(void) { return AVERROR(ENOMEM); }
+static inline int maptrip_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int maptrip_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+static inline int maptrip_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int maptrip_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
+static inline int maptrip_averror_option_not_found(void) { return AVERROR_OPTION_NOT_FOUND; }
+static inline int maptrip_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int64_t maptrip_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline int maptrip_av_error_max_string_size(void) { return AV_ERROR_MAX_STRING_SIZE; }
+
+/* AVFrame.data / linesize are fixed C arrays (tuples in Swift): index them here. */
+static inline uint8_t *maptrip_frame_data(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
+}
+static inline int maptrip_frame_linesize(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->linesize[plane] : 0;
+}
+/* For sws_scale, which takes the arrays themselves. */
+static inline const uint8_t *const *maptrip_frame_const_data(const AVFrame *frame) {
+    return (const uint8_t *const *)frame->data;
+}
+static inline uint8_t *const *maptrip_frame_data_array(AVFrame *frame) { return frame->data; }
+static inline const int *maptrip_frame_linesizes(const AVFrame *frame) { return frame->linesize; }

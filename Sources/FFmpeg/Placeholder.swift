@@ -1,1 +1,0 @@
-// FFmpeg: placeholder until its wrapper lands.

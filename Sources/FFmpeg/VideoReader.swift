@@ -1,0 +1,139 @@
+import CFFmpeg
+
+/// What a video file says about its (best) video stream.
+public struct VideoStreamInfo: Equatable, Sendable {
+    public var codecName: String
+    /// e.g. "High", "Main"; nil when the codec has no profiles or it is unknown.
+    public var profileName: String?
+    public var width: Int
+    public var height: Int
+    public var pixelFormat: PixelFormat
+    public var pixelFormatName: String { pixelFormat.name }
+    /// The stream's average frame rate (falls back to r_frame_rate).
+    public var frameRate: Rational
+    /// Stream duration in seconds (falls back to the container's); nil when unknown.
+    public var duration: Double?
+    /// The container's duration in seconds; nil when unknown.
+    public var containerDuration: Double?
+    /// The frame count the container states (MP4: number of samples); nil when it does not say.
+    public var frameCount: Int?
+    public var timeBase: Rational
+    public var colorTags: ColorTags
+    /// The container format name, e.g. "mov,mp4,m4a,3gp,3g2,mj2".
+    public var formatName: String
+}
+
+/// Owns an input AVFormatContext and a decoder for its best video stream: demux and decode a video file.
+public final class VideoReader {
+    public let path: String
+    public let info: VideoStreamInfo
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let streamIndex: Int32
+    private let decoder: Decoder
+    private let packet: Packet
+    private let scaler = Scaler()
+    private var inputEnded = false
+    private var ended = false
+
+    public init(path: String) throws {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input \(path)")
+        guard let opened = context else {
+            throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_open_input \(path)")
+        }
+        self.context = opened
+        do {
+            try FFmpegError.check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info \(path)")
+            let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            try FFmpegError.check(index, "av_find_best_stream video \(path)")
+            guard let stream = opened.pointee.streams[Int(index)] else {
+                throw FFmpegError(code: FFmpegError.streamNotFound, operation: "av_find_best_stream video \(path)")
+            }
+            streamIndex = index
+            let parameters = stream.pointee.codecpar!
+            decoder = try Decoder(parameters: parameters)
+            packet = try Packet()
+
+            let p = parameters.pointee
+            let timeBase = Rational(stream.pointee.time_base)
+            var frameRate = Rational(stream.pointee.avg_frame_rate)
+            if !frameRate.isValid { frameRate = Rational(stream.pointee.r_frame_rate) }
+            let containerDuration = opened.pointee.duration > 0
+                ? Double(opened.pointee.duration) / Double(AV_TIME_BASE) : nil
+            let streamDuration = stream.pointee.duration > 0 && timeBase.isValid
+                ? Double(stream.pointee.duration) * timeBase.doubleValue : nil
+            info = VideoStreamInfo(
+                codecName: avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown",
+                profileName: avcodec_profile_name(p.codec_id, p.profile).map { String(cString: $0) },
+                width: Int(p.width), height: Int(p.height),
+                pixelFormat: PixelFormat(rawValue: p.format),
+                frameRate: frameRate,
+                duration: streamDuration ?? containerDuration,
+                containerDuration: containerDuration,
+                frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
+                timeBase: timeBase,
+                colorTags: ColorTags(parameters: parameters),
+                formatName: String(cString: opened.pointee.iformat.pointee.name))
+        } catch {
+            avformat_close_input(&self.context)
+            throw error
+        }
+    }
+
+    deinit { avformat_close_input(&context) }
+
+    /// The next decoded frame (a new Frame, in the stream's pixel format), or nil at the end.
+    public func nextFrame() throws -> Frame? {
+        let frame = try Frame()
+        while !ended {
+            switch try decoder.receive(into: frame) {
+            case .frame:
+                return frame
+            case .endOfStream:
+                ended = true
+            case .needsInput:
+                try feed()
+            }
+        }
+        return nil
+    }
+
+    /// The next decoded frame converted to BGRA (with the stream's colour tags), or nil at the end.
+    public func nextImage() throws -> BGRAImage? {
+        guard let frame = try nextFrame() else { return nil }
+        return try scaler.bgraImage(from: frame)
+    }
+
+    /// Decodes the rest of the file and returns how many frames it held.
+    public func countFrames() throws -> Int {
+        var count = 0
+        while try nextFrame() != nil { count += 1 }
+        return count
+    }
+
+    /// Reads packets until one of the video stream is sent to the decoder (or the input ends).
+    private func feed() throws {
+        guard !inputEnded, let context else {
+            try decoder.send(nil)
+            return
+        }
+        while true {
+            let status = av_read_frame(context, packet.pointer)
+            if status == FFmpegError.eof {
+                inputEnded = true
+                try decoder.send(nil)
+                return
+            }
+            try FFmpegError.check(status, "av_read_frame \(path)")
+            defer { packet.unref() }
+            if packet.pointer.pointee.stream_index == streamIndex {
+                // The decoder said it needs input, so EAGAIN here would be a codec bug; treat it as an error.
+                if try !decoder.send(packet) {
+                    throw FFmpegError(code: FFmpegError.again, operation: "avcodec_send_packet \(decoder.codecName)")
+                }
+                return
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// YUV: placeholder until its wrapper lands.

@@ -1,0 +1,51 @@
+import CYUV
+
+/// A libyuv call that failed, or arguments it would not be safe to pass.
+public struct YUVError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The libyuv function.
+    public let function: String
+    /// What is wrong.
+    public let message: String
+    /// libyuv's return code (-1 for bad arguments), 0 when the wrapper refused before calling.
+    public let code: Int32
+
+    public init(function: String, message: String, code: Int32 = 0) {
+        self.function = function
+        self.message = message
+        self.code = code
+    }
+
+    public var description: String { "\(function): \(message)" }
+}
+
+/// Thin wrapper over libyuv's colour conversions.
+public enum YUV {
+    /// Converts 32-bit B,G,R,A pixels (libyuv's "ARGB", i.e. Cairo's ARGB32 on little-endian) to planar
+    /// I420 (YUV 4:2:0) with the BT.601 matrix in limited range (Y 16...235, U/V 16...240); alpha is
+    /// ignored. Odd sizes are fine: chroma planes are ceil(width/2) x ceil(height/2).
+    ///
+    /// Tag the result as colorspace SMPTE 170M (BT.601), range MPEG/"tv".
+    public static func argbToI420(src: UnsafePointer<UInt8>, srcStride: Int,
+                                  y: UnsafeMutablePointer<UInt8>, yStride: Int,
+                                  u: UnsafeMutablePointer<UInt8>, uStride: Int,
+                                  v: UnsafeMutablePointer<UInt8>, vStride: Int,
+                                  width: Int, height: Int) throws {
+        let function = "ARGBToI420"
+        let chromaWidth = (width + 1) / 2
+        guard width > 0, height > 0, width <= Int(Int32.max) / 4, height <= Int(Int32.max) else {
+            throw YUVError(function: function, message: "invalid size \(width)x\(height)")
+        }
+        guard srcStride >= width * 4, yStride >= width, uStride >= chromaWidth, vStride >= chromaWidth,
+              srcStride <= Int(Int32.max), yStride <= Int(Int32.max), uStride <= Int(Int32.max),
+              vStride <= Int(Int32.max) else {
+            throw YUVError(function: function,
+                           message: "strides src \(srcStride) y \(yStride) u \(uStride) v \(vStride) too small "
+                               + "for \(width)x\(height)")
+        }
+        let status = ARGBToI420(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
+                                Int32(width), Int32(height))
+        if status != 0 {
+            throw YUVError(function: function, message: "failed for \(width)x\(height)", code: status)
+        }
+    }
+}
