@@ -1,1 +1,0 @@
-// Curl: placeholder until its wrapper lands.

@@ -1,0 +1,369 @@
+import Curl
+import Foundation
+
+/// maptrip's version, as sent in the HTTP User-Agent.
+public enum MapTripVersion {
+    public static let string = "0.1.0"
+}
+
+/// How `HTTPTileClient` fetches: who it says it is, where it caches, how hard it pushes.
+public struct HTTPTileOptions: Sendable, Equatable {
+    /// Sent on every request. Build it with `HTTPTileClient.userAgent(contact:)`: public tile
+    /// services block anonymous agents. Control characters are removed; an empty agent is replaced
+    /// by `HTTPTileClient.userAgent(contact: nil)`.
+    public var userAgent: String
+    /// Disk cache directory (see `HTTPTileClient.defaultCacheDirectory(environment:)`); nil: none.
+    public var cacheDirectory: URL?
+    /// Most requests in flight at once (clamped to 1...64).
+    public var maxParallel: Int
+    /// Seconds for a whole request (the connect phase gets at most 10 of them).
+    public var timeout: Double
+    /// Extra attempts after a timeout, a dropped connection, a 5xx or a 429.
+    public var retries: Int
+    /// First retry delay in seconds, doubled for each further retry.
+    public var backoff: Double
+    /// Cap, in seconds, on a server's `Retry-After` and on the backoff delay.
+    public var maxRetryAfter: Double
+    /// How long a response with no `Cache-Control`/`Expires` stays fresh (seconds; 7 days).
+    public var defaultLifetime: Double
+    /// Largest tile body accepted.
+    public var maxTileBytes: Int
+    /// When a stale cached tile exists and the network fails (timeout, transport, 5xx, 429), return
+    /// the stale bytes instead of the error.
+    public var serveStaleOnError: Bool
+
+    public init(userAgent: String = HTTPTileClient.userAgent(contact: nil), cacheDirectory: URL? = nil,
+                maxParallel: Int = 4, timeout: Double = 15, retries: Int = 2, backoff: Double = 0.5,
+                maxRetryAfter: Double = 30, defaultLifetime: Double = 7 * 86_400,
+                maxTileBytes: Int = 16 << 20, serveStaleOnError: Bool = true) {
+        self.userAgent = userAgent
+        self.cacheDirectory = cacheDirectory
+        self.maxParallel = maxParallel
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.maxRetryAfter = maxRetryAfter
+        self.defaultLifetime = defaultLifetime
+        self.maxTileBytes = maxTileBytes
+        self.serveStaleOnError = serveStaleOnError
+    }
+}
+
+/// Why a tile could not be fetched.
+public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server answered with this (non-2xx) HTTP status.
+    case status(Int)
+    /// No complete answer within the timeout.
+    case timeout
+    /// Anything else: DNS, refused connection, TLS, unsupported URL, body too large...
+    case transport(String)
+
+    public var description: String {
+        switch self {
+        case .status(let code):
+            if let reason = Self.reasons[code] { return "HTTP \(code) \(reason)" }
+            return "HTTP \(code)"
+        case .timeout: return "timed out"
+        case .transport(let message): return "network error: \(message)"
+        }
+    }
+
+    /// The server or the network is having trouble (not: the tile does not exist).
+    var isOutage: Bool {
+        switch self {
+        case .status(let code): return code == 429 || code >= 500
+        case .timeout, .transport: return true
+        }
+    }
+
+    private static let reasons: [Int: String] = [
+        400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone",
+        418: "I'm a teapot", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
+        503: "Service Unavailable", 504: "Gateway Timeout",
+    ]
+}
+
+/// Fetches raster tiles over HTTP(S) with libcurl: an honest User-Agent, bounded parallelism,
+/// retries with exponential backoff, and an optional disk cache honouring the server's caching
+/// headers. Calls block the calling thread (run them off the Swift concurrency pool for big batches).
+/// Safe to use from several threads at once.
+public final class HTTPTileClient: @unchecked Sendable {
+    public let options: HTTPTileOptions
+    private let cache: HTTPTileCache?
+    /// The User-Agent actually sent (options.userAgent cleaned, or the default).
+    public let userAgent: String
+    private let maxParallel: Int
+    private let timeout: Double
+    private let retries: Int
+    private let backoff: Double
+    private let maxRetryAfter: Double
+
+    private let lock = NSLock()
+    private var requests = 0
+    private var cacheHits = 0
+    private var failures = 0
+    /// Idle easy handles, reused so connections stay alive between calls.
+    private var idle: [Curl.Easy] = []
+    /// One per request allowed in flight, across every call on this client.
+    private let slots: DispatchSemaphore
+    private let defaultLifetime: Double
+
+    public init(options: HTTPTileOptions) {
+        self.options = options
+        cache = options.cacheDirectory.map(HTTPTileCache.init(directory:))
+        let agent = Self.removingControlCharacters(options.userAgent).trimmingCharacters(in: .whitespaces)
+        userAgent = agent.isEmpty ? Self.userAgent(contact: nil) : agent
+        maxParallel = min(64, max(1, options.maxParallel))
+        timeout = options.timeout.isFinite && options.timeout > 0 ? options.timeout : 15
+        retries = min(10, max(0, options.retries))
+        backoff = options.backoff.isFinite ? max(0, options.backoff) : 0.5
+        maxRetryAfter = options.maxRetryAfter.isFinite ? max(0, options.maxRetryAfter) : 30
+        defaultLifetime = options.defaultLifetime.isFinite ? max(0, options.defaultLifetime) : 7 * 86_400
+        slots = DispatchSemaphore(value: maxParallel)
+    }
+
+    /// `maptrip/<version> (+<contact>)`, or `maptrip/<version>` without a contact. The contact (an
+    /// e-mail address or URL, from the scene's `map.contact` or `--contact`) is cleaned of control
+    /// characters and parentheses.
+    public static func userAgent(contact: String?) -> String {
+        let base = "maptrip/\(MapTripVersion.string)"
+        let cleaned = removingControlCharacters(contact ?? "")
+            .filter { $0 != "(" && $0 != ")" }
+            .trimmingCharacters(in: .whitespaces)
+        return cleaned.isEmpty ? base : "\(base) (+\(cleaned))"
+    }
+
+    /// `$XDG_CACHE_HOME/maptrip/tiles`, else `$HOME/.cache/maptrip/tiles`; nil when neither is
+    /// usable. Pass `ProcessInfo.processInfo.environment`.
+    public static func defaultCacheDirectory(environment: [String: String]) -> URL? {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+                .appendingPathComponent("maptrip", isDirectory: true).appendingPathComponent("tiles", isDirectory: true)
+        }
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
+                .appendingPathComponent("maptrip", isDirectory: true).appendingPathComponent("tiles", isDirectory: true)
+        }
+        return nil
+    }
+
+    /// Counters since this client was made: HTTP requests sent (retries and revalidations
+    /// included), tiles answered from the disk cache (fresh, revalidated by a 304, or stale after a
+    /// network failure), and fetches that ended in an error.
+    public var stats: (requests: Int, cacheHits: Int, failures: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (requests, cacheHits, failures)
+    }
+
+    /// Fetches one tile on the calling thread.
+    public func fetch(_ url: URL) -> Result<Data, HTTPTileError> {
+        withEasy { load(url, easy: $0) }
+    }
+
+    /// Fetches several tiles, at most `maxParallel` at once (each worker thread with its own
+    /// handle; the bound holds across concurrent calls on one client). Duplicate URLs are fetched
+    /// once. Every URL gets an entry.
+    public func fetch(_ urls: [URL]) -> [URL: Result<Data, HTTPTileError>] {
+        var seen = Set<URL>()
+        let unique = urls.filter { seen.insert($0).inserted }
+        if unique.count <= 1 {
+            return unique.first.map { [$0: fetch($0)] } ?? [:]
+        }
+        let work = WorkList(unique)
+        let workers = min(maxParallel, unique.count)
+        let group = DispatchGroup()
+        let run: @Sendable () -> Void = { [self] in
+            withEasy { easy in
+                while let url = work.take() { work.put(url, load(url, easy: easy)) }
+            }
+        }
+        for _ in 1..<workers {  // the calling thread is the last worker
+            group.enter()
+            let thread = Thread {
+                run()
+                group.leave()
+            }
+            thread.name = "maptrip-http"
+            thread.start()
+        }
+        run()
+        group.wait()
+        return work.results
+    }
+
+    // MARK: One URL
+
+    private func load(_ url: URL, easy: Curl.Easy?) -> Result<Data, HTTPTileError> {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            return fail(.transport("unsupported URL \(url.absoluteString) (only http and https)"))
+        }
+        let cached = cache?.load(url)
+        if let cached, cached.metadata.isFresh(now: Self.now()) {
+            count { $0.cacheHits += 1 }
+            return .success(cached.data)
+        }
+        guard let easy else { return fail(.transport("could not create a curl handle")) }
+
+        var headers = Headers()
+        if let meta = cached?.metadata {
+            if let etag = meta.etag { headers["If-None-Match"] = etag }
+            if let lastModified = meta.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        let request = Curl.Request(url: url.absoluteString, userAgent: userAgent, headers: headers,
+                                   connectTimeout: min(timeout, 10), timeout: timeout, followRedirects: true,
+                                   maxRedirects: 5, acceptEncoding: "", allowedProtocols: "http,https",
+                                   maxBodySize: max(1, options.maxTileBytes))
+        var attempt = 0
+        while true {
+            count { $0.requests += 1 }
+            let error: HTTPTileError
+            var retryable = false
+            var retryAfter: Double?
+            do {
+                slots.wait()
+                let response: Curl.Response
+                do {
+                    defer { slots.signal() }
+                    response = try easy.perform(request)
+                }
+                if response.status == 304, let cached {  // revalidated: the stored bytes are still good
+                    refresh(cached.metadata, with: response, for: url)
+                    count { $0.cacheHits += 1 }
+                    return .success(cached.data)
+                }
+                switch response.status {
+                case 200..<300:
+                    if response.status == 200 { store(response, for: url) }
+                    return .success(response.body)
+                case let status:
+                    error = .status(status)
+                    retryable = status == 429 || (500...599).contains(status)
+                    retryAfter = HTTPCachePolicy.retryAfter(response.headers["Retry-After"], now: Self.now())
+                }
+            } catch let e as CurlError {
+                error = e.isTimeout ? .timeout : .transport(e.description)
+                retryable = e.isTransient
+            } catch {
+                return fail(.transport("\(error)"))
+            }
+
+            if retryable, attempt < retries {
+                Thread.sleep(forTimeInterval: delay(attempt: attempt, retryAfter: retryAfter))
+                attempt += 1
+                continue
+            }
+            if case .status(let status) = error, status == 404 || status == 410 {
+                cache?.remove(url)
+            } else if options.serveStaleOnError, let cached, error.isOutage {
+                count { $0.cacheHits += 1 }
+                return .success(cached.data)
+            }
+            return fail(error)
+        }
+    }
+
+    /// Delay before retry number `attempt + 1`: the server's `Retry-After` when it gave one, else
+    /// exponential backoff; both capped by `maxRetryAfter`.
+    func delay(attempt: Int, retryAfter: Double?) -> Double {
+        if let retryAfter { return min(retryAfter, maxRetryAfter) }
+        return min(backoff * pow(2, Double(attempt)), maxRetryAfter)
+    }
+
+    private func store(_ response: Curl.Response, for url: URL) {
+        guard let cache else { return }
+        let now = Self.now()
+        switch HTTPCachePolicy.decide(header: { response.headers[$0] }, now: now,
+                                      defaultLifetime: defaultLifetime) {
+        case .noStore:
+            cache.remove(url)
+        case .store(let expires):
+            let meta = HTTPCacheMetadata(url: url.absoluteString, expires: expires, etag: response.headers["ETag"],
+                                         lastModified: response.headers["Last-Modified"], stored: now,
+                                         size: response.body.count)
+            try? cache.store(response.body, metadata: meta)  // a cache that cannot be written is no cache
+        }
+    }
+
+    private func refresh(_ old: HTTPCacheMetadata, with response: Curl.Response, for url: URL) {
+        guard let cache else { return }
+        let now = Self.now()
+        switch HTTPCachePolicy.decide(header: { response.headers[$0] }, now: now,
+                                      defaultLifetime: defaultLifetime) {
+        case .noStore:
+            cache.remove(url)
+        case .store(let expires):
+            var meta = old
+            meta.expires = expires
+            meta.stored = now
+            if let etag = response.headers["ETag"] { meta.etag = etag }
+            if let lastModified = response.headers["Last-Modified"] { meta.lastModified = lastModified }
+            try? cache.storeMetadata(meta)
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func fail(_ error: HTTPTileError) -> Result<Data, HTTPTileError> {
+        count { $0.failures += 1 }
+        return .failure(error)
+    }
+
+    private func count(_ update: (HTTPTileClient) -> Void) {
+        lock.lock()
+        update(self)
+        lock.unlock()
+    }
+
+    /// Runs `body` with an idle handle (or a new one; nil if libcurl cannot make one), then keeps
+    /// the handle for the next call.
+    private func withEasy<T>(_ body: (Curl.Easy?) -> T) -> T {
+        lock.lock()
+        let reused = idle.popLast()
+        lock.unlock()
+        let easy = reused ?? (try? Curl.Easy())
+        let result = body(easy)
+        if let easy {
+            lock.lock()
+            if idle.count < maxParallel { idle.append(easy) }
+            lock.unlock()
+        }
+        return result
+    }
+
+    private static func now() -> Double { Date().timeIntervalSince1970 }
+
+    private static func removingControlCharacters(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }))
+    }
+}
+
+/// The URLs still to fetch and the results so far, shared by the worker threads.
+private final class WorkList: @unchecked Sendable {
+    private let urls: [URL]
+    private var next = 0
+    private var done: [URL: Result<Data, HTTPTileError>] = [:]
+    private let lock = NSLock()
+
+    init(_ urls: [URL]) { self.urls = urls }
+
+    func take() -> URL? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < urls.count else { return nil }
+        next += 1
+        return urls[next - 1]
+    }
+
+    func put(_ url: URL, _ result: Result<Data, HTTPTileError>) {
+        lock.lock()
+        done[url] = result
+        lock.unlock()
+    }
+
+    var results: [URL: Result<Data, HTTPTileError>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
+    }
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""A tile server for maptrip's HTTP client tests (Python 3 standard library only).
+
+Listens on 127.0.0.1 only, on the port given (default 0: any free port), and prints the port as
+its first line of stdout. Exits when stdin reaches end of file, on SIGTERM/SIGINT, or after
+--max-seconds (a watchdog, so a forgotten server cannot linger).
+
+Routes (z/x/y are integers; the tile is a small PNG whose colour depends on them):
+  /ok/{z}/{x}/{y}.png        200 PNG, Cache-Control: public, max-age=3600
+  /noexpiry/{z}/{x}/{y}.png  200 PNG, no caching headers at all
+  /etag/{z}/{x}/{y}.png      200 PNG with ETag, Last-Modified and max-age=0; 304 when
+                             If-None-Match matches
+  /404/...                   404
+  /500/...                   500, always
+  /flaky/...                 500 on the first request for a path, then 200 PNG
+  /slow/...                  sleeps ?sleep= seconds (default 5), then 200 PNG
+  /garbage/...               200 with bytes that are not an image (Content-Type image/png anyway)
+  /429/...                   429 with Retry-After: ?after= seconds (default 1) on the first request
+                             for a path, then 200 PNG
+  /redirect/...              302 to the same tile under /ok/
+  /gzip/{z}/{x}/{y}.png      200 PNG, gzip-encoded when the client accepts gzip
+  /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch,
+                             ifModifiedSince, acceptEncoding, status}], "maxConcurrent": n}
+Any tile route also takes ?delay=seconds (at most 10) before answering. maxConcurrent is the
+largest number of tile requests that were being handled at the same time.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import signal
+import struct
+import sys
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+MAX_LOG = 10000          # log entries kept
+MAX_THREADS = 64         # connections handled at once
+MAX_SLEEP = 30.0         # longest any request may be told to wait
+
+TILE = re.compile(r"^/([A-Za-z0-9_]+)/(\d+)/(\d+)/(\d+)\.png$")
+LAST_MODIFIED = "Wed, 21 Oct 2015 07:28:00 GMT"
+
+state_lock = threading.Lock()
+request_log = []
+seen_paths = {}
+in_flight = 0
+max_in_flight = 0
+
+
+def png(z, x, y, size=8):
+    """A valid size x size RGB PNG, its colour derived from z/x/y."""
+    r, g, b = (z * 40) % 256, (x * 70) % 256, (y * 110) % 256
+    row = b"\x00" + bytes([r, g, b]) * size
+    raw = row * size
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+
+
+def number(query, name, default, limit=MAX_SLEEP):
+    try:
+        value = float(query.get(name, [default])[0])
+    except ValueError:
+        value = default
+    return max(0.0, min(value, limit))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"   # keep-alive, so clients can reuse connections
+    server_version = "maptrip-tileserver/1"
+    timeout = 30                    # idle keep-alive connections are closed after this
+
+    def log_message(self, format, *args):  # quiet
+        pass
+
+    def send(self, status, body=b"", headers=None):
+        self.entry["status"] = status  # before answering, so a client reading /_log next sees it
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if status != 304:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if status != 304 and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        global in_flight, max_in_flight
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        if url.path == "/_log":
+            with state_lock:
+                body = json.dumps({"requests": request_log, "maxConcurrent": max_in_flight}).encode()
+            self.entry = {}
+            self.send(200, body, {"Content-Type": "application/json", "Cache-Control": "no-store"})
+            return
+
+        self.entry = {
+            "path": url.path,
+            "query": url.query,
+            "userAgent": self.headers.get("User-Agent"),
+            "ifNoneMatch": self.headers.get("If-None-Match"),
+            "ifModifiedSince": self.headers.get("If-Modified-Since"),
+            "acceptEncoding": self.headers.get("Accept-Encoding"),
+            "status": None,
+        }
+        with state_lock:
+            if len(request_log) < MAX_LOG:
+                request_log.append(self.entry)
+            count = seen_paths.get(url.path, 0) + 1
+            seen_paths[url.path] = count
+            in_flight += 1
+            max_in_flight = max(max_in_flight, in_flight)
+        try:
+            time.sleep(number(query, "delay", 0, 10))
+            self.route(url.path, query, count)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        finally:
+            with state_lock:
+                in_flight -= 1
+
+    def route(self, path, query, count):
+        match = TILE.match(path)
+        if not match:
+            self.send(404, b"no such route\n", {"Content-Type": "text/plain"})
+            return
+        kind, z, x, y = match.group(1), int(match.group(2)), int(match.group(3)), int(match.group(4))
+        tile = png(z, x, y)
+        image = {"Content-Type": "image/png"}
+        if kind == "ok":
+            self.send(200, tile, {**image, "Cache-Control": "public, max-age=3600"})
+        elif kind == "noexpiry":
+            self.send(200, tile, image)
+        elif kind == "etag":
+            etag = '"v1-%08x"' % (zlib.crc32(path.encode()) & 0xFFFFFFFF)
+            headers = {"ETag": etag, "Last-Modified": LAST_MODIFIED, "Cache-Control": "max-age=0"}
+            if self.headers.get("If-None-Match") == etag:
+                self.send(304, b"", headers)
+            else:
+                self.send(200, tile, {**image, **headers})
+        elif kind == "404":
+            self.send(404, b"not found\n", {"Content-Type": "text/plain"})
+        elif kind == "500":
+            self.send(500, b"broken\n", {"Content-Type": "text/plain"})
+        elif kind == "flaky":
+            if count == 1:
+                self.send(500, b"first time fails\n", {"Content-Type": "text/plain"})
+            else:
+                self.send(200, tile, image)
+        elif kind == "slow":
+            time.sleep(number(query, "sleep", 5))
+            self.send(200, tile, image)
+        elif kind == "garbage":
+            self.send(200, b"this is not an image\n", image)
+        elif kind == "429":
+            if count == 1:
+                after = int(number(query, "after", 1, 10 ** 6))
+                self.send(429, b"slow down\n", {"Content-Type": "text/plain", "Retry-After": str(after)})
+            else:
+                self.send(200, tile, {**image, "Cache-Control": "max-age=3600"})
+        elif kind == "redirect":
+            self.send(302, b"", {"Location": "/ok/%d/%d/%d.png" % (z, x, y)})
+        elif kind == "gzip":
+            if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                self.send(200, gzip.compress(tile), {**image, "Content-Encoding": "gzip"})
+            else:
+                self.send(200, tile, image)
+        else:
+            self.send(404, b"no such tile kind\n", {"Content-Type": "text/plain"})
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = MAX_THREADS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(MAX_THREADS)
+
+    def process_request(self, request, client_address):
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=600)
+    args = parser.parse_args()
+
+    server = Server(("127.0.0.1", args.port), Handler)
+    print(server.server_address[1], flush=True)
+
+    def stop(*_):
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+    def watch_stdin():
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        finally:
+            os._exit(0)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    watchdog = threading.Timer(args.max_seconds, lambda: os._exit(3))
+    watchdog.daemon = True
+    watchdog.start()
+    server.serve_forever(poll_interval=0.1)
+
+
+if __name__ == "__main__":
+    main()
