@@ -1,0 +1,171 @@
+import Foundation
+import MapTripCore
+
+/// Tiles in a folder laid out `dir/{z}/{x}/{y}.png` (or .jpg, .jpeg, .webp): what `maptrip tiles`,
+/// gdal2tiles, mb-util and most tile tools write. The extension and the zooms present are
+/// discovered. An optional `metadata.json` (mb-util's, and ours) gives name, attribution, bounds,
+/// minzoom, maxzoom and `"scheme": "tms"`; a `tilemapresource.xml` (gdal2tiles) also means TMS rows.
+public final class FolderSource: TileSource {
+    public let directory: URL
+    public let fileExtension: String
+    public let minZoom: Int
+    public let maxZoom: Int
+    public let tileSize: Int
+    public let attribution: String?
+    public let format: TileFormat?
+    public let bounds: GeoBounds?
+    public let name: String?
+    /// Rows counted from the bottom (TMS) instead of the top (XYZ).
+    public let isTMS: Bool
+
+    /// The zooms present as `{z}` subfolders, ascending.
+    public let zoomsPresent: [Int]
+
+    static let rasterExtensions = ["png", "jpg", "jpeg", "webp"]
+
+    /// `minZoom` / `maxZoom` narrow the zooms found (they never widen them: there is nothing beyond).
+    /// `fileExtension` fixes the extension instead of discovering it. `tileSize` is used only when
+    /// no tile can be read to measure. `tms` forces the row order (nil: from the metadata).
+    public init(directory: URL, minZoom: Int? = nil, maxZoom: Int? = nil, fileExtension: String? = nil,
+                tms: Bool? = nil, tileSize: Int = 256) throws {
+        let fm = FileManager.default
+        let dir = directory.standardizedFileURL
+        self.directory = dir
+        let path = dir.path
+        var isDir: ObjCBool = false
+        guard fm.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
+            throw TileError.badFolder(path, reason: "no such folder")
+        }
+        let entries: [String]
+        do { entries = try fm.contentsOfDirectory(atPath: path) } catch {
+            throw TileError.badFolder(path, reason: "cannot list it (\(error.localizedDescription))")
+        }
+        let zooms = entries.compactMap { e -> Int? in
+            guard let z = Int(e), String(z) == e, z >= 0, z <= TileMath.maxZoom else { return nil }
+            var d: ObjCBool = false
+            return fm.fileExists(atPath: dir.appendingPathComponent(e).path, isDirectory: &d) && d.boolValue ? z : nil
+        }.sorted()
+        guard !zooms.isEmpty else {
+            throw TileError.badFolder(path, reason: "no {z}/{x}/{y} tiles in it (expected numbered zoom folders such as 0/, 1/, ...)")
+        }
+        zoomsPresent = zooms
+
+        // Optional metadata.
+        let meta = Self.readMetadata(dir.appendingPathComponent("metadata.json"))
+        name = meta["name"].flatMap { $0 as? String }
+        attribution = meta["attribution"].flatMap { $0 as? String }.flatMap { $0.isEmpty ? nil : $0 }
+        if let b = meta["bounds"] as? String {
+            bounds = GeoBounds(parsing: b)
+        } else if let a = (meta["bounds"] as? [Any])?.compactMap(Self.double), a.count == 4 {
+            bounds = GeoBounds(parsing: a.map { String($0) }.joined(separator: ","))
+        } else {
+            bounds = nil
+        }
+        let scheme = (meta["scheme"] as? String)?.lowercased()
+        isTMS = tms ?? (scheme == "tms")
+            || (tms == nil && scheme == nil && fm.fileExists(atPath: dir.appendingPathComponent("tilemapresource.xml").path))
+
+        // The extension: given, or the first tile file found.
+        var sample: URL?
+        if let given = fileExtension?.trimmingCharacters(in: CharacterSet(charactersIn: ".")) {
+            self.fileExtension = given
+            sample = Self.findTile(in: dir, zooms: zooms, extensions: [given.lowercased()])
+        } else {
+            sample = Self.findTile(in: dir, zooms: zooms, extensions: Self.rasterExtensions + ["pbf", "mvt"])
+            guard let s = sample else {
+                throw TileError.badFolder(path, reason: "no .png, .jpg, .jpeg or .webp tiles under its zoom folders")
+            }
+            self.fileExtension = s.pathExtension  // as spelled on disk: paths are case-sensitive
+        }
+        let sampleData = sample.flatMap { try? Data(contentsOf: $0) }
+        let sniffed = sampleData.flatMap(TileFormat.init(sniffing:))
+        format = sniffed ?? TileFormat(name: self.fileExtension.lowercased()) ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
+        if format == .pbf {
+            throw TileError.badFolder(path, reason: "it holds vector tiles (pbf/mvt), which cannot be drawn: use raster tiles")
+        }
+        self.tileSize = sampleData.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize
+
+        var lo = zooms.first!, hi = zooms.last!
+        if let m = meta["minzoom"].flatMap(Self.int) { lo = max(lo, m) }
+        if let m = meta["maxzoom"].flatMap(Self.int) { hi = min(hi, m) }
+        if let m = minZoom { lo = max(lo, m) }
+        if let m = maxZoom { hi = min(hi, m) }
+        guard lo <= hi else {
+            throw TileError.badFolder(path, reason: "zooms \(zooms.first!)...\(zooms.last!) present, none within the requested \(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
+        }
+        self.minZoom = lo
+        self.maxZoom = hi
+    }
+
+    public var label: String { directory.path }
+
+    /// The file a tile lives in.
+    public func file(for key: TileKey) -> URL {
+        let row = isTMS ? TileMath.tmsRow(key.y, zoom: key.z) : key.y
+        return directory.appendingPathComponent(String(key.z), isDirectory: true)
+            .appendingPathComponent(String(key.x), isDirectory: true)
+            .appendingPathComponent("\(row).\(fileExtension)")
+    }
+
+    public func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
+        var out: [TileKey: Result<Data, Error>] = [:]
+        for key in keys where out[key] == nil {
+            guard key.isValid, key.z >= minZoom, key.z <= maxZoom else {
+                out[key] = .failure(TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom) of \(directory.path)"))
+                continue
+            }
+            let url = file(for: key)
+            if !FileManager.default.fileExists(atPath: url.path) {
+                out[key] = .failure(TileError.missing(key))
+                continue
+            }
+            do {
+                out[key] = .success(try Data(contentsOf: url))
+            } catch {
+                out[key] = .failure(TileError.fetchFailed(key, "cannot read \(url.path): \(error.localizedDescription)"))
+            }
+        }
+        return out
+    }
+
+    private static func findTile(in dir: URL, zooms: [Int], extensions: [String]) -> URL? {
+        let fm = FileManager.default
+        for z in zooms {
+            let zdir = dir.appendingPathComponent(String(z), isDirectory: true)
+            guard let xs = try? fm.contentsOfDirectory(atPath: zdir.path) else { continue }
+            for x in xs.sorted() where Int(x) != nil {
+                let xdir = zdir.appendingPathComponent(x, isDirectory: true)
+                guard let files = try? fm.contentsOfDirectory(atPath: xdir.path) else { continue }
+                for f in files.sorted() {
+                    let u = xdir.appendingPathComponent(f)
+                    if extensions.contains(u.pathExtension.lowercased()), Int(u.deletingPathExtension().lastPathComponent) != nil {
+                        return u
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func readMetadata(_ url: URL) -> [String: Any] {
+        guard let data = try? Data(contentsOf: url),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        return object
+    }
+
+    private static func double(_ value: Any) -> Double? {
+        if let n = value as? NSNumber { return n.doubleValue }
+        if let d = value as? Double { return d }
+        if let s = value as? String { return Double(s.trimmingCharacters(in: .whitespaces)) }
+        return nil
+    }
+
+    private static func int(_ value: Any) -> Int? {
+        if let s = value as? String { return Int(s.trimmingCharacters(in: .whitespaces)) }
+        if let d = double(value), d == d.rounded(), abs(d) < 1e9 { return Int(d) }
+        if let i = value as? Int { return i }
+        if let s = value as? String { return Int(s.trimmingCharacters(in: .whitespaces)) }
+        if let d = value as? Double, d == d.rounded() { return Int(d) }
+        return nil
+    }
+}

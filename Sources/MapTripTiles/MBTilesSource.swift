@@ -1,0 +1,110 @@
+import Foundation
+import MapTripCore
+import SQLite
+
+/// Tiles from an MBTiles file (SQLite; https://github.com/mapbox/mbtiles-spec): a `tiles` table
+/// (or view) of zoom_level, tile_column, tile_row (TMS: counted from the bottom), tile_data, and a
+/// `metadata` table of name/value pairs, of which `name`, `format`, `bounds`, `minzoom`, `maxzoom`
+/// and `attribution` are honoured. Opened read-only.
+public final class MBTilesSource: TileSource {
+    public let file: URL
+    public let minZoom: Int
+    public let maxZoom: Int
+    public let tileSize: Int
+    public let attribution: String?
+    public let format: TileFormat?
+    public let bounds: GeoBounds?
+    public let name: String?
+    /// The whole metadata table.
+    public let metadata: [String: String]
+
+    private let database: Database
+    private let select: Statement
+
+    /// `minZoom` / `maxZoom` narrow the file's zooms. `tileSize` is used only when no tile can be
+    /// measured (the spec has no tile size; one tile's header tells).
+    public init(file: URL, minZoom: Int? = nil, maxZoom: Int? = nil, tileSize: Int = 256) throws {
+        self.file = file.standardizedFileURL
+        let path = self.file.path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
+            throw TileError.badMBTiles(path, reason: "no such file")
+        }
+        do {
+            database = try Database(path: path, mode: .readOnly)
+            guard try database.tableExists("tiles") else {
+                throw TileError.badMBTiles(path, reason: "not an MBTiles file (no tiles table)")
+            }
+            var meta: [String: String] = [:]
+            if try database.tableExists("metadata") {
+                let s = try database.prepare("SELECT name, value FROM metadata")
+                while try s.step() {
+                    if let k = s.text(0), let v = s.text(1) { meta[k.lowercased()] = v }
+                }
+            }
+            metadata = meta
+            name = meta["name"]
+            attribution = meta["attribution"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+            bounds = meta["bounds"].flatMap(GeoBounds.init(parsing:))
+
+            var lo = meta["minzoom"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            var hi = meta["maxzoom"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if lo == nil || hi == nil {
+                let s = try database.prepare("SELECT MIN(zoom_level), MAX(zoom_level) FROM tiles")
+                if try s.step(), !s.isNull(0) {
+                    lo = lo ?? s.int(0)
+                    hi = hi ?? s.int(1)
+                }
+            }
+            guard let storedLo = lo, let storedHi = hi else {
+                throw TileError.badMBTiles(path, reason: "it holds no tiles")
+            }
+            let zLo = max(storedLo, minZoom ?? 0, 0)
+            let zHi = min(storedHi, maxZoom ?? TileMath.maxZoom, TileMath.maxZoom)
+            guard zLo <= zHi else {
+                throw TileError.badMBTiles(path, reason: "its zooms do not overlap the requested \(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
+            }
+            self.minZoom = zLo
+            self.maxZoom = zHi
+
+            let first = try database.prepare("SELECT tile_data FROM tiles LIMIT 1")
+            let sample = try first.step() ? first.blob(0) : nil
+            let stated = meta["format"].flatMap(TileFormat.init(name:))
+            format = stated ?? sample.flatMap(TileFormat.init(sniffing:))
+            if format == .pbf || sample.flatMap(TileFormat.init(sniffing:)) == .pbf {
+                throw TileError.badMBTiles(path, reason: "it holds vector tiles (format pbf), which cannot be drawn: use a raster MBTiles (png, jpg, webp)")
+            }
+            self.tileSize = sample.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize
+            select = try database.prepare(
+                "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?")
+        } catch let e as SQLiteError {
+            throw TileError.badMBTiles(path, reason: e.description)
+        }
+    }
+
+    public var label: String { file.path }
+
+    public func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
+        var out: [TileKey: Result<Data, Error>] = [:]
+        for key in keys where out[key] == nil {
+            guard key.isValid, key.z >= minZoom, key.z <= maxZoom else {
+                out[key] = .failure(TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom) of \(file.path)"))
+                continue
+            }
+            do {
+                try select.reset()
+                try select.bind(key.z, at: 1)
+                try select.bind(key.x, at: 2)
+                try select.bind(TileMath.tmsRow(key.y, zoom: key.z), at: 3)
+                if try select.step(), let data = select.blob(0) {
+                    out[key] = .success(data)
+                } else {
+                    out[key] = .failure(TileError.missing(key))
+                }
+            } catch {
+                out[key] = .failure(TileError.fetchFailed(key, "\(error)"))
+            }
+        }
+        return out
+    }
+}

@@ -1,1 +1,0 @@
-// MapTripTiles: placeholder until its wrapper lands.

@@ -1,0 +1,99 @@
+import Foundation
+import MapTripCore
+
+extension TileBaseMap {
+    /// The tile base map a scene's `map` asks for.
+    ///
+    /// - `source.tiles`: an `http(s)://` URL template (fetched with an `HTTPTileClient` made from
+    ///   `http`), a folder of `{z}/{x}/{y}` tiles, or a `.mbtiles` file. Relative paths (and `~/`)
+    ///   are resolved against `sceneDirectory`, the folder of the scene file.
+    /// - `highDensity`: replace `{r}` in a template with "@2x" (512-px tiles); pass true for pixel
+    ///   ratios of 2 and more.
+    /// - `strict`: any tile that fails makes `prepare` / `draw` throw instead of drawing a placeholder.
+    public static func make(source map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), strict: Bool = false,
+                            sceneDirectory: URL, highDensity: Bool = false,
+                            cacheBytes: Int = TileBaseMap.defaultCacheBytes) throws -> TileBaseMap {
+        let source = try makeSource(map, http: http, sceneDirectory: sceneDirectory, highDensity: highDensity)
+        return TileBaseMap(source: source, attribution: map.attribution, strict: strict, cacheBytes: cacheBytes)
+    }
+
+    /// The tile source `map.tiles` names (see `make`).
+    public static func makeSource(_ map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), sceneDirectory: URL,
+                                  highDensity: Bool = false, fetcher: TileFetching? = nil) throws -> TileSource {
+        let tiles = map.tiles.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !tiles.isEmpty else { throw TileError.unrecognizedSource(map.tiles, reason: "it is empty") }
+        guard map.tileSize >= 16, map.tileSize <= 4096 else {
+            throw TileError.unrecognizedSource(map.tiles, reason: "map.tileSize \(map.tileSize) is not a tile size (256 or 512)")
+        }
+        if let lo = map.minZoom, let hi = map.maxZoom, lo > hi {
+            throw TileError.unrecognizedSource(map.tiles, reason: "map.minZoom \(lo) is above map.maxZoom \(hi)")
+        }
+        let lower = tiles.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            let client: TileFetching
+            if let fetcher {
+                client = fetcher
+            } else {
+                var options = http
+                // A scene's contact goes into the User-Agent unless the caller already set one.
+                if let contact = map.contact, options.userAgent == HTTPTileClient.userAgent(contact: nil) {
+                    options.userAgent = HTTPTileClient.userAgent(contact: contact)
+                }
+                client = HTTPTileFetcher(client: HTTPTileClient(options: options))
+            }
+            return try URLTemplateSource(template: tiles, subdomains: map.subdomains, tileSize: map.tileSize,
+                                         minZoom: map.minZoom, maxZoom: map.maxZoom, attribution: nil,
+                                         highDensity: highDensity, fetcher: client)
+        }
+        var pathText = tiles
+        if lower.hasPrefix("file://") {
+            guard let u = URL(string: tiles), u.isFileURL else {
+                throw TileError.unrecognizedSource(map.tiles, reason: "not a valid file:// URL")
+            }
+            pathText = u.path
+        } else if let r = lower.range(of: "://") {
+            throw TileError.unrecognizedSource(map.tiles, reason: "the scheme \(lower[..<r.lowerBound]):// is not supported")
+        }
+        // A local template "dir/{z}/{x}/{y}.png" names the folder and the extension.
+        var fileExtension: String?
+        var tms: Bool?
+        if let r = pathText.range(of: "{z}") {
+            let suffix = pathText[r.lowerBound...]
+            guard suffix.hasPrefix("{z}/{x}/{y}") || suffix.hasPrefix("{z}/{x}/{-y}") else {
+                throw TileError.unrecognizedSource(map.tiles, reason: "a local tile template must end in {z}/{x}/{y}.png (or .jpg, .webp)")
+            }
+            tms = suffix.hasPrefix("{z}/{x}/{-y}")
+            let ext = (String(suffix) as NSString).pathExtension
+            fileExtension = ext.isEmpty ? nil : ext
+            pathText = String(pathText[..<r.lowerBound])
+            if pathText.isEmpty { pathText = "." }
+        }
+        let url = resolve(pathText, against: sceneDirectory)
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        let exists = fm.fileExists(atPath: url.path, isDirectory: &isDir)
+        if url.pathExtension.lowercased() == "mbtiles" && !(exists && isDir.boolValue) {
+            guard exists else {
+                throw TileError.unrecognizedSource(map.tiles, reason: "no such MBTiles file (looked for \(url.path))")
+            }
+            return try MBTilesSource(file: url, minZoom: map.minZoom, maxZoom: map.maxZoom, tileSize: map.tileSize)
+        }
+        guard exists else {
+            throw TileError.unrecognizedSource(map.tiles, reason: "no such folder or file (looked for \(url.path))")
+        }
+        guard isDir.boolValue else {
+            throw TileError.unrecognizedSource(map.tiles, reason: "\(url.path) is a file but not an .mbtiles file")
+        }
+        return try FolderSource(directory: url, minZoom: map.minZoom, maxZoom: map.maxZoom,
+                                fileExtension: fileExtension, tms: tms, tileSize: map.tileSize)
+    }
+
+    /// `~/...` from $HOME, absolute as is, anything else relative to `base`.
+    static func resolve(_ path: String, against base: URL) -> URL {
+        if path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {
+            return URL(fileURLWithPath: home + path.dropFirst(), isDirectory: false).standardizedFileURL
+        }
+        if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
+        return base.appendingPathComponent(path).standardizedFileURL
+    }
+}

@@ -1,0 +1,45 @@
+import Cairo
+import FFmpeg
+import Foundation
+
+/// Turns a tile's encoded bytes into a Cairo surface (premultiplied ARGB32).
+public protocol TileDecoding {
+    func decode(_ data: Data) throws -> ImageSurface
+}
+
+/// PNG through Cairo's own loader (libpng: every PNG colour type, straight to premultiplied
+/// ARGB32); JPEG and WebP through libavcodec (`FFmpeg.ImageDecoder`), premultiplied on the way in.
+public struct StandardTileDecoder: TileDecoding {
+    public init() {}
+
+    public func decode(_ data: Data) throws -> ImageSurface {
+        switch TileFormat(sniffing: data) {
+        case .png?:
+            return try ImageSurface(pngData: data)
+        case .pbf?:
+            throw TileDecodeError(message: "a vector tile (pbf), not a raster image")
+        case nil:
+            if let text = Self.textPreview(data) {
+                throw TileDecodeError(message: "not an image: \(data.count) bytes starting \"\(text)\"")
+            }
+            fallthrough
+        default:
+            var image = try ImageDecoder.decode(data)
+            image.premultiplyAlpha()
+            let (w, h, stride) = (image.width, image.height, image.stride)
+            return try image.pixels.withUnsafeBytes { try ImageSurface(width: w, height: h, bgra: $0, stride: stride) }
+        }
+    }
+
+    /// A short printable prefix when the bytes look like text (an HTML error page, a JSON error).
+    static func textPreview(_ data: Data) -> String? {
+        let head = data.prefix(60)
+        guard !head.isEmpty, head.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) }) else { return nil }
+        return String(decoding: head, as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+public struct TileDecodeError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,1 +1,0 @@
-// SQLite: placeholder until its wrapper lands.
