@@ -53,14 +53,20 @@ let package = Package(
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "FFmpeg", "YUV"]),
         .executableTarget(name: "maptrip", dependencies: [
-            "MapTripRecord", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "maptrip-bench", dependencies: ["MapTripRecord", "FFmpeg", "YUV"]),
+        .executableTarget(name: "maptrip-bench",
+                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "YUV"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
-        .testTarget(name: "WrapperTests", dependencies: ["Cairo", "Pango", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite"]),
+        .testTarget(name: "WrapperTests",
+                    dependencies: ["Cairo", "Pango", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo"]),
-        .testTarget(name: "MapTripTilesTests", dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg"]),
-        .testTarget(name: "MapTripRecordTests", dependencies: ["MapTripRecord", "FFmpeg", "MapTripCore"]),
+        .testTarget(name: "MapTripTilesTests",
+                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "MapTripRecordTests",
+                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "Cairo"]),
     ]
 )

@@ -2,9 +2,10 @@ import Foundation
 import MapTripCore
 import MapTripRender
 import MapTripTiles
+import FFmpeg
 
 /// maptrip's version, as the CLI and the tile User-Agent report it.
-public let maptripVersion = "0.1.0" // TODO(lead): MapTripVersion.string once tiles land
+public let maptripVersion = MapTripVersion.string
 
 extension VideoOutput.Settings {
     /// x264's presets, fastest first.
@@ -72,7 +73,20 @@ public enum BaseMaps {
         guard let source = scene.map else {
             return try ShapefileBaseMap(assets: environment.assets)
         }
-        _ = source
-        return try ShapefileBaseMap(assets: environment.assets) // TODO(lead): TileBaseMap once tiles land
+        // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
+        let http = HTTPTileOptions(
+            userAgent: HTTPTileClient.userAgent(contact: environment.contact ?? source.contact),
+            cacheDirectory: environment.cacheDirectory
+                ?? HTTPTileClient.defaultCacheDirectory(environment: environment.processEnvironment))
+        return try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
+                                    sceneDirectory: sceneDirectory, highDensity: scene.video.scale >= 2)
+    }
+}
+
+/// The encoder libraries' own log (FFmpeg writes to stderr, process-wide). The CLI sets it once:
+/// errors only, unless asked to be verbose.
+public enum LibraryLogging {
+    public static func configure(verbose: Bool) {
+        FFmpegLog.level = verbose ? FFmpegLog.info : FFmpegLog.error
     }
 }

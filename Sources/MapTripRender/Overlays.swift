@@ -94,8 +94,8 @@ final class TextCache {
 public final class PlacesOverlay: Overlay {
     public var pin = Color(hex: "#d9412b")!
     public var currentPin = Color(hex: "#c0262d")!
-    public var label = TextStyle(size: 19, color: Color(hex: "#2b2b2b")!)
-    public var currentLabel = TextStyle(weight: "Bold", size: 24, color: Color(hex: "#1c1c1c")!)
+    public var label = TextStyle(size: 22, color: Color(hex: "#2b2b2b")!)
+    public var currentLabel = TextStyle(weight: "Bold", size: 28, color: Color(hex: "#1c1c1c")!)
     private let text = TextCache()
 
     public init() {}
@@ -115,7 +115,7 @@ public final class PlacesOverlay: Overlay {
         }
         // Pins under labels: draw older pins first, the current one last.
         for p in pins.reversed() where onFrame(p.x, p.y, frame.viewport, margin: 60 * s) {
-            drawPin(x: p.x, y: p.y, size: (p.current ? 1.15 : 0.85) * s, color: p.current ? currentPin : pin, in: cr)
+            drawPin(x: p.x, y: p.y, size: (p.current ? 1.3 : 1.0) * s, color: p.current ? currentPin : pin, in: cr)
         }
         for (k, i) in order.enumerated() {
             let p = pins[k]
@@ -123,7 +123,7 @@ public final class PlacesOverlay: Overlay {
             let style = p.current ? currentLabel : label
             let l = try text.layout(frame.scene.places[i].name, style, scale: s, in: cr)
             let (w, h) = l.size
-            let gap = 14 * s * (p.current ? 1.15 : 0.85)
+            let gap = 14 * s * (p.current ? 1.3 : 1.0)
             // Right of the pin, else left, else above, else below; skip when all collide.
             let candidates = [
                 (p.x + gap, p.y - h * 0.75),

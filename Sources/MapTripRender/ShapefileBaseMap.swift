@@ -9,6 +9,8 @@ import Shapefile
 public final class ShapefileDatasource {
     public let path: String
     public let geometry: IndexedGeometry
+    /// The geometry generalised per zoom level, built on first use.
+    public let levels: DetailLevels
 
     public init(path: String, transformation: Transformation) throws {
         self.path = path
@@ -33,6 +35,7 @@ public final class ShapefileDatasource {
         let isPolygon: Bool
         if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
         geometry = IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
+        levels = DetailLevels(geometry)
     }
 }
 
@@ -60,8 +63,14 @@ public final class ShapefileBaseMap: BaseMap {
 
     /// Loads the layers the given zooms need (1:10m data only when a close-up needs it).
     public func prepare(for viewports: [Viewport]) throws {
-        for layer in layers where viewports.contains(where: { layer.shows(zoom: $0.camera.zoom) }) {
-            _ = try datasource(layer.source)
+        for layer in layers {
+            let shown = viewports.filter { layer.shows(zoom: $0.camera.zoom) }
+            if shown.isEmpty { continue }
+            let source = try datasource(layer.source)
+            // Build every level of detail the render will use now, not in the middle of it.
+            for level in Set(shown.map { DetailLevels.level(zoom: $0.camera.zoom, scale: $0.scale) }) {
+                _ = source.levels.geometry(zoom: Double(level), scale: 1)
+            }
         }
     }
 
@@ -81,7 +90,7 @@ public final class ShapefileBaseMap: BaseMap {
         let zoom = viewport.camera.zoom
         let copies = PixelTransform.copies(for: viewport)
         for layer in layers where layer.shows(zoom: zoom) {
-            let data = try datasource(layer.source).geometry
+            let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
             // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
             let margin = 4 * viewport.scale + 2
             let clip = Box(minX: -margin, minY: -margin,

@@ -13,7 +13,14 @@ struct MapTrip: ParsableCommand {
             dwell, and stops after the last.
             """,
         version: maptripVersion,
-        subcommands: [RenderCommand.self, PlanCommand.self])
+        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self])
+
+    static func main() {
+        // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing
+        // a connection must not kill the process with SIGPIPE (curl's documented requirement).
+        signal(SIGPIPE, SIG_IGN)
+        main(nil)
+    }
 }
 
 /// Prints one clear line for a failure and exits non-zero: the scene error's own position and hint,

@@ -25,6 +25,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(help: "Show the encoder's own log.")
+    var verbose = false
+
     func validate() throws {
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be between 0 and 51") }
         guard VideoOutput.Settings.x264Presets.contains(preset) else {
@@ -33,6 +36,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        LibraryLogging.configure(verbose: verbose)
         do {
             let sceneURL = URL(fileURLWithPath: scene)
             let outputURL = output.map { URL(fileURLWithPath: $0) }

@@ -1,1 +1,0 @@
-// MapTripRecord: placeholder until its wrapper lands.
