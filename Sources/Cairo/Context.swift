@@ -39,7 +39,7 @@ public final class Context {
         cairo_set_source_surface(pointer, rawSurface, x, y)
     }
 
-    public enum Filter { case fast, good, best, nearest, bilinear }
+    public enum Filter: Sendable { case fast, good, best, nearest, bilinear }
     /// The filter used when the current source (a surface) is scaled.
     public func setSourceFilter(_ f: Filter) {
         let filter: cairo_filter_t
@@ -58,22 +58,22 @@ public final class Context {
     public func setSourceExtendPad() { cairo_pattern_set_extend(cairo_get_source(pointer), CAIRO_EXTEND_PAD) }
 
     public func setLineWidth(_ w: Double) { cairo_set_line_width(pointer, w) }
-    public enum LineJoin { case miter, round, bevel }
+    public enum LineJoin: Sendable { case miter, round, bevel }
     public func setLineJoin(_ j: LineJoin) {
         cairo_set_line_join(pointer, j == .round ? CAIRO_LINE_JOIN_ROUND : j == .bevel ? CAIRO_LINE_JOIN_BEVEL : CAIRO_LINE_JOIN_MITER)
     }
-    public enum LineCap { case butt, round, square }
+    public enum LineCap: Sendable { case butt, round, square }
     public func setLineCap(_ c: LineCap) {
         cairo_set_line_cap(pointer, c == .round ? CAIRO_LINE_CAP_ROUND : c == .square ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
     }
     public func setDash(_ dashes: [Double], offset: Double = 0) {
         dashes.withUnsafeBufferPointer { cairo_set_dash(pointer, $0.baseAddress, Int32($0.count), offset) }
     }
-    public enum FillRule { case winding, evenOdd }
+    public enum FillRule: Sendable { case winding, evenOdd }
     public func setFillRule(_ r: FillRule) {
         cairo_set_fill_rule(pointer, r == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
     }
-    public enum Antialias { case none, fast, good, best, `default` }
+    public enum Antialias: Sendable { case none, fast, good, best, `default` }
     /// How edges are rasterised: `.fast` samples coverage on a 4x4 grid (16 levels, quick),
     /// `.default` on a much finer one.
     public func setAntialias(_ a: Antialias) {
@@ -88,7 +88,7 @@ public final class Context {
         cairo_set_antialias(pointer, mode)
     }
     public func setTolerance(_ t: Double) { cairo_set_tolerance(pointer, t) }
-    public enum Operator { case over, source, clear }
+    public enum Operator: Sendable { case over, source, clear }
     public func setOperator(_ o: Operator) {
         cairo_set_operator(pointer, o == .source ? CAIRO_OPERATOR_SOURCE : o == .clear ? CAIRO_OPERATOR_CLEAR : CAIRO_OPERATOR_OVER)
     }

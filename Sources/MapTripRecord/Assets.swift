@@ -36,6 +36,6 @@ public enum AssetLocator {
     }
 
     static func isAssets(_ url: URL) -> Bool {
-        FileManager.default.fileExists(atPath: url.appendingPathComponent("basemap/110m/ne_110m_coastline.shp").path)
+        FileManager.default.fileExists(atPath: url.appendingPathComponent("basemap/110m/ne_110m_admin_0_countries.shp").path)
     }
 }

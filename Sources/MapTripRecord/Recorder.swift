@@ -4,11 +4,14 @@ import MapTripRender
 
 /// Where frames go: an encoder, or a test or benchmark sink.
 public protocol FrameSink: AnyObject {
-    /// A new picture: premultiplied BGRA (Cairo ARGB32) rows `stride` bytes apart.
+    /// A new picture: premultiplied BGRA (Cairo ARGB32) rows `stride` bytes apart. The sink must be
+    /// done with the pixels when it returns (the buffer is drawn over next).
     func write(bgra: UnsafePointer<UInt8>, stride: Int) throws
     /// The previous picture again, unchanged (a still frame: nothing to draw or convert).
     func repeatLast() throws
 }
+
+extension VideoOutput: FrameSink {}
 
 /// What a finished recording did.
 public struct RecordSummary: Sendable {
@@ -22,15 +25,22 @@ public struct RecordSummary: Sendable {
 
 /// The recorder: runs the timeline's virtual clock frame by frame, draws each new picture with the
 /// frame renderer and hands it to the sink; a still camera's frames are drawn once and repeated.
+///
+/// Drawing runs on a thread of its own, a few frames ahead of the sink (x264 leaves part of the
+/// machine idle between its own threads; the drawing fills it). The order of frames, and so the
+/// output, is exactly that of a serial loop.
 public final class Recorder {
     public let scene: Scene
     public let timeline: Timeline
     public let renderer: FrameRenderer
+    /// Frames that may be drawn ahead of the sink.
+    public let ahead: Int
 
-    public init(scene: Scene, baseMap: BaseMap) throws {
+    public init(scene: Scene, baseMap: BaseMap, ahead: Int = 2) throws {
         self.scene = scene
         timeline = Timeline(scene: scene)
-        renderer = try FrameRenderer(scene: scene, baseMap: baseMap)
+        self.ahead = max(1, ahead)
+        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, buffers: self.ahead + 1)
     }
 
     /// Every distinct viewport the trip shows, for the base map to load or fetch ahead.
@@ -53,19 +63,27 @@ public final class Recorder {
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
         try renderer.baseMap.prepare(for: viewports())
-        var last: FrameState?
-        var drawn = 0
         let total = timeline.frameCount
+        let pipeline = DrawPipeline(buffers: renderer.surfaces.count)
+        let drawing = DrawingThread(renderer: renderer, timeline: timeline, pipeline: pipeline)
+        drawing.start()
+        // Whatever happens here, the drawing thread is stopped and joined before we return: it must
+        // not touch the renderer, or the surfaces, after this call.
+        defer {
+            pipeline.stop()
+            drawing.join()
+        }
+        var drawn = 0
         for n in 0..<total {
             if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
-            let state = timeline.state(at: n)
-            if state == last {
-                try sink.repeatLast()
-            } else {
-                try renderer.render(state)
-                try sink.write(bgra: renderer.surface.data, stride: renderer.surface.stride)
-                last = state
+            switch try pipeline.next() {
+            case .picture(let buffer):
+                let surface = renderer.surfaces[buffer]
+                try sink.write(bgra: surface.data, stride: surface.stride)
+                pipeline.release(buffer)
                 drawn += 1
+            case .repeatLast:
+                try sink.repeatLast()
             }
             progress?(RenderProgress(frame: n + 1, frameCount: total, elapsed: elapsed()))
         }
@@ -74,4 +92,134 @@ public final class Recorder {
     }
 }
 
-extension VideoOutput: FrameSink {}
+/// Frames handed from the drawing thread to the sink, in order, through a bounded queue, with the
+/// surfaces they were drawn into lent out and given back.
+final class DrawPipeline: @unchecked Sendable {
+    enum Item {
+        case picture(Int)
+        case repeatLast
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var head = 0
+    private var free: [Int]
+    private var stopped = false
+    private var failure: Error?
+    /// Bound on queued items, so repeats of a long still stretch don't pile up.
+    private let capacity = 64
+
+    init(buffers: Int) { free = Array(0..<buffers) }
+
+    /// Drawing side: a free surface to draw into, or nil once stopped.
+    func acquire() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while free.isEmpty && !stopped { condition.wait() }
+        return stopped ? nil : free.removeLast()
+    }
+
+    /// Drawing side: queues an item; false once stopped.
+    func push(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count - head >= capacity && !stopped { condition.wait() }
+        if stopped { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Drawing side: drawing failed; the sink side throws this error at its next frame.
+    func fail(_ error: Error) {
+        condition.lock()
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Sink side: the next frame, waiting for it to be drawn.
+    func next() throws -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count && failure == nil { condition.wait() }
+        if head == items.count, let failure { throw failure }
+        let item = items[head]
+        head += 1
+        if head > 256 {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return item
+    }
+
+    /// Sink side: done with a surface.
+    func release(_ buffer: Int) {
+        condition.lock()
+        free.append(buffer)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The thread that walks the timeline and draws every new picture. Only this thread touches the
+/// renderer (Cairo, Pango, the base map) while a recording runs.
+final class DrawingThread: @unchecked Sendable {
+    private let renderer: FrameRenderer
+    private let timeline: Timeline
+    private let pipeline: DrawPipeline
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    init(renderer: FrameRenderer, timeline: Timeline, pipeline: DrawPipeline) {
+        self.renderer = renderer
+        self.timeline = timeline
+        self.pipeline = pipeline
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        t.name = "maptrip-draw"
+        t.stackSize = 8 << 20
+        thread = t
+        t.start()
+    }
+
+    func join() {
+        if thread != nil {
+            finished.wait()
+            thread = nil
+        }
+    }
+
+    private func run() {
+        var last: FrameState?
+        for n in 0..<timeline.frameCount {
+            let state = timeline.state(at: n)
+            if state == last {
+                if !pipeline.push(.repeatLast) { return }
+                continue
+            }
+            guard let buffer = pipeline.acquire() else { return }
+            do {
+                try renderer.render(state, into: buffer)
+            } catch {
+                pipeline.fail(error)
+                return
+            }
+            if !pipeline.push(.picture(buffer)) { return }
+            last = state
+        }
+    }
+}

@@ -16,24 +16,27 @@ public struct MapStyle: Sendable {
     }
 
     public var water: Color
+    /// Land is a fill, with no outline: its edge against the water is the coastline.
     public var land: Color
-    public var coastline: Stroke
     public var border: Stroke
     public var province: Stroke
+    /// How map layers are rasterised. Cairo's `.fast` (4x4 coverage samples) halves the cost of the
+    /// 1:10m layers; after 4:2:0 video encoding its edges are indistinguishable from `.default`.
+    public var antialias: Context.Antialias
 
-    public init(water: Color, land: Color, coastline: Stroke, border: Stroke, province: Stroke) {
+    public init(water: Color, land: Color, border: Stroke, province: Stroke,
+                antialias: Context.Antialias = .fast) {
         self.water = water
         self.land = land
-        self.coastline = coastline
         self.border = border
         self.province = province
+        self.antialias = antialias
     }
 
     /// Soft blue water, warm paper land, plum borders: quiet under pins and labels.
     public static let standard = MapStyle(
         water: Color(hex: "#a9d3ea")!,
         land: Color(hex: "#f3efe4")!,
-        coastline: Stroke(color: Color(hex: "#6fa8c8")!, width: 0.8),
         border: Stroke(color: Color(hex: "#9b7fa6")!, width: 1.1, dash: [4, 2.5]),
         province: Stroke(color: Color(hex: "#c2b2c6")!, width: 0.6, dash: [2, 2]))
 }
@@ -74,10 +77,8 @@ public struct MapLayer: Sendable {
             MapLayer(name: "land", source: "110m/ne_110m_admin_0_countries", maxZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "land", source: "10m/ne_10m_land", minZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, symbolizer: .fill(style.water)),
-            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 5,
+            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 6,
                      symbolizer: .stroke(style.province)),
-            MapLayer(name: "coastline", source: "110m/ne_110m_coastline", maxZoom: z, symbolizer: .stroke(style.coastline)),
-            MapLayer(name: "coastline", source: "10m/ne_10m_coastline", minZoom: z, symbolizer: .stroke(style.coastline)),
             MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z,
                      symbolizer: .stroke(style.border)),
             MapLayer(name: "borders", source: "10m/ne_10m_admin_0_boundary_lines_land", minZoom: z,

@@ -77,7 +77,7 @@ final class TextCache {
         cr.newPath()
         cr.move(to: x, y)
         if style.haloWidth > 0 {
-            l.appendPath()
+            l.appendPath(in: cr)
             cr.setSource(style.halo.withAlpha(style.halo.alpha * alpha))
             cr.setLineWidth(style.haloWidth * scale)
             cr.setLineJoin(.round)
@@ -85,7 +85,7 @@ final class TextCache {
             cr.move(to: x, y)
         }
         cr.setSource(style.color.withAlpha(style.color.alpha * alpha))
-        l.show()
+        l.show(in: cr)
         cr.restore()
     }
 }

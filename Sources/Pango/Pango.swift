@@ -30,14 +30,13 @@ public final class FontDescription {
 /// Cairo context.
 public final class Layout {
     let pointer: OpaquePointer
-    private let context: Context
 
+    /// A layout for text drawn on `context` (and on any context with the same transformation).
     public init(context: Context) throws {
         guard let l = pango_cairo_create_layout(context.pointer) else {
             throw PangoError(message: "cannot create a layout")
         }
         pointer = l
-        self.context = context
         // Frames must not depend on hinting: metrics stay linear so text moves smoothly.
         let options = cairo_font_options_create()
         cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
@@ -62,7 +61,7 @@ public final class Layout {
         pango_layout_set_width(pointer, pixels.map { Int32($0 * Double(PANGO_SCALE)) } ?? -1)
     }
 
-    public enum Alignment { case left, center, right }
+    public enum Alignment: Sendable { case left, center, right }
     public func setAlignment(_ a: Alignment) {
         pango_layout_set_alignment(pointer, a == .center ? PANGO_ALIGN_CENTER : a == .right ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
     }
@@ -91,9 +90,10 @@ public final class Layout {
     /// Glyphs no installed font could draw (shown as boxes). 0 means every character renders.
     public var unknownGlyphsCount: Int { Int(pango_layout_get_unknown_glyphs_count(pointer)) }
 
-    /// Adds the text outlines to the context's path at its current point (for halos).
-    public func appendPath() { pango_cairo_layout_path(context.pointer, pointer) }
+    /// Adds the text outlines to a context's path at its current point (for halos). Any context
+    /// with the same transformation as the one the layout was made for will do.
+    public func appendPath(in cr: Context) { pango_cairo_layout_path(cr.pointer, pointer) }
 
-    /// Draws the text with the context's source at its current point.
-    public func show() { pango_cairo_show_layout(context.pointer, pointer) }
+    /// Draws the text with a context's source at its current point.
+    public func show(in cr: Context) { pango_cairo_show_layout(cr.pointer, pointer) }
 }

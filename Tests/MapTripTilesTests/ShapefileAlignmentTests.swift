@@ -12,7 +12,7 @@ struct ShapefileAlignmentTests {
     static let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Assets").standardizedFileURL
     static var haveAssets: Bool {
-        FileManager.default.fileExists(atPath: assets.appendingPathComponent("basemap/110m/ne_110m_coastline.shp").path)
+        FileManager.default.fileExists(atPath: assets.appendingPathComponent("basemap/110m/ne_110m_admin_0_countries.shp").path)
     }
 
     /// Mean absolute difference per channel (0...255), and the share of pixels where one frame
