@@ -85,6 +85,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def send(self, status, body=b"", headers=None):
         self.entry["status"] = status  # before answering, so a client reading /_log next sees it
+        self.leave()  # before answering: a client can only start its next request after this answer
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -124,12 +125,20 @@ class Handler(BaseHTTPRequestHandler):
             seen_paths[url.path] = count
             in_flight += 1
             max_in_flight = max(max_in_flight, in_flight)
+        self.counted = True
         try:
             time.sleep(number(query, "delay", 0, 10))
             self.route(url.path, query, count)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
+            self.leave()
+
+    def leave(self):
+        """Stops counting this request as in flight (once)."""
+        global in_flight
+        if getattr(self, "counted", False):
+            self.counted = False
             with state_lock:
                 in_flight -= 1
 
