@@ -33,10 +33,11 @@ public final class Recorder {
     public let scene: Scene
     public let timeline: Timeline
     public let renderer: FrameRenderer
-    /// Frames that may be drawn ahead of the sink.
+    /// Frames that may be drawn ahead of the sink. One is enough: a single drawing thread either keeps
+    /// up with the encoder or it does not; more surfaces only cost memory (8 MB each at 1080p).
     public let ahead: Int
 
-    public init(scene: Scene, baseMap: BaseMap, ahead: Int = 2) throws {
+    public init(scene: Scene, baseMap: BaseMap, ahead: Int = 1) throws {
         self.scene = scene
         timeline = Timeline(scene: scene)
         self.ahead = max(1, ahead)
