@@ -448,28 +448,8 @@ private struct JSONByteParser {
             advance()
             let value = try parseValue(path: memberPath, depth: depth)
             members.append(JSONMember(key: key, keyPosition: keyPosition, value: value))
-            try skipWhitespace(path: path)
-            switch current {
-            case ASCII.comma:
-                let comma = position
-                advance()
-                try skipWhitespace(path: path)
-                if current == ASCII.closeBrace {
-                    throw error("trailing comma before '}'", at: comma, path: path,
-                                hint: "JSON does not allow a ',' after the last member")
-                }
-            case ASCII.closeBrace:
-                advance()
+            if try endOfContainer(close: ASCII.closeBrace, opener: "object", start: start, path: path) {
                 return JSONValue(.object(members), at: start)
-            default:
-                let hint: String? = switch current {
-                case ASCII.quote: "add a ',' between members"
-                case nil: "the object opened at line \(start.line), column \(start.column) is not closed"
-                case ASCII.closeBracket: "the object opened at line \(start.line), column \(start.column) closes with '}'"
-                default: nil
-                }
-                throw error("expected ',' or '}' after object member, found \(describeCurrent())",
-                            at: position, path: path, hint: hint)
             }
         }
     }
@@ -489,30 +469,44 @@ private struct JSONByteParser {
         while true {
             let value = try parseValue(path: JSONPath.appending(index: elements.count, to: path), depth: depth)
             elements.append(value)
-            try skipWhitespace(path: path)
-            switch current {
-            case ASCII.comma:
-                let comma = position
-                advance()
-                try skipWhitespace(path: path)
-                if current == ASCII.closeBracket {
-                    throw error("trailing comma before ']'", at: comma, path: path,
-                                hint: "JSON does not allow a ',' after the last element")
-                }
-            case ASCII.closeBracket:
-                advance()
+            if try endOfContainer(close: ASCII.closeBracket, opener: "array", start: start, path: path) {
                 return JSONValue(.array(elements), at: start)
-            default:
-                let hint: String? = switch current {
-                case nil: "the array opened at line \(start.line), column \(start.column) is not closed"
-                case ASCII.closeBrace: "the array opened at line \(start.line), column \(start.column) closes with ']'"
-                case ASCII.quote, ASCII.openBrace, ASCII.openBracket: "add a ',' between elements"
-                case let b? where ASCII.isDigit(b) || b == ASCII.minus: "add a ',' between elements"
-                default: nil
-                }
-                throw error("expected ',' or ']' after array element, found \(describeCurrent())",
-                            at: position, path: path, hint: hint)
             }
+        }
+    }
+
+    /// After a member of an object or an element of an array: consumes the ',' (true: more follow)
+    /// or the closing bracket (false: the container is done), or explains what is wrong.
+    mutating func endOfContainer(close: UInt8, opener: String, start: SourcePosition, path: String) throws -> Bool {
+        let isObject = close == ASCII.closeBrace
+        let closeChar = isObject ? "}" : "]", otherClose = isObject ? ASCII.closeBracket : ASCII.closeBrace
+        let item = isObject ? "member" : "element"
+        try skipWhitespace(path: path)
+        switch current {
+        case ASCII.comma:
+            let comma = position
+            advance()
+            try skipWhitespace(path: path)
+            if current == close {
+                throw error("trailing comma before '\(closeChar)'", at: comma, path: path,
+                            hint: "JSON does not allow a ',' after the last \(item)")
+            }
+            return false
+        case close:
+            advance()
+            return true
+        default:
+            let opened = "the \(opener) opened at line \(start.line), column \(start.column)"
+            let hint: String? = switch current {
+            case nil: "\(opened) is not closed"
+            case otherClose: "\(opened) closes with '\(closeChar)'"
+            case ASCII.quote: "add a ',' between \(item)s"
+            case let b? where !isObject && (b == ASCII.openBrace || b == ASCII.openBracket || ASCII.isDigit(b)
+                                            || b == ASCII.minus): "add a ',' between \(item)s"
+            default: nil
+            }
+            throw error("expected ',' or '\(closeChar)' after \(opener) \(item), found \(describeCurrent())",
+                        at: position, path: path, hint: hint)
         }
     }
 

@@ -228,7 +228,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                     response = try easy.perform(request)
                 }
                 if response.status == 304, let cached {  // revalidated: the stored bytes are still good
-                    refresh(cached.metadata, with: response, for: url)
+                    store(response, for: url, revalidated: cached.metadata)
                     count { $0.cacheHits += 1 }
                     return .success(cached.data)
                 }
@@ -270,7 +270,9 @@ public final class HTTPTileClient: @unchecked Sendable {
         return min(backoff * pow(2, Double(attempt)), maxRetryAfter)
     }
 
-    private func store(_ response: Curl.Response, for url: URL) {
+    /// Records a response in the cache: a 200's body and metadata, or (`revalidated`, after a 304)
+    /// new metadata for the bytes already stored. The server's caching headers decide for how long.
+    private func store(_ response: Curl.Response, for url: URL, revalidated old: HTTPCacheMetadata? = nil) {
         guard let cache else { return }
         let now = Self.now()
         switch HTTPCachePolicy.decide(header: { response.headers[$0] }, now: now,
@@ -278,27 +280,18 @@ public final class HTTPTileClient: @unchecked Sendable {
         case .noStore:
             cache.remove(url)
         case .store(let expires):
-            let meta = HTTPCacheMetadata(url: url.absoluteString, expires: expires, etag: response.headers["ETag"],
-                                         lastModified: response.headers["Last-Modified"], stored: now,
-                                         size: response.body.count)
-            try? cache.store(response.body, metadata: meta)  // a cache that cannot be written is no cache
-        }
-    }
-
-    private func refresh(_ old: HTTPCacheMetadata, with response: Curl.Response, for url: URL) {
-        guard let cache else { return }
-        let now = Self.now()
-        switch HTTPCachePolicy.decide(header: { response.headers[$0] }, now: now,
-                                      defaultLifetime: defaultLifetime) {
-        case .noStore:
-            cache.remove(url)
-        case .store(let expires):
-            var meta = old
+            var meta = old ?? HTTPCacheMetadata(url: url.absoluteString, expires: expires, etag: nil, lastModified: nil,
+                                                stored: now, size: response.body.count)
             meta.expires = expires
             meta.stored = now
             if let etag = response.headers["ETag"] { meta.etag = etag }
             if let lastModified = response.headers["Last-Modified"] { meta.lastModified = lastModified }
-            try? cache.storeMetadata(meta)
+            // A cache that cannot be written is no cache: the tile is still good.
+            if old == nil {
+                try? cache.store(response.body, metadata: meta)
+            } else {
+                try? cache.storeMetadata(meta)
+            }
         }
     }
 

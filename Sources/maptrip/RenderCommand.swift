@@ -37,6 +37,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         LibraryLogging.configure(verbose: verbose)
+        let progress = ProgressLine(enabled: quiet ? false : nil)
         do {
             let sceneURL = URL(fileURLWithPath: scene)
             let outputURL = output.map { URL(fileURLWithPath: $0) }
@@ -45,7 +46,6 @@ struct RenderCommand: ParsableCommand {
                                 encoding: VideoOutput.Settings(preset: preset, crf: Double(crf)),
                                 environment: try common.environment())
             let signals = SignalCancellation()
-            let progress = ProgressLine(enabled: quiet ? false : nil)
             let summary = try job.run(cancellation: signals.cancellation) {
                 progress.update($0, label: sceneURL.lastPathComponent)
             }
@@ -58,6 +58,7 @@ struct RenderCommand: ParsableCommand {
                              summary.seconds, speed))
             }
         } catch {
+            progress.finish()  // end a half-drawn progress line, so the message starts on its own line
             throw fail(error)
         }
     }
