@@ -1,0 +1,359 @@
+import Cairo
+import FFmpeg
+import Foundation
+import MapTripCore
+import MapTripRecord
+import MapTripRender
+import Testing
+
+/// Recordings made in-process through RenderJob and Recorder, checked by decoding what they wrote.
+@Suite("Recorder")
+struct RecorderTests {
+    static func environment() -> RenderEnvironment { RenderEnvironment(assets: Trip.assets) }
+
+    /// Renders a scene file through RenderJob (what `maptrip render` does) into `dir/<output>`.
+    @discardableResult
+    static func render(_ trip: TripScene, in dir: URL, output: String = "out.mp4",
+                       cancellation: Cancellation = Cancellation(),
+                       progress: ((RenderProgress) -> Void)? = nil) throws -> (url: URL, summary: RecordSummary) {
+        LibraryLogging.configure(verbose: false)  // no x264 statistics in the test log
+        let sceneURL = try trip.write(to: dir, name: "scene-\(output).json")
+        let out = dir.appendingPathComponent(output)
+        let job = RenderJob(scene: sceneURL, output: out, environment: environment())
+        let summary = try job.run(cancellation: cancellation, progress: progress)
+        return (out, summary)
+    }
+
+    /// What a frame showing `state` should look like, drawn directly (no encoding).
+    static func reference(_ scene: Scene, _ state: FrameState) throws -> (ImageSurface, Viewport) {
+        let renderer = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets))
+        try renderer.render(state)
+        return (renderer.surface, renderer.viewport(state.camera))
+    }
+
+    // MARK: The file
+
+    @Test func threePlacesMakeAnH264FileWithTheTimelinesFrames() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let trip = TripScene.korea
+            let scene = try trip.scene()
+            let timeline = Timeline(scene: scene)
+            #expect(timeline.frameCount == Int((24 * 3.5).rounded()))
+
+            let (out, summary) = try Self.render(trip, in: dir)
+            #expect(summary.frames == timeline.frameCount)
+            #expect(summary.duration == 3.5)
+            #expect(summary.warnings.isEmpty)
+            #expect(Trip.contents(dir) == ["out.mp4", "scene-out.mp4.json"])
+
+            let reader = try VideoReader(path: out.path)
+            let info = reader.info
+            #expect(info.codecName == "h264")
+            #expect(info.profileName == "High")
+            #expect(info.pixelFormatName == "yuv420p")
+            #expect(info.width == 320 && info.height == 180)
+            #expect(info.frameRate == Rational(24, 1))
+            #expect(info.frameCount == 84)
+            let duration = try #require(info.duration)
+            #expect(abs(duration - 84.0 / 24) <= 1.0 / 48, "duration \(duration)")
+            #expect(info.colorTags.spaceName == "smpte170m")
+            #expect(info.colorTags.rangeName == "tv")
+            #expect(info.colorTags == .bt601Limited)
+            #expect(try reader.countFrames() == 84)
+        }
+    }
+
+    @Test(arguments: [
+        // 3.33 s twice at 30 fps: 199.8 frames on the grid -> 200 (each slot 99.9 -> boundaries 100, 200).
+        (dwells: [3.33, 3.33], fps: 30, frames: 200),
+        // 2.5 s at 24 fps: exactly 60 per place.
+        (dwells: [2.5, 2.5], fps: 24, frames: 120),
+        // 0.7 s three times at 25 fps: 2.1 s is 52.5 frames, rounded half up without drift.
+        (dwells: [0.7, 0.7, 0.7], fps: 25, frames: 53),
+    ])
+    func awkwardDwellsGiveTheRoundedFrameCount(dwells: [Double], fps: Int, frames: Int) throws {
+        try Trip.withDirectory("recorder") { dir in
+            let positions = [(37.5665, 126.978), (35.1796, 129.0756), (33.4996, 126.5312)]
+            let trip = TripScene(width: 160, height: 90, fps: fps, flight: 0.5, stops: dwells.enumerated().map { i, d in
+                TripScene.Stop(name: "P\(i)", lat: positions[i].0, lon: positions[i].1, dwell: d)
+            })
+            let scene = try trip.scene()
+            #expect(Timeline(scene: scene).frameCount == frames)
+            let (out, summary) = try Self.render(trip, in: dir)
+            #expect(summary.frames == frames)
+            let reader = try VideoReader(path: out.path)
+            #expect(reader.info.frameCount == frames)
+            #expect(reader.info.frameRate == Rational(Int32(fps), 1))
+            let duration = try #require(reader.info.duration)
+            #expect(abs(duration - Double(frames) / Double(fps)) <= 0.5 / Double(fps), "duration \(duration)")
+            #expect(try reader.countFrames() == frames)
+        }
+    }
+
+    // MARK: Pixels
+
+    /// Seoul, then Busan, then Chuncheon (which is in view from Seoul at zoom 7, 480x270).
+    static let pixelTrip = TripScene(width: 480, height: 270, fps: 24, flight: 0.5, stops: [
+        .init(name: "Seoul", lat: 37.5665, lon: 126.978, dwell: 0.5),
+        .init(name: "Busan", lat: 35.1796, lon: 129.0756, dwell: 1),
+        .init(name: "Chuncheon", lat: 37.8813, lon: 127.7298, dwell: 1),
+    ])
+
+    @Test func firstFrameShowsSeoulWithLandSeaAndItsPin() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let trip = Self.pixelTrip
+            let scene = try trip.scene()
+            let (out, _) = try Self.render(trip, in: dir)
+            let reader = try VideoReader(path: out.path)
+            let frame = try #require(try reader.nextImage())
+            Trip.dump(frame, "recorder-first")
+            let style = MapStyle.standard
+
+            let v = Viewport(camera: scene.places[0].camera, width: 480, height: 270)
+            let seoul = v.pixel(scene.places[0].position)
+            #expect(abs(seoul.x - 240) < 1e-6 && abs(seoul.y - 135) < 1e-6)  // centred on place 0
+
+            // Land inland (east of Seoul, south of the label) and sea (Yellow Sea, west of the islands).
+            let inland = v.pixel(LonLat(lon: 127.5, lat: 37.2))
+            #expect(Trip.looks(frame, inland, like: style.land), "\(Trip.describe(frame, inland))")
+            let sea = v.pixel(LonLat(lon: 125.3, lat: 37.0))
+            #expect(Trip.looks(frame, sea, like: style.water), "\(Trip.describe(frame, sea))")
+
+            // The current place's pin stands on Seoul; Chuncheon, in view but not reached, has none.
+            let pin = Trip.pinBody(above: seoul)
+            let red = Trip.redPixels(frame, x: pin.x, y: pin.y)
+            #expect(red >= 100, "\(red) red pixels above Seoul")
+            let chuncheon = v.pixel(scene.places[2].position)
+            #expect((0..<480).contains(Int(chuncheon.x)) && (40..<270).contains(Int(chuncheon.y)))
+            let none = Trip.pinBody(above: chuncheon)
+            #expect(Trip.redPixels(frame, x: none.x, y: none.y) == 0)
+
+            // And the whole frame is what the renderer draws for that state, give or take the codec.
+            let (expected, _) = try Self.reference(scene, Timeline(scene: scene).state(at: 0))
+            let difference = Trip.meanDifference(frame, expected)
+            #expect(difference < 2.5, "mean difference \(difference)")
+        }
+    }
+
+    @Test func lastFrameIsCentredOnTheLastPlace() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let trip = Self.pixelTrip
+            let scene = try trip.scene()
+            let timeline = Timeline(scene: scene)
+            let (out, _) = try Self.render(trip, in: dir)
+            let decoded = try Trip.decode(out)
+            #expect(decoded.frames.count == timeline.frameCount)
+            let last = try #require(decoded.frames.last)
+            Trip.dump(last, "recorder-last")
+
+            let lastState = timeline.state(at: timeline.frameCount - 1)
+            #expect(lastState.camera == scene.places[2].camera)
+            #expect(lastState.reached == 3 && lastState.current == 2)
+            let v = Viewport(camera: scene.places[2].camera, width: 480, height: 270)
+            let tip = v.pixel(scene.places[2].position)
+            let pin = Trip.pinBody(above: tip)
+            #expect(Trip.redPixels(last, x: pin.x, y: pin.y) >= 100)
+
+            // It matches a direct drawing of the camera on Chuncheon, and not one on Seoul.
+            let (onLast, _) = try Self.reference(scene, lastState)
+            let (onFirst, _) = try Self.reference(scene, FrameState(camera: scene.places[0].camera, reached: 3,
+                                                                    current: 2, titleOpacity: 0))
+            let near = Trip.meanDifference(last, onLast), far = Trip.meanDifference(last, onFirst)
+            #expect(near < 2.5, "mean difference from the expected frame \(near)")
+            #expect(far > 4 * near + 5, "mean difference from a frame on Seoul \(far)")
+        }
+    }
+
+    // MARK: Determinism
+
+    @Test func sameSceneRecordsTheSameVideo() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let trip = TripScene.korea
+            let (a, _) = try Self.render(trip, in: dir, output: "a.mp4")
+            let (b, _) = try Self.render(trip, in: dir, output: "b.mp4")
+            // x264 is deterministic for a given thread count and the muxer writes no timestamps:
+            // the files are byte for byte the same (so the decoded frames are too).
+            let bytesA = try Data(contentsOf: a), bytesB = try Data(contentsOf: b)
+            #expect(bytesA == bytesB, "files differ: \(bytesA.count) and \(bytesB.count) bytes")
+            let framesA = try Trip.decode(a).frames, framesB = try Trip.decode(b).frames
+            #expect(framesA.count == 84 && framesA == framesB)
+        }
+    }
+
+    // MARK: Cancellation and failures
+
+    @Test func alreadyCancelledRenderLeavesNothingAndKeepsTheOldOutput() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let out = dir.appendingPathComponent("out.mp4")
+            try Trip.previousOutput.write(to: out)
+            let cancellation = Cancellation()
+            cancellation.cancel(signal: SIGINT)
+            var frames = 0
+            let error = #expect(throws: CancelledError.self) {
+                try Self.render(.korea, in: dir, cancellation: cancellation) { _ in frames += 1 }
+            }
+            #expect(error?.signal == SIGINT)
+            #expect(frames == 0)
+            #expect(Trip.temporaryFiles(dir).isEmpty, "\(Trip.contents(dir))")
+            #expect(try Data(contentsOf: out) == Trip.previousOutput)
+        }
+    }
+
+    @Test func cancellingMidRenderStopsThereAndKeepsTheOldOutput() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let out = dir.appendingPathComponent("out.mp4")
+            try Trip.previousOutput.write(to: out)
+            let cancellation = Cancellation()
+            var last = 0
+            var sawTemporaryFile = false
+            let error = #expect(throws: CancelledError.self) {
+                try Self.render(.korea, in: dir, cancellation: cancellation) { p in
+                    last = p.frame
+                    #expect(p.frameCount == 84)
+                    if p.frame == 10 {
+                        sawTemporaryFile = Trip.temporaryFiles(dir).count == 1
+                        cancellation.cancel(signal: SIGTERM)
+                    }
+                }
+            }
+            #expect(error?.signal == SIGTERM)
+            #expect(error?.description == "interrupted by SIGTERM")
+            #expect(last == 10)  // no frame after the one that cancelled
+            #expect(sawTemporaryFile)
+            #expect(Trip.temporaryFiles(dir).isEmpty, "\(Trip.contents(dir))")
+            #expect(Trip.contents(dir) == ["out.mp4", "scene-out.mp4.json"])
+            #expect(try Data(contentsOf: out) == Trip.previousOutput)
+        }
+    }
+
+    /// A base map that paints a flat colour and fails on its `failAt`-th drawing.
+    final class FailingMap: BaseMap {
+        struct Broken: Error, Equatable { var drawing: Int }
+        let failAt: Int
+        private(set) var drawings = 0
+        init(failAt: Int) { self.failAt = failAt }
+        func draw(_ viewport: Viewport, in context: Context) throws {
+            drawings += 1
+            if drawings == failAt { throw Broken(drawing: drawings) }
+            context.setSource(Color(red: 0.2, green: 0.5, blue: 0.8))
+            context.paint()
+        }
+    }
+
+    @Test(arguments: [1, 6])
+    func aFailingBaseMapStopsTheRecordingAndLeavesNothing(failAt: Int) throws {
+        try Trip.withDirectory("recorder") { dir in
+            let out = dir.appendingPathComponent("out.mp4")
+            try Trip.previousOutput.write(to: out)
+            let scene = try TripScene.korea.scene()
+            let map = FailingMap(failAt: failAt)
+            let recorder = try Recorder(scene: scene, baseMap: map)
+            let output = try VideoOutput(url: out, width: 320, height: 180, fps: 24)
+            var progressed = 0
+            // What RenderJob does with a recorder and an output.
+            let error = #expect(throws: FailingMap.Broken.self) {
+                do {
+                    _ = try recorder.record(to: output) { progressed = $0.frame }
+                    try output.finish()
+                } catch {
+                    output.cancel()
+                    throw error
+                }
+            }
+            #expect(error == FailingMap.Broken(drawing: failAt))
+            // Every frame drawn before the failure reached the output, and nothing after it.
+            let before = (0..<scene.video.fps * 10).prefix { n in
+                Self.drawnFrames(Timeline(scene: scene), through: n) < failAt
+            }.count
+            #expect(progressed == before, "progress stopped at \(progressed), expected \(before)")
+            #expect(map.drawings == failAt)
+            #expect(Trip.temporaryFiles(dir).isEmpty, "\(Trip.contents(dir))")
+            #expect(try Data(contentsOf: out) == Trip.previousOutput)
+        }
+    }
+
+    /// How many frames of 0...n draw a new picture (the rest repeat the one before).
+    static func drawnFrames(_ timeline: Timeline, through n: Int) -> Int {
+        var count = 0
+        var last: FrameState?
+        for k in 0...min(n, timeline.frameCount - 1) {
+            let state = timeline.state(at: k)
+            if state != last { count += 1 }
+            last = state
+        }
+        return count
+    }
+
+    // MARK: Still frames
+
+    /// Counts what reaches it, and keeps nothing.
+    final class CountingSink: FrameSink {
+        var written = 0
+        var repeated = 0
+        var order: [Bool] = []  // true: a new picture
+        func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
+            written += 1
+            order.append(true)
+        }
+        func repeatLast() throws {
+            repeated += 1
+            order.append(false)
+        }
+    }
+
+    /// A base map that counts its drawings.
+    final class CountingMap: BaseMap {
+        var drawings = 0
+        var prepared: [Viewport] = []
+        func prepare(for viewports: [Viewport]) throws { prepared = viewports }
+        func draw(_ viewport: Viewport, in context: Context) throws {
+            drawings += 1
+            context.setSource(Color(red: 0.9, green: 0.9, blue: 0.8))
+            context.paint()
+        }
+    }
+
+    @Test func stillFramesAreDrawnOnceAndRepeated() throws {
+        let scene = try TripScene.korea.scene()
+        let timeline = Timeline(scene: scene)
+        let map = CountingMap()
+        let recorder = try Recorder(scene: scene, baseMap: map)
+        let sink = CountingSink()
+        let summary = try recorder.record(to: sink)
+
+        // Frames whose state differs from the frame before: 1 rest on Seoul, 12 flight frames and a
+        // rest on Busan, 12 more and a rest on Jeju.
+        var changes: [Bool] = []
+        var last: FrameState?
+        for n in 0..<timeline.frameCount {
+            let state = timeline.state(at: n)
+            changes.append(state != last)
+            last = state
+        }
+        let distinct = changes.filter { $0 }.count
+        #expect(distinct == 27)
+        #expect(summary.frames == 84)
+        #expect(summary.drawnFrames == distinct)
+        #expect(summary.drawnFrames < summary.frames)
+        #expect(sink.written == distinct && sink.repeated == 84 - distinct)
+        #expect(sink.order == changes)  // the repeats are exactly the unchanged frames
+        #expect(map.drawings == distinct)
+        #expect(map.prepared.count == Set(changes.indices.map { timeline.camera(at: $0) }).count)
+    }
+
+    @Test func decodedRepeatsMatchTheFrameTheyRepeat() throws {
+        try Trip.withDirectory("recorder") { dir in
+            let (out, summary) = try Self.render(.korea, in: dir)
+            #expect(summary.drawnFrames == 27)
+            let frames = try Trip.decode(out).frames
+            #expect(frames.count == 84)
+            // Slot 0 rests on Seoul for 24 frames: all the same picture, up to the codec's refinements.
+            for n in 1..<24 {
+                let d = Trip.meanDifference(frames[n], frames[0])
+                #expect(d < 0.5, "frame \(n) differs from frame 0 by \(d) on average")
+            }
+            // The flight frames move.
+            #expect(Trip.meanDifference(frames[30], frames[31]) > 1)
+        }
+    }
+}
