@@ -121,9 +121,12 @@ public struct Timeline: Sendable {
         slots.reserveCapacity(scene.places.count)
         for (i, place) in scene.places.enumerated() {
             let start = grid.boundaries[i], end = grid.boundaries[i + 1]
+            // The flight ends by the slot's last frame at the latest, so every place is visited:
+            // its pin shows and the camera rests on it, however short its dwell (the video ends
+            // centred on the last place).
             let arrive = i == 0
                 ? start
-                : min(end, start + FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps))
+                : min(max(start, end - 1), start + FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps))
             slots.append(Slot(index: i, place: place, startFrame: start, arriveFrame: arrive, endFrame: end))
         }
 

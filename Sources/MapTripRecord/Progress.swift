@@ -6,6 +6,12 @@ public struct RenderProgress: Sendable {
     public var frameCount: Int
     public var elapsed: Double
 
+    public init(frame: Int, frameCount: Int, elapsed: Double) {
+        self.frame = frame
+        self.frameCount = frameCount
+        self.elapsed = elapsed
+    }
+
     public var fraction: Double { frameCount == 0 ? 1 : Double(frame) / Double(frameCount) }
     public var framesPerSecond: Double { elapsed > 0 ? Double(frame) / elapsed : 0 }
     public var remaining: Double? {
@@ -14,17 +20,22 @@ public struct RenderProgress: Sendable {
     }
 }
 
-/// A one-line progress display on a terminal: frame, percent, speed and time left, redrawn in
+/// A one-line progress display on a terminal: count, percent, speed and time left, redrawn in
 /// place a few times a second. Silent when the stream is not a terminal.
 public final class ProgressLine {
     private let handle: FileHandle
     private let enabled: Bool
+    private let unit: String
+    private let rate: String
     private var lastDraw = -1.0
     private var width = 0
 
-    public init(handle: FileHandle = .standardError, enabled: Bool? = nil) {
+    /// `unit` names what is counted ("frame", "tile"), `rate` its speed ("fps", "tiles/s").
+    public init(handle: FileHandle = .standardError, enabled: Bool? = nil, unit: String = "frame", rate: String = "fps") {
         self.handle = handle
         self.enabled = enabled ?? (isatty(handle.fileDescriptor) == 1)
+        self.unit = unit
+        self.rate = rate
     }
 
     public func update(_ p: RenderProgress, label: String) {
@@ -32,8 +43,8 @@ public final class ProgressLine {
         let done = p.frame == p.frameCount
         guard done || p.elapsed - lastDraw >= 0.2 else { return }
         lastDraw = p.elapsed
-        var line = String(format: "%@  frame %d/%d  %5.1f%%  %.1f fps", label, p.frame, p.frameCount,
-                          p.fraction * 100, p.framesPerSecond)
+        var line = String(format: "%@  %@ %d/%d  %5.1f%%  %.1f %@", label, unit, p.frame, p.frameCount,
+                          p.fraction * 100, p.framesPerSecond, rate)
         if let r = p.remaining, !done { line += "  ETA " + Self.clock(r) }
         let pad = max(0, width - line.count)
         width = line.count

@@ -54,6 +54,7 @@ struct TilesCommand: ParsableCommand {
     }
 
     func run() throws {
+        let progress = ProgressLine(enabled: quiet ? false : nil, unit: "tile", rate: "tiles/s")
         do {
             let outputURL = URL(fileURLWithPath: output)
             let target = TilePyramidOutput(path: outputURL)
@@ -63,17 +64,11 @@ struct TilesCommand: ParsableCommand {
             let writer = try TilePyramidWriter(baseMap: try makeBaseMap(), options: options)
             let total = writer.tileCount
             let started = Date()
-            var lastReport = -1
-            let showProgress = !quiet && isatty(STDERR_FILENO) != 0
             let summary = try writer.write(to: target) { done, total in
-                guard showProgress else { return }
-                let percent = done * 100 / max(total, 1)
-                if percent != lastReport {
-                    lastReport = percent
-                    FileHandle.standardError.write(Data("\rmaptrip tiles: \(done)/\(total) (\(percent)%)".utf8))
-                }
+                progress.update(RenderProgress(frame: done, frameCount: total, elapsed: Date().timeIntervalSince(started)),
+                                label: "maptrip tiles")
             }
-            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            progress.finish()
             for w in summary.warnings { warn(w) }
             if !quiet {
                 let what: String
@@ -85,6 +80,7 @@ struct TilesCommand: ParsableCommand {
                              total, minZoom, maxZoom, Double(summary.bytes) / 1_048_576, Date().timeIntervalSince(started)))
             }
         } catch {
+            progress.finish()
             throw fail(error)
         }
     }

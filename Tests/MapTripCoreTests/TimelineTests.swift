@@ -96,11 +96,13 @@ struct TimelineTests {
                                Place(name: "B", position: newYork, dwell: 1, flight: 2),
                                Place(name: "C", position: tokyo, dwell: 2)], flight: 0.5)
         let t = Timeline(scene: s)
-        #expect((t.slots[1].startFrame, t.slots[1].arriveFrame, t.slots[1].endFrame) == (60, 90, 90))
-        #expect(t.state(at: 89).reached == 1)   // B's pin never shows during its own slot ...
-        #expect(t.state(at: 90).reached == 2)   // ... but does from the next one.
+        // A 2 s flight into a 1 s slot: it ends on the slot's last frame, so B is still visited.
+        #expect((t.slots[1].startFrame, t.slots[1].arriveFrame, t.slots[1].endFrame) == (60, 89, 90))
+        #expect(t.state(at: 88).reached == 1)
+        #expect(t.state(at: 89).reached == 2)
+        #expect(t.camera(at: 89) == s.places[1].camera)
         #expect((t.slots[2].startFrame, t.slots[2].arriveFrame) == (90, 105))  // scene flight 0.5 s
-        // The flight into C starts from B, even though the camera never rested there.
+        // The flight into C starts from B.
         #expect(t.camera(at: 90) == s.places[1].camera)
     }
 
