@@ -64,9 +64,13 @@ let package = Package(
                     dependencies: ["Cairo", "Pango", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo"]),
         .testTarget(name: "MapTripTilesTests",
-                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite"],
-                    exclude: ["Fixtures"]),
+                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",
+                                   "TileServerFixture"]),
         .testTarget(name: "MapTripRecordTests",
-                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "Cairo"]),
+                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "Cairo",
+                                   "TileServerFixture"]),
+        // A tile server on 127.0.0.1 for the tests (Python's standard library, started per test).
+        .target(name: "TileServerFixture", dependencies: ["MapTripTiles"], path: "Tests/TileServerFixture",
+                exclude: ["tileserver.py"]),
     ]
 )

@@ -1,0 +1,75 @@
+import FFmpeg
+import Foundation
+import MapTripTiles
+import Testing
+import TileServerFixture
+
+/// `maptrip render` on a tiled map served over HTTP by a tile server on 127.0.0.1: the whole path a
+/// user takes, from the scene's `map` section to the cache on disk.
+@Suite(.enabled(if: HTTPTestServer.pythonAvailable)) struct TileCLITests {
+    func scene(_ template: String, attribution: String? = "Test tiles") -> String {
+        let credit = attribution.map { ", \"attribution\": \(Trip.quoted($0))" } ?? ""
+        return """
+            {
+              "video": { "width": 320, "height": 180, "fps": 12 },
+              "flight": 0.5,
+              "map": { "tiles": \(Trip.quoted(template))\(credit) },
+              "places": [
+                { "name": "Seoul", "lat": 37.5665, "lon": 126.978, "zoom": 6, "dwell": 1 },
+                { "name": "Busan", "lat": 35.1796, "lon": 129.0756, "zoom": 6.5, "dwell": 1 }
+              ]
+            }
+            """
+    }
+
+    @Test func renderFetchesOnceWithItsAgentThenRendersFromTheCache() throws {
+        try HTTPTestServer.with { server in
+            try Trip.withDirectory("tiles-cli") { dir in
+                try scene("http://127.0.0.1:\(server.port)/ok/{z}/{x}/{y}.png")
+                    .write(to: dir.appendingPathComponent("trip.json"), atomically: true, encoding: .utf8)
+                let args = ["render", "trip.json", "-o", "trip.mp4", "--cache-dir", "cache",
+                            "--contact", "maps@example.org"]
+                let first = try CLIProcess.run(args, in: dir)
+                #expect(first.status == 0, "\(first)")
+                let fetched = try server.log().requests.filter { $0.path.hasPrefix("/ok/") }
+                #expect(!fetched.isEmpty)
+                // Public tile services require an agent that names the tool, its version and a contact.
+                for r in fetched {
+                    #expect(r.userAgent == "maptrip/\(MapTripVersion.string) (+maps@example.org)")
+                }
+                let video = try VideoReader(path: dir.appendingPathComponent("trip.mp4").path)
+                #expect(video.info.codecName == "h264" && video.info.width == 320)
+                #expect(try video.countFrames() == 24)
+
+                // The same render again: every tile comes from the disk cache, no request is made.
+                let second = try CLIProcess.run(args + ["-o", "again.mp4"], in: dir)
+                #expect(second.status == 0, "\(second)")
+                #expect(try server.log().requests.filter { $0.path.hasPrefix("/ok/") }.count == fetched.count)
+                #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("again.mp4").path))
+            }
+        }
+    }
+
+    @Test func missingTilesWarnOnceOrFailWithStrict() throws {
+        try HTTPTestServer.with { server in
+            try Trip.withDirectory("tiles-cli-404") { dir in
+                try scene("http://127.0.0.1:\(server.port)/404/{z}/{x}/{y}.png")
+                    .write(to: dir.appendingPathComponent("trip.json"), atomically: true, encoding: .utf8)
+                let lenient = try CLIProcess.run(["render", "trip.json", "--cache-dir", "cache", "-q"], in: dir)
+                #expect(lenient.status == 0, "\(lenient)")
+                // One warning for the run, however many tiles failed.
+                let warnings = lenient.stderrLines.filter { $0.hasPrefix("maptrip: warning:") }
+                #expect(warnings.count == 1, "\(lenient)")
+                #expect(warnings.first?.contains("tile") == true)
+                #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("trip.mp4").path))
+
+                try FileManager.default.removeItem(at: dir.appendingPathComponent("trip.mp4"))
+                let strict = try CLIProcess.run(["render", "trip.json", "--cache-dir", "cache", "--strict"], in: dir)
+                #expect(strict.status == 1, "\(strict)")
+                #expect(strict.stderrLines.count == 1 && strict.stderrLines[0].hasPrefix("maptrip: error:"), "\(strict)")
+                #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("trip.mp4").path))
+                #expect(Trip.temporaryFiles(dir).isEmpty)
+            }
+        }
+    }
+}
