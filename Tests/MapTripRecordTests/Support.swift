@@ -272,8 +272,8 @@ final class CLIProcess {
         scratch = try Trip.makeDirectory("cli-output")
         outURL = scratch.appendingPathComponent("stdout")
         errURL = scratch.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.executableURL = try Trip.executable()
         process.arguments = arguments
         process.currentDirectoryURL = directory
