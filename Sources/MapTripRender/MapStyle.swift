@@ -48,40 +48,58 @@ public enum Symbolizer: Sendable {
 }
 
 /// One layer of the base map: a datasource (a shapefile under the assets folder), the zooms it
-/// shows at (`minZoom` inclusive, `maxZoom` exclusive) and how it is painted.
+/// shows at (`minZoom` inclusive, `maxZoom` exclusive) and how it is painted. A layer can fade in
+/// over the `fadeIn` zoom levels below `minZoom` and fade out over the `fadeOut` levels below
+/// `maxZoom`, so that nothing pops in or out while the camera zooms through.
 public struct MapLayer: Sendable {
     public var name: String
     /// Path relative to the assets' `basemap` folder, without extension.
     public var source: String
     public var minZoom: Double
     public var maxZoom: Double
+    public var fadeIn: Double
+    public var fadeOut: Double
     public var symbolizer: Symbolizer
 
-    public init(name: String, source: String, minZoom: Double = 0, maxZoom: Double = 99, symbolizer: Symbolizer) {
+    public init(name: String, source: String, minZoom: Double = 0, maxZoom: Double = 99, fadeIn: Double = 0,
+                fadeOut: Double = 0, symbolizer: Symbolizer) {
         self.name = name
         self.source = source
         self.minZoom = minZoom
         self.maxZoom = maxZoom
+        self.fadeIn = fadeIn
+        self.fadeOut = fadeOut
         self.symbolizer = symbolizer
     }
 
-    public func shows(zoom: Double) -> Bool { zoom >= minZoom && zoom < maxZoom }
+    public func shows(zoom: Double) -> Bool { opacity(zoom: zoom) > 0 }
+
+    /// 1 inside the layer's zooms, ramping linearly through its fades, 0 outside.
+    public func opacity(zoom: Double) -> Double {
+        guard zoom >= minZoom - fadeIn, zoom < maxZoom else { return 0 }
+        var o = 1.0
+        if fadeIn > 0 { o = min(o, (zoom - (minZoom - fadeIn)) / fadeIn) }
+        if fadeOut > 0 { o = min(o, (maxZoom - zoom) / fadeOut) }
+        return max(0, min(1, o))
+    }
 
     /// Below this zoom the coarse 1:110m data is drawn, at and above it the detailed 1:10m data.
     public static let detailZoom = 3.5
 
     /// The embedded map: Natural Earth 1:110m for world views, 1:10m for close-ups.
     public static func standard(_ style: MapStyle) -> [MapLayer] {
-        let z = detailZoom
+        let z = detailZoom, f = 0.5
+        // Land switches scale at once (two half-transparent lands would let the water through; the
+        // scales differ by a pixel or two there); lakes, provinces and borders fade.
         return [
             MapLayer(name: "land", source: "110m/ne_110m_admin_0_countries", maxZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "land", source: "10m/ne_10m_land", minZoom: z, symbolizer: .fill(style.land)),
-            MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, symbolizer: .fill(style.water)),
-            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 6,
+            MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, fadeIn: f, symbolizer: .fill(style.water)),
+            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 6, fadeIn: f,
                      symbolizer: .stroke(style.province)),
-            MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z,
+            MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z, fadeOut: f,
                      symbolizer: .stroke(style.border)),
-            MapLayer(name: "borders", source: "10m/ne_10m_admin_0_boundary_lines_land", minZoom: z,
+            MapLayer(name: "borders", source: "10m/ne_10m_admin_0_boundary_lines_land", minZoom: z, fadeIn: f,
                      symbolizer: .stroke(style.border)),
         ]
     }

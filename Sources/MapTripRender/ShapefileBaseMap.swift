@@ -90,7 +90,9 @@ public final class ShapefileBaseMap: BaseMap {
         cr.setAntialias(style.antialias)
         let zoom = viewport.camera.zoom
         let copies = PixelTransform.copies(for: viewport)
-        for layer in layers where layer.shows(zoom: zoom) {
+        for layer in layers {
+            let opacity = layer.opacity(zoom: zoom)
+            if opacity <= 0 { continue }
             let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
             // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
             let margin = 4 * viewport.scale + 2
@@ -108,10 +110,10 @@ public final class ShapefileBaseMap: BaseMap {
             switch layer.symbolizer {
             case .fill(let color):
                 cr.setFillRule(.winding)
-                cr.setSource(color)
+                cr.setSource(color.withAlpha(color.alpha * opacity))
                 cr.fill()
             case .stroke(let stroke):
-                cr.setSource(stroke.color)
+                cr.setSource(stroke.color.withAlpha(stroke.color.alpha * opacity))
                 cr.setLineWidth(stroke.width * viewport.scale)
                 cr.setLineJoin(.round)
                 cr.setLineCap(.round)

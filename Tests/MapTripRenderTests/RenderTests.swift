@@ -116,3 +116,24 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         #expect(looks(r.surface, (320, 45), like: MapStyle.standard.water), "\(p)")
     }
 }
+
+@Suite struct MapLayerTests {
+    @Test func fadesRampLinearlyAndBordersCrossFade() {
+        let layers = MapLayer.standard(.standard)
+        let lakes = layers.first { $0.name == "lakes" }!
+        #expect(lakes.opacity(zoom: 2.9) == 0)
+        #expect(abs(lakes.opacity(zoom: 3.25) - 0.5) < 1e-12)
+        #expect(lakes.opacity(zoom: 3.5) == 1 && lakes.opacity(zoom: 12) == 1)
+        // The coarse and detailed borders add up to one border all through the switch.
+        let borders = layers.filter { $0.name == "borders" }
+        #expect(borders.count == 2)
+        for z in stride(from: 2.8, through: 3.7, by: 0.05) {
+            let sum = borders.reduce(0) { $0 + $1.opacity(zoom: z) }
+            #expect(abs(sum - 1) < 1e-9, "zoom \(z): \(sum)")
+        }
+        // Land switches at once: exactly one land layer at every zoom.
+        for z in stride(from: 0.0, through: 20, by: 0.25) {
+            #expect(layers.filter { $0.name == "land" && $0.opacity(zoom: z) == 1 }.count == 1)
+        }
+    }
+}
