@@ -1,7 +1,8 @@
 // maptrip-bench: how fast the whole pipeline records a trip, compared with the encoder alone on
 // the same frames, and how much memory the pipeline adds. Prints figures; asserts nothing.
 //
-//   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--quick]
+//   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
+//   maptrip-bench --profile [--scene ...]     where drawing time goes
 //
 // Each phase runs in its own process so that its peak memory (ru_maxrss) is its own:
 //   capture   renders the trip once and saves every distinct picture as I420, with the repeats;
@@ -157,7 +158,8 @@ func profile(_ scenePath: String) throws {
         try renderer.baseMap.prepare(for: states.map { renderer.viewport($0.camera) })
         let t0 = now()
         for s in states { try renderer.render(s) }
-        print(String(format: "  %-34@ %7.2f ms/frame", label as NSString, (now() - t0) * 1000 / Double(states.count)))
+        print(String(format: "  %@ %7.2f ms/frame", label.padding(toLength: 46, withPad: " ", startingAt: 0),
+                     (now() - t0) * 1000 / Double(states.count)))
     }
     for layer in MapLayer.standard(.standard) {
         let map = try ShapefileBaseMap(assets: assets, layers: [layer])
@@ -175,7 +177,8 @@ func profile(_ scenePath: String) throws {
         try YUV.argbToI420(src: r.surface.data, srcStride: r.surface.stride, y: &y, yStride: w, u: &u, uStride: w / 2,
                            v: &v, vStride: w / 2, width: w, height: h)
     }
-    print(String(format: "  %-34@ %7.2f ms/frame", "BGRA -> I420 (libyuv)" as NSString, (now() - t0) * 10))
+    print(String(format: "  %@ %7.2f ms/frame", "BGRA -> I420 (libyuv)".padding(toLength: 46, withPad: " ", startingAt: 0),
+                 (now() - t0) * 10))
 }
 
 /// Runs this program again in a child mode and returns the JSON object it printed last.
@@ -240,16 +243,27 @@ func main() throws {
     let duration = Double(frames) / Double(v.fps)
     print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
           + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
-    print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each figure is one run, phases run one after another")
+    let runs = max(1, Int(option("--runs", in: args) ?? "3") ?? 3)
+    print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
+          + "figures are medians, the ratio's range in brackets")
     print("")
-    print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time  peak MB pipeline  encoder  beyond encoder")
+    print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder")
+    func median(_ xs: [Double]) -> Double {
+        let s = xs.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
     for preset in presets {
-        let enc = try child(["encoder", framesPath, flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset])
-        let pipe = try child(["pipeline", scenePath, preset])
-        let pf = Double(frames) / pipe["seconds"]!, ef = Double(frames) / enc["seconds"]!
-        print(String(format: "%-10@  %12.1f  %8.1fx  %17.1f  %21.3f  %16.0f  %7.0f  %14.0f",
-                     preset as NSString, pf, duration / pipe["seconds"]!, ef, pipe["seconds"]! / enc["seconds"]!,
-                     pipe["peakMB"]!, enc["peakMB"]!, pipe["peakMB"]! - enc["peakMB"]!))
+        var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
+        for _ in 0..<runs {
+            enc.append(try child(["encoder", framesPath, flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
+            pipe.append(try child(["pipeline", scenePath, preset]))
+        }
+        let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
+        let ratios = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
+        let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
+        print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f",
+                     preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
+                     Double(frames) / es, ps / es, ratios.min()!, ratios.max()!, pm, em, pm - em))
     }
     if !quick {
         // Memory must stay flat as trips grow: the same trip three times over.
