@@ -21,17 +21,20 @@ public final class Cancellation: @unchecked Sendable {
 /// Why a render stopped early.
 public struct CancelledError: Error, CustomStringConvertible {
     public let signal: Int32
+
+    public init(signal: Int32) { self.signal = signal }
     public var description: String {
-        "interrupted by \(signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "Ctrl-C" : "signal \(signal)")"
+        "interrupted by \(signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "Ctrl-C" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)")"
     }
 }
 
-/// Routes SIGINT and SIGTERM into a `Cancellation` while alive, so a render can clean up (remove
-/// its temporary file) instead of dying mid-write. Restores the default handlers when released.
+/// Routes SIGINT, SIGTERM and SIGHUP (a closed terminal) into a `Cancellation` while alive, so a
+/// render can clean up (remove its temporary file) instead of dying mid-write. Restores the
+/// default handlers when released.
 public final class SignalCancellation {
     public let cancellation: Cancellation
     private var sources: [DispatchSourceSignal] = []
-    private let signals: [Int32] = [SIGINT, SIGTERM]
+    private let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     public init(_ cancellation: Cancellation = Cancellation()) {
         self.cancellation = cancellation

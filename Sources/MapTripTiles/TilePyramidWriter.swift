@@ -114,9 +114,10 @@ public final class TilePyramidWriter {
 
     /// Renders every tile into `output`. A folder is filled in place (tiles overwritten, with a
     /// `metadata.json`); an MBTiles file is written under a temporary name and renamed over the
-    /// destination only when complete. `progress(done, total)` is called after each tile.
+    /// destination only when complete. `progress(done, total)` is called after each tile; throwing
+    /// from it stops the run (an MBTiles output is then left as it was).
     @discardableResult
-    public func write(to output: TilePyramidOutput, progress: ((Int, Int) -> Void)? = nil) throws -> TilePyramidSummary {
+    public func write(to output: TilePyramidOutput, progress: ((Int, Int) throws -> Void)? = nil) throws -> TilePyramidSummary {
         let keys = tiles
         try baseMap.prepare(for: keys.map(viewport(for:)))
         var bytes = 0
@@ -129,7 +130,7 @@ public final class TilePyramidWriter {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 try png.write(to: folder.appendingPathComponent("\(key.y).png"), options: .atomic)
                 bytes += png.count
-                progress?(i + 1, keys.count)
+                try progress?(i + 1, keys.count)
             }
             let json = try JSONSerialization.data(withJSONObject: metadata(), options: [.prettyPrinted, .sortedKeys])
             try json.write(to: dir.appendingPathComponent("metadata.json"), options: .atomic)
@@ -164,7 +165,7 @@ public final class TilePyramidWriter {
         return m
     }
 
-    private func writeMBTiles(_ keys: [TileKey], to file: URL, progress: ((Int, Int) -> Void)?) throws -> Int {
+    private func writeMBTiles(_ keys: [TileKey], to file: URL, progress: ((Int, Int) throws -> Void)?) throws -> Int {
         let fm = FileManager.default
         let dir = file.deletingLastPathComponent()
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -182,7 +183,7 @@ public final class TilePyramidWriter {
         return bytes
     }
 
-    private func fillMBTiles(at path: URL, _ keys: [TileKey], bytes: inout Int, progress: ((Int, Int) -> Void)?) throws {
+    private func fillMBTiles(at path: URL, _ keys: [TileKey], bytes: inout Int, progress: ((Int, Int) throws -> Void)?) throws {
         let db = try Database(path: path.path, mode: .readWriteCreate)
         try db.exec("""
             PRAGMA journal_mode = OFF;
@@ -212,7 +213,7 @@ public final class TilePyramidWriter {
                                    .integer(Int64(TileMath.tmsRow(key.y, zoom: key.z))), .blob(png))
                     bytes += png.count
                     done += 1
-                    progress?(done, keys.count)
+                    try progress?(done, keys.count)
                 }
             }
         }

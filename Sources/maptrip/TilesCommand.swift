@@ -55,6 +55,7 @@ struct TilesCommand: ParsableCommand {
 
     func run() throws {
         let progress = ProgressLine(enabled: quiet ? false : nil, unit: "tile", rate: "tiles/s")
+        let signals = SignalCancellation()
         do {
             let outputURL = URL(fileURLWithPath: output)
             let target = TilePyramidOutput(path: outputURL)
@@ -65,6 +66,7 @@ struct TilesCommand: ParsableCommand {
             let total = writer.tileCount
             let started = Date()
             let summary = try writer.write(to: target) { done, total in
+                if let sig = signals.cancellation.signalNumber { throw CancelledError(signal: sig) }
                 progress.update(RenderProgress(frame: done, frameCount: total, elapsed: Date().timeIntervalSince(started)),
                                 label: "maptrip tiles")
             }

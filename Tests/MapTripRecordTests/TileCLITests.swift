@@ -73,3 +73,29 @@ import TileServerFixture
         }
     }
 }
+
+@Suite struct TilesCommandTests {
+    /// Ctrl-C or a closed terminal in the middle of `maptrip tiles x.mbtiles`: exit 128 + signal, no
+    /// partial file, the previous x.mbtiles untouched.
+    @Test(arguments: [SIGINT, SIGHUP])
+    func interruptedPyramidLeavesNothingBehind(signal: Int32) throws {
+        try Trip.withDirectory("tiles-interrupt") { dir in
+            let target = dir.appendingPathComponent("world.mbtiles")
+            try Trip.previousOutput.write(to: target)
+            let p = try CLIProcess(["tiles", "world.mbtiles", "--max-zoom", "8", "-q"], in: dir)
+            try p.start()
+            // Wait until tiles are being written (the partial file exists), then interrupt.
+            let deadline = Date().addingTimeInterval(60)
+            while Trip.contents(dir).allSatisfy({ !$0.contains(".partial") }) && Date() < deadline {
+                usleep(20_000)
+            }
+            #expect(Trip.contents(dir).contains { $0.contains(".partial") })
+            p.signal(signal)
+            let result = try p.wait()
+            #expect(result.status == 128 + signal, "\(result)")
+            #expect(result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("maptrip: interrupted"), "\(result)")
+            #expect(Trip.contents(dir) == ["world.mbtiles"])
+            #expect(try Data(contentsOf: target) == Trip.previousOutput)
+        }
+    }
+}
