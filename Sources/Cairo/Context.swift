@@ -74,8 +74,9 @@ public final class Context {
         cairo_set_fill_rule(pointer, r == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
     }
     public enum Antialias: Sendable { case none, fast, good, best, `default` }
-    /// How edges are rasterised: `.fast` samples coverage on a 4x4 grid (16 levels, quick),
-    /// `.default` on a much finer one.
+    /// How edges are rasterised. Beware `.fast` with Cairo 1.16 (Debian 12): its "tor22" scan
+    /// converter writes past its own buffers on some paths (seen under valgrind with maptrip's
+    /// borders, and reported as crashes elsewhere, e.g. mplcairo issue 13). maptrip never uses it.
     public func setAntialias(_ a: Antialias) {
         let mode: cairo_antialias_t
         switch a {

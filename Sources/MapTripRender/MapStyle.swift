@@ -20,17 +20,12 @@ public struct MapStyle: Sendable {
     public var land: Color
     public var border: Stroke
     public var province: Stroke
-    /// How map layers are rasterised. Cairo's `.fast` (4x4 coverage samples) halves the cost of the
-    /// 1:10m layers; after 4:2:0 video encoding its edges are indistinguishable from `.default`.
-    public var antialias: Context.Antialias
 
-    public init(water: Color, land: Color, border: Stroke, province: Stroke,
-                antialias: Context.Antialias = .fast) {
+    public init(water: Color, land: Color, border: Stroke, province: Stroke) {
         self.water = water
         self.land = land
         self.border = border
         self.province = province
-        self.antialias = antialias
     }
 
     /// Soft blue water, warm paper land, plum borders: quiet under pins and labels.

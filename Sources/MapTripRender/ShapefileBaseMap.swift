@@ -87,7 +87,6 @@ public final class ShapefileBaseMap: BaseMap {
         defer { cr.restore() }
         cr.setSource(style.water)
         cr.paint()
-        cr.setAntialias(style.antialias)
         let zoom = viewport.camera.zoom
         let copies = PixelTransform.copies(for: viewport)
         for layer in layers {
