@@ -113,9 +113,13 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.fill()
             case .stroke(let stroke):
                 cr.setSource(stroke.color.withAlpha(stroke.color.alpha * opacity))
-                cr.setLineWidth(stroke.width * viewport.scale)
-                cr.setLineJoin(.round)
-                cr.setLineCap(.round)
+                let width = stroke.width * viewport.scale
+                cr.setLineWidth(width)
+                // Round joins and caps cost the rasteriser an arc at every vertex and dash end;
+                // on hairlines they look no different from bevels and flat ends.
+                let thin = width <= 2
+                cr.setLineJoin(thin ? .bevel : .round)
+                cr.setLineCap(thin ? .butt : .round)
                 cr.setDash(stroke.dash.map { $0 * viewport.scale })
                 cr.stroke()
             }
