@@ -301,10 +301,12 @@ struct CLITests {
             defer { tty.closeTerminal() }
             try process.start()
             tty.closeTerminal()
-            // Wait for a progress line to be drawn (its first draw comes with the first frame).
-            let deadline = Date().addingTimeInterval(60)
-            while process.process.isRunning, Trip.temporaryFiles(dir).isEmpty, Date() < deadline { usleep(10_000) }
-            usleep(700_000)
+            // Wait until a progress line is on the screen (its first draw comes with the first frame,
+            // which on a loaded machine can take a while after the temporary file appears).
+            let deadline = Date().addingTimeInterval(90)
+            while process.process.isRunning, !tty.outputSoFar().contains(" frame "), Date() < deadline {
+                usleep(10_000)
+            }
             #expect(process.process.isRunning, "the render ended before it could be interrupted")
             process.signal(SIGTERM)
             let result = try process.wait(timeout: 60)

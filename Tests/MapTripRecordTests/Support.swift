@@ -363,6 +363,11 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Call once the process has started: its copy is the only one left open.
     func closeTerminal() { try? terminal.close() }
 
+    /// What has been written so far, while the process still runs.
+    func outputSoFar() -> String {
+        lock.withLock { String(decoding: collected, as: UTF8.self) }
+    }
+
     /// Everything written, once the process (the last holder of the terminal end) has exited.
     func output(timeout: Double = 10) -> String {
         if finished.wait(timeout: .now() + timeout) == .timedOut {
