@@ -39,17 +39,6 @@ extension ImageSurface {
 
     /// Bytes of pixel memory this surface holds (stride x height).
     public var byteCount: Int { stride * height }
-
-    /// Whether every pixel has alpha 255.
-    public var isOpaque: Bool {
-        flush()
-        let p = data, s = stride
-        for y in 0..<height {
-            let row = p + y * s
-            for x in 0..<width where row[x * 4 + 3] != 255 { return false }
-        }
-        return true
-    }
 }
 
 private final class PNGReader {

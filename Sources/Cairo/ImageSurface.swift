@@ -76,27 +76,6 @@ public final class ImageSurface {
         return box.data
     }
 
-    /// Reads a PNG file with Cairo's own loader.
-    public static func readPNG(path: String) throws -> ImageSurface {
-        guard let s = cairo_image_surface_create_from_png(path) else {
-            throw CairoError(CAIRO_STATUS_NO_MEMORY, "read PNG \(path)")
-        }
-        let status = cairo_surface_status(s)
-        if status != CAIRO_STATUS_SUCCESS {
-            cairo_surface_destroy(s)
-            throw CairoError(status, "read PNG \(path)")
-        }
-        let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
-        defer { cairo_surface_destroy(s) }
-        cairo_surface_flush(s)
-        let copy = try ImageSurface(width: w, height: h)
-        try copy.withContext { cr in
-            cr.setSource(rawSurface: s, x: 0, y: 0)
-            cr.paint()
-        }
-        return copy
-    }
-
     /// Runs drawing code with a fresh context on this surface.
     public func withContext<R>(_ body: (Context) throws -> R) throws -> R {
         let cr = try Context(surface: self)

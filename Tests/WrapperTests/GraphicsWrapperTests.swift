@@ -115,10 +115,7 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         }
         let data = try s.pngData()
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-cairo-\(getpid()).png").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try data.write(to: URL(fileURLWithPath: path))
-        let back = try ImageSurface.readPNG(path: path)
+        let back = try ImageSurface(pngData: data)
         #expect(back.width == 8 && back.pixel(x: 3, y: 3).b == 255)
     }
 
