@@ -89,14 +89,14 @@ public final class ShapefileBaseMap: BaseMap {
         cr.paint()
         let zoom = viewport.camera.zoom
         let copies = PixelTransform.copies(for: viewport)
+        // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
+        let margin = 4 * viewport.scale + 2
+        let clip = Box(minX: -margin, minY: -margin,
+                       maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
         for layer in layers {
             let opacity = layer.opacity(zoom: zoom)
             if opacity <= 0 { continue }
             let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
-            // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
-            let margin = 4 * viewport.scale + 2
-            let clip = Box(minX: -margin, minY: -margin,
-                           maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
             path.removeAll()
             for t in copies {
                 clipper.append(data, transform: t, clip: clip, to: &path)
