@@ -211,7 +211,7 @@ func longerScene(_ path: String, times: Int) throws -> String {
 
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
-    FFmpegLog.level = FFmpegLog.error
+    LibraryLogging.configure(verbose: false)
     if args.first == "child" {
         let a = Array(args.dropFirst())
         switch a.first {
