@@ -12,6 +12,7 @@ public final class Muxer {
     private var streamSourceTimeBases: [Rational] = []
 
     public init(path: String, format: String) throws {
+        if path.contains("://") { avformat_network_init() }
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         let what = "avformat_alloc_output_context2 \(format) \(path)"
         let status = avformat_alloc_output_context2(&context, nil, format, path)
@@ -35,7 +36,17 @@ public final class Muxer {
 
     /// Adds a stream carrying `encoder`'s output. Returns the stream index.
     @discardableResult
-    public func addStream(from encoder: Encoder) throws -> Int {
+    public func addStream(from encoder: Encoder, codecTag: String? = nil) throws -> Int {
+        try addStream(codecContext: encoder.context, name: encoder.codecName, timeBase: encoder.timeBase,
+                      frameRate: encoder.settings.frameRate, codecTag: codecTag)
+    }
+
+    /// Adds a stream carrying the packets of an opened encoder context (video or audio), whose packets
+    /// come in `timeBase`. `codecTag`: a four-character code to write instead of the muxer's default
+    /// (e.g. `hvc1` for HEVC in MP4, which Apple's players require). Returns the stream index.
+    @discardableResult
+    public func addStream(codecContext: UnsafeMutablePointer<AVCodecContext>, name: String, timeBase: Rational,
+                          frameRate: Rational? = nil, codecTag: String? = nil) throws -> Int {
         guard !headerWritten else {
             throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avformat_new_stream",
                               message: "streams must be added before the header is written")
@@ -43,13 +54,36 @@ public final class Muxer {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_new_stream")
         }
-        try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
-                              "avcodec_parameters_from_context \(encoder.codecName)")
-        stream.pointee.time_base = encoder.timeBase.av  // a hint: the muxer may choose another
-        stream.pointee.avg_frame_rate = encoder.settings.frameRate.av
-        stream.pointee.r_frame_rate = encoder.settings.frameRate.av
-        streamSourceTimeBases.append(encoder.timeBase)
+        try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, codecContext),
+                              "avcodec_parameters_from_context \(name)")
+        if let codecTag {
+            let c = Array(codecTag.utf8)
+            guard c.count == 4 else {
+                throw FFmpegError(code: FFmpegError.invalidArgument, operation: "codec tag \(codecTag)",
+                                  message: "a codec tag has four characters")
+            }
+            stream.pointee.codecpar.pointee.codec_tag =
+                UInt32(c[0]) | UInt32(c[1]) << 8 | UInt32(c[2]) << 16 | UInt32(c[3]) << 24
+        }
+        stream.pointee.time_base = timeBase.av  // a hint: the muxer may choose another
+        if let frameRate {
+            stream.pointee.avg_frame_rate = frameRate.av
+            stream.pointee.r_frame_rate = frameRate.av
+        }
+        streamSourceTimeBases.append(timeBase)
         return Int(stream.pointee.index)
+    }
+
+    /// Sets a container metadata entry (`title`, `comment`, `encoder`, ...) before the header is written.
+    public func setMetadata(_ key: String, _ value: String) throws {
+        try FFmpegError.check(av_dict_set(&context.pointee.metadata, key, value, 0), "av_dict_set \(key)")
+    }
+
+    /// The output is a stream that cannot seek back (a pipe, a socket, a network URL): known after
+    /// `writeHeader` opened it.
+    public var isSeekable: Bool {
+        guard let pb = context.pointee.pb else { return false }
+        return pb.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
     }
 
     /// The stream's time base (final only after `writeHeader`).

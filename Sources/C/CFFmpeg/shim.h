@@ -9,6 +9,14 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/samplefmt.h>
+#include <libavutil/mathematics.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 
 /* Macros Swift cannot import, as inline functions. */
 static inline int maptrip_averror(int posix_error) { return AVERROR(posix_error); }
