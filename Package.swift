@@ -51,14 +51,16 @@ let package = Package(
                 dependencies: ["MapTripCore", "Cairo", "Pango", "Shapefile", "Proj"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
+        .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
-                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "FFmpeg", "YUV"]),
+                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "FFmpeg", "YUV"]),
         .executableTarget(name: "maptrip", dependencies: [
-            "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripCore",
+            "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
-                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "YUV"]),
+                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
+                                        "YUV"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",
@@ -67,9 +69,10 @@ let package = Package(
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",
                                    "TileServerFixture"]),
+        .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),
         .testTarget(name: "MapTripRecordTests",
-                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripCore", "FFmpeg", "Cairo",
-                                   "TileServerFixture"]),
+                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
+                                   "Cairo", "TileServerFixture"]),
         // A tile server on 127.0.0.1 for the tests (Python's standard library, started per test).
         .target(name: "TileServerFixture", dependencies: ["MapTripTiles"], path: "Tests/TileServerFixture",
                 exclude: ["tileserver.py"]),

@@ -35,7 +35,9 @@ public final class VideoReader {
     private var inputEnded = false
     private var ended = false
 
-    public init(path: String) throws {
+    /// `decoder`: an FFmpeg decoder name to use instead of the default for the stream's codec
+    /// (`libvpx-vp9` decodes VP9's alpha channel, which FFmpeg's own vp9 decoder ignores).
+    public init(path: String, decoder decoderName: String? = nil) throws {
         self.path = path
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input \(path)")
@@ -52,7 +54,14 @@ public final class VideoReader {
             }
             streamIndex = index
             let parameters = stream.pointee.codecpar!
-            decoder = try Decoder(parameters: parameters)
+            if let decoderName {
+                decoder = try Decoder(name: decoderName, threads: 0) { context in
+                    try FFmpegError.check(avcodec_parameters_to_context(context, parameters),
+                                          "avcodec_parameters_to_context")
+                }
+            } else {
+                decoder = try Decoder(parameters: parameters)
+            }
             packet = try Packet()
 
             let p = parameters.pointee

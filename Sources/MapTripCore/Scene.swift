@@ -16,15 +16,48 @@ public struct Scene: Equatable, Sendable {
     public var places: [Place]
     /// The base map; nil means the embedded shapefile map.
     public var map: MapSource?
+    /// What lies under the overlays: the map, or nothing (transparent video, to lay over footage).
+    public var background: Background
+    /// A sound track, if any.
+    public var audio: SceneAudio?
 
     public init(title: String? = nil, dwell: Double = Scene.defaultDwell, flight: Double = Scene.defaultFlight,
-                video: Video = Video(), places: [Place], map: MapSource? = nil) {
+                video: Video = Video(), places: [Place], map: MapSource? = nil, background: Background = .map,
+                audio: SceneAudio? = nil) {
         self.title = title
         self.dwell = dwell
         self.flight = flight
         self.video = video
         self.places = places
         self.map = map
+        self.background = background
+        self.audio = audio
+    }
+}
+
+public enum Background: String, Equatable, Sendable {
+    case map
+    case transparent
+}
+
+/// A scene's sound track: a file (relative paths are relative to the scene), started `offset` seconds
+/// in, scaled by `volume`, faded out over the last `fadeOut` seconds, looped or followed by silence.
+public struct SceneAudio: Equatable, Sendable {
+    public static let defaultFadeOut = 1.5
+
+    public var file: String
+    public var volume: Double
+    public var offset: Double
+    public var fadeOut: Double
+    public var loop: Bool
+
+    public init(file: String, volume: Double = 1, offset: Double = 0, fadeOut: Double = SceneAudio.defaultFadeOut,
+                loop: Bool = false) {
+        self.file = file
+        self.volume = volume
+        self.offset = offset
+        self.fadeOut = fadeOut
+        self.loop = loop
     }
 }
 

@@ -8,7 +8,8 @@ public enum SceneLoader {
     /// Most frames a scene may describe.
     public static let maxFrames = 10_000_000
 
-    public static let sceneKeys = ["title", "dwell", "flight", "video", "map", "places"]
+    public static let sceneKeys = ["title", "dwell", "flight", "video", "map", "background", "audio", "places"]
+    public static let audioKeys = ["file", "volume", "offset", "fadeOut", "loop"]
     public static let placeKeys = ["name", "lat", "lon", "dwell", "zoom", "flight"]
     public static let videoKeys = ["width", "height", "fps", "scale"]
     public static let mapKeys = ["tiles", "attribution", "tileSize", "minZoom", "maxZoom", "subdomains", "contact"]
@@ -118,6 +119,15 @@ private struct SceneDecoder {
         let flight = try object.optional("flight") { try flightValue($0, $1) } ?? Scene.defaultFlight
         let video = try object.optional("video") { try self.video($0, $1) } ?? Video()
         let map = try object.optional("map") { try self.map($0, $1) }
+        let background = try object.optional("background") { value, path in
+            let s = try string(value, path)
+            guard let b = Background(rawValue: s) else {
+                throw error(value, path: path, "unknown background '\(s)'",
+                            hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map")
+            }
+            return b
+        } ?? .map
+        let audio = try object.optional("audio") { try self.audio($0, $1) }
 
         let (placesValue, placesPath) = try object.required(
             "places", hint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ]")
@@ -131,7 +141,8 @@ private struct SceneDecoder {
         let places = try elements.enumerated().map { i, element in
             try place(element, JSONPath.appending(index: i, to: placesPath), number: i + 1, sceneDwell: dwell)
         }
-        let scene = Scene(title: title, dwell: dwell, flight: flight, video: video, places: places, map: map)
+        let scene = Scene(title: title, dwell: dwell, flight: flight, video: video, places: places, map: map,
+                          background: background, audio: audio)
         try checkTotals(scene, placesValue: placesValue, placesPath: placesPath, object: object)
         return scene
     }
@@ -269,6 +280,42 @@ private struct SceneDecoder {
             map.subdomains = subdomains
         }
         return map
+    }
+
+    func audio(_ value: JSONValue, _ path: String) throws -> SceneAudio {
+        if let file = value.string {  // "audio": "music.mp3"
+            guard !file.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw error(value, path: path, "audio must not be empty")
+            }
+            return SceneAudio(file: file)
+        }
+        guard value.members != nil else { throw typeError(value, path, expected: "an object or a file name") }
+        let object = try ObjectReader(value, path: path, allowed: SceneLoader.audioKeys, decoder: self)
+        let (fileValue, filePath) = try object.required("file", hint: "add \"file\": \"music.mp3\"")
+        var audio = SceneAudio(file: try nonEmptyString(fileValue, filePath, what: "file"))
+        if let volume = try object.optional("volume", { value, path in
+            let v = try number(value, path)
+            guard (0...4).contains(v) else {
+                throw error(value, path: path, "volume \(value.number!.literal) is outside [0, 4]",
+                            hint: "1 is the file's own level, 0.5 half as loud")
+            }
+            return v
+        }) { audio.volume = volume }
+        if let offset = try object.optional("offset", { value, path in
+            let v = try number(value, path)
+            guard v >= 0 else { throw error(value, path: path, "offset must be 0 seconds or more") }
+            return v
+        }) { audio.offset = offset }
+        if let fade = try object.optional("fadeOut", { value, path in
+            let v = try number(value, path)
+            guard v >= 0 else { throw error(value, path: path, "fadeOut must be 0 seconds or more") }
+            return v
+        }) { audio.fadeOut = fade }
+        if let loop = try object.optional("loop", { value, path in
+            guard let b = value.bool else { throw typeError(value, path, expected: "true or false") }
+            return b
+        }) { audio.loop = loop }
+        return audio
     }
 
     /// Rejects scenes whose length is absurd (or too short for a single frame).

@@ -11,7 +11,7 @@ public protocol FrameSink: AnyObject {
     func repeatLast() throws
 }
 
-extension VideoOutput: FrameSink {}
+
 
 /// What a finished recording did.
 public struct RecordSummary: Sendable {

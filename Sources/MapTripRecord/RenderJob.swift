@@ -1,17 +1,12 @@
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRender
 import MapTripTiles
 import FFmpeg
 
 /// maptrip's version, as the CLI and the tile User-Agent report it.
 public let maptripVersion = MapTripVersion.string
-
-extension VideoOutput.Settings {
-    /// x264's presets, fastest first.
-    public static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
-                                     "slower", "veryslow", "placebo"]
-}
 
 /// What a render needs from around it, found once at the edge (the CLI) and passed down.
 public struct RenderEnvironment: Sendable {
@@ -31,39 +26,163 @@ public struct RenderEnvironment: Sendable {
     }
 }
 
-/// One `maptrip render`: scene file in, video file out, all or nothing.
+/// A still picture of the trip written beside (or instead of) the video.
+public struct PosterRequest: Sendable {
+    /// A `.jpg`/`.jpeg` or `.png` path.
+    public var path: String
+    /// Seconds into the trip (nil: the first place at rest, the frame before the first flight).
+    public var time: Double?
+
+    public init(path: String, time: Double? = nil) {
+        self.path = path
+        self.time = time
+    }
+}
+
+/// One `maptrip render`: scene file in, output out, all or nothing.
 public struct RenderJob {
     public var scene: URL
-    public var output: URL
-    public var encoding: VideoOutput.Settings
+    /// Where and how to write (path or URL, format, codec, options). Its `inputs` are filled in from
+    /// the scene: the output may never replace the scene or a file the scene names.
+    public var output: OutputRequest
     public var environment: RenderEnvironment
+    /// Overrides the scene's sound track (`--audio FILE`).
+    public var audioFile: String?
+    /// Forces a transparent background (`--transparent`).
+    public var transparent: Bool
+    public var poster: PosterRequest?
+    /// Paced by the wall clock (frame n leaves at n/fps after the start): a live stream.
+    public var live: Bool
 
-    public init(scene: URL, output: URL, encoding: VideoOutput.Settings = .init(), environment: RenderEnvironment) {
+    public init(scene: URL, output: OutputRequest, environment: RenderEnvironment, audioFile: String? = nil,
+                transparent: Bool = false, poster: PosterRequest? = nil, live: Bool = false) {
         self.scene = scene
         self.output = output
-        self.encoding = encoding
         self.environment = environment
+        self.audioFile = audioFile
+        self.transparent = transparent
+        self.poster = poster
+        self.live = live
     }
 
-    /// Loads and checks the scene, builds its base map, records it into a temporary file beside the
-    /// output and renames it onto the output only when every frame is in. On any error or
-    /// cancellation the temporary file is removed and an existing output is left as it was.
+    /// An MP4 render to a file, the default (for tests, batches and the benchmark).
+    public init(scene: URL, output: URL, options: EncodingOptions = EncodingOptions(), environment: RenderEnvironment) {
+        self.init(scene: scene, output: OutputRequest(path: output.path, options: options), environment: environment)
+    }
+
+    /// The default output beside a scene: `trip.json` -> `trip.mp4`.
+    public static func defaultOutput(for scene: URL, extension ext: String = "mp4") -> URL {
+        scene.deletingPathExtension().appendingPathExtension(ext)
+    }
+
+    /// Everything checked before drawing: the scene, its files, the output plan.
+    public struct Prepared {
+        public var scene: Scene
+        public var plan: OutputPlan
+        public var audio: AudioSpec?
+        public var poster: URL?
+    }
+
+    /// Loads and checks the scene and the output (the output is never the scene or a file it names,
+    /// never a folder; the format, codec and options fit together; transparency only where it can be
+    /// carried; the audio file exists and decodes). Nothing is drawn or written yet.
+    public func prepare() throws -> Prepared {
+        var loaded = try SceneLoader.load(contentsOf: scene)
+        if transparent { loaded.background = .transparent }
+        let sceneDirectory = scene.deletingLastPathComponent()
+        var request = output
+        request.transparent = request.transparent || loaded.background == .transparent
+        request.inputs += [scene] + Self.files(named: loaded, sceneDirectory: sceneDirectory)
+
+        var audio: AudioSpec?
+        if let file = audioFile {
+            audio = AudioSpec(file: URL(fileURLWithPath: file))
+            request.inputs.append(URL(fileURLWithPath: file))
+        } else if let a = loaded.audio {
+            audio = AudioSpec(file: URL(fileURLWithPath: a.file, relativeTo: sceneDirectory).standardizedFileURL,
+                              volume: a.volume, offset: a.offset, fadeOut: a.fadeOut, loop: a.loop)
+        }
+        let plan = try OutputPlan.make(request)
+        var posterURL: URL?
+        if let poster {
+            posterURL = URL(fileURLWithPath: poster.path, relativeTo: request.workingDirectory).standardizedFileURL
+            try PosterWriter.check(posterURL!, inputs: request.inputs)
+        }
+        // The picture as the output writes it: its size and rate, the same view.
+        let g = plan.geometry(width: loaded.video.width, height: loaded.video.height, fps: loaded.video.fps)
+        loaded.video = Video(width: g.width, height: g.height, fps: g.fps, scale: loaded.video.scale * g.scale)
+        if plan.format.audioCodecName == nil { audio = nil }
+        return Prepared(scene: loaded, plan: plan, audio: audio, poster: posterURL)
+    }
+
+    /// Files a scene reads (a local tile folder or MBTiles file, its sound track).
+    static func files(named scene: Scene, sceneDirectory: URL) -> [URL] {
+        var files: [URL] = []
+        if let tiles = scene.map?.tiles, !tiles.contains("://") {
+            files.append(URL(fileURLWithPath: tiles, relativeTo: sceneDirectory).standardizedFileURL)
+        }
+        if let audio = scene.audio {
+            files.append(URL(fileURLWithPath: audio.file, relativeTo: sceneDirectory).standardizedFileURL)
+        }
+        return files
+    }
+
+    /// Checks everything, builds the base map, records into the output (a temporary file renamed onto
+    /// the target only when every frame is in) and writes the poster. On any error or cancellation the
+    /// temporary file is removed and an existing output is left as it was.
     public func run(cancellation: Cancellation = Cancellation(),
                     progress: ((RenderProgress) -> Void)? = nil) throws -> RecordSummary {
-        let loaded = try SceneLoader.load(contentsOf: scene)
-        let baseMap = try BaseMaps.make(for: loaded, sceneDirectory: scene.deletingLastPathComponent(),
-                                        environment: environment)
-        let recorder = try Recorder(scene: loaded, baseMap: baseMap)
-        let out = try VideoOutput(url: output, width: loaded.video.width, height: loaded.video.height,
-                                  fps: loaded.video.fps, settings: encoding)
+        let prepared = try prepare()
+        let scene = prepared.scene
+        let plan = prepared.plan
+        let baseMap: BaseMap = scene.background == .transparent
+            ? TransparentBaseMap()
+            : try BaseMaps.make(for: scene, sceneDirectory: self.scene.deletingLastPathComponent(),
+                                environment: environment)
+        let recorder = try Recorder(scene: scene, baseMap: baseMap)
+        let video = scene.video
+
+        var palette: Frame?
+        if plan.codec == .gif {
+            // Two passes over the same (deterministic) pictures: a palette made for the clip, then the clip.
+            let pass = try GIFPalettePass(width: video.width, height: video.height, fps: video.fps,
+                                          transparent: plan.transparent)
+            _ = try recorder.record(to: pass, cancellation: cancellation) {
+                progress?(RenderProgress(frame: $0.frame / 2, frameCount: $0.frameCount, elapsed: $0.elapsed))
+            }
+            palette = try pass.finish()
+        }
+
+        var metadata = ["encoder": "maptrip \(maptripVersion)"]
+        if let title = scene.title { metadata["title"] = title }
+        let out = try MediaOutput(plan: plan, width: video.width, height: video.height, fps: video.fps,
+                                  metadata: metadata, palette: palette, audio: prepared.audio,
+                                  duration: recorder.timeline.duration)
+        let sink: FrameSink = live ? PacedSink(out, fps: video.fps) : out
+        var summary: RecordSummary
         do {
-            let summary = try recorder.record(to: out, cancellation: cancellation, progress: progress)
+            summary = try recorder.record(to: sink, cancellation: cancellation) { p in
+                guard palette != nil else { return progress?(p) ?? () }
+                progress?(RenderProgress(frame: (p.frameCount + p.frame) / 2, frameCount: p.frameCount,
+                                         elapsed: p.elapsed))
+            }
             try out.finish()
-            return summary
+        } catch let error as CancelledError where live && plan.format == .hls {
+            // A live HLS stream ends cleanly: the playlist gets its end tag.
+            try? out.finish()
+            throw error
         } catch {
             out.cancel()
             throw error
         }
+        if let lateness = (sink as? PacedSink)?.report {
+            summary.warnings.append(lateness)
+        }
+        if let url = prepared.poster {
+            try PosterWriter.write(scene: scene, renderer: recorder.renderer, timeline: recorder.timeline,
+                                   time: poster?.time, to: url)
+        }
+        return summary
     }
 }
 

@@ -23,3 +23,16 @@ extension BaseMap {
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }
 }
+
+/// No map: every frame starts fully transparent, for overlays laid over other footage
+/// (`"background": "transparent"`).
+public final class TransparentBaseMap: BaseMap {
+    public init() {}
+
+    public func draw(_ viewport: Viewport, in context: Context) throws {
+        context.save()
+        context.setOperator(.clear)
+        context.paint()
+        context.restore()
+    }
+}

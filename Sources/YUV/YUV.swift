@@ -48,4 +48,54 @@ public enum YUV {
             throw YUVError(function: function, message: "failed for \(width)x\(height)", code: status)
         }
     }
+
+    /// Converts B,G,R,A pixels to planar I444 (YUV 4:4:4, no chroma subsampling) with the same BT.601
+    /// limited-range matrix as `argbToI420`; alpha is ignored.
+    public static func argbToI444(src: UnsafePointer<UInt8>, srcStride: Int,
+                                  y: UnsafeMutablePointer<UInt8>, yStride: Int,
+                                  u: UnsafeMutablePointer<UInt8>, uStride: Int,
+                                  v: UnsafeMutablePointer<UInt8>, vStride: Int,
+                                  width: Int, height: Int) throws {
+        try check("ARGBToI444", width: width, height: height,
+                  strides: [(srcStride, width * 4), (yStride, width), (uStride, width), (vStride, width)])
+        let status = ARGBToI444(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
+                                Int32(width), Int32(height))
+        if status != 0 { throw YUVError(function: "ARGBToI444", message: "failed for \(width)x\(height)", code: status) }
+    }
+
+    /// Undoes premultiplied alpha (Cairo's ARGB32 is premultiplied; video codecs and PNG want straight
+    /// alpha): each colour channel is divided by alpha. `src` and `dst` may be the same buffer.
+    public static func argbUnattenuate(src: UnsafePointer<UInt8>, srcStride: Int,
+                                       dst: UnsafeMutablePointer<UInt8>, dstStride: Int,
+                                       width: Int, height: Int) throws {
+        try check("ARGBUnattenuate", width: width, height: height,
+                  strides: [(srcStride, width * 4), (dstStride, width * 4)])
+        let status = ARGBUnattenuate(src, Int32(srcStride), dst, Int32(dstStride), Int32(width), Int32(height))
+        if status != 0 {
+            throw YUVError(function: "ARGBUnattenuate", message: "failed for \(width)x\(height)", code: status)
+        }
+    }
+
+    /// Copies the alpha channel of B,G,R,A pixels into a plane of its own.
+    public static func argbExtractAlpha(src: UnsafePointer<UInt8>, srcStride: Int,
+                                        alpha: UnsafeMutablePointer<UInt8>, alphaStride: Int,
+                                        width: Int, height: Int) throws {
+        try check("ARGBExtractAlpha", width: width, height: height,
+                  strides: [(srcStride, width * 4), (alphaStride, width)])
+        let status = ARGBExtractAlpha(src, Int32(srcStride), alpha, Int32(alphaStride), Int32(width), Int32(height))
+        if status != 0 {
+            throw YUVError(function: "ARGBExtractAlpha", message: "failed for \(width)x\(height)", code: status)
+        }
+    }
+
+    /// Sizes positive; every (stride, minimum) pair large enough and within Int32.
+    private static func check(_ function: String, width: Int, height: Int, strides: [(Int, Int)]) throws {
+        guard width > 0, height > 0, width <= Int(Int32.max) / 4, height <= Int(Int32.max) else {
+            throw YUVError(function: function, message: "invalid size \(width)x\(height)")
+        }
+        for (stride, minimum) in strides where stride < minimum || stride > Int(Int32.max) {
+            throw YUVError(function: function,
+                           message: "stride \(stride) does not fit a row of \(minimum) bytes (\(width)x\(height))")
+        }
+    }
 }

@@ -13,6 +13,7 @@
 import FFmpeg
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRecord
 import MapTripRender
 import YUV
@@ -95,13 +96,12 @@ func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ heigh
     guard let input = FileHandle(forReadingAtPath: framesPath) else { throw Failure(description: "no \(framesPath)") }
     let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
-    let settings = VideoOutput.Settings(preset: preset)
+    let (settings, _) = try CodecProfile.profile(for: .h264).settings(
+        options: EncodingOptions(preset: preset), width: width, height: height, fps: fps, transparent: false)
     let frame = try Frame(width: width, height: height, pixelFormat: .yuv420p)
     frame.colorTags = .bt601Limited
     let start = now()
-    let writer = try VideoWriter(path: out, format: settings.container,
-                                 settings: VideoOutput.encoderSettings(width: width, height: height, fps: fps,
-                                                                       settings: settings))
+    let writer = try VideoWriter(path: out, format: "mp4", settings: settings)
     let planes = [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)]
     for (n, flag) in flags.enumerated() {
         if flag == 1 {
@@ -133,7 +133,7 @@ func pipeline(_ scenePath: String, _ preset: String) throws {
     defer { try? FileManager.default.removeItem(atPath: out) }
     let start = now()
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
-                        encoding: VideoOutput.Settings(preset: preset),
+                        options: EncodingOptions(preset: preset),
                         environment: RenderEnvironment(assets: try assetsURL()))
     let summary = try job.run()
     let seconds = now() - start

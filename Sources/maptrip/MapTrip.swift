@@ -13,13 +13,13 @@ struct MapTrip: ParsableCommand {
             dwell, and stops after the last.
             """,
         version: maptripVersion,
-        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self])
+        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self])
 
     static func main() {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing
         // a connection must not kill the process with SIGPIPE (curl's documented requirement).
         signal(SIGPIPE, SIG_IGN)
-        main(nil)
+        main(RenderCommand.expandBarePoster(Array(CommandLine.arguments.dropFirst())))
     }
 }
 

@@ -1,24 +1,67 @@
 import ArgumentParser
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRecord
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Record a scene file as a video (H.264 MP4 by default).")
+        abstract: "Record a scene file as a video (H.264 MP4 by default).",
+        discussion: """
+            The output's extension chooses the format: .mp4, .webm, .mov, .gif, or name_%05d.png for a \
+            PNG sequence; -o - writes to standard output (with --format); a FIFO or device is written \
+            directly. Options per codec (an option that does not apply is an error):
+
+            """ + VideoCodec.allCases.map { "  " + CodecProfile.profile(for: $0).help }.joined(separator: "\n"))
 
     @Argument(help: "The scene file (JSON).")
     var scene: String
 
-    @Option(name: .shortAndLong, help: "Output file (default: the scene's path with .mp4).")
+    @Option(name: .shortAndLong, help: "Output: a file, name_%05d.png, - (stdout), a FIFO or device, or a URL (default: the scene's path with .mp4).")
     var output: String?
 
-    @Option(help: "x264 preset: ultrafast ... veryslow (slower: smaller files).")
-    var preset: String = "veryfast"
+    @Option(help: "Container: mp4, webm, mov, gif, png, ts (mpegts), flv, hls (default: by the output's extension).")
+    var format: String?
 
-    @Option(help: "Quality: x264 constant rate factor, 0 (lossless) to 51 (worst).")
-    var crf: Int = 20
+    @Option(help: "Codec within the format: h264, hevc (mp4, mov); vp9, av1 (webm); prores, h264 (mov).")
+    var codec: String?
+
+    @Option(help: "Quality: constant rate factor (H.264/HEVC 0-51, 0 lossless; VP9/AV1 0-63).")
+    var crf: Double?
+
+    @Option(help: "Average bit rate instead of --crf, e.g. 8M, 2500k.")
+    var bitrate: String?
+
+    @Option(help: "Encoder speed: x264/x265 ultrafast...veryslow, VP9 0-8, AV1 0-13; replaykit: the original demo's H.264 settings.")
+    var preset: String?
+
+    @Option(help: "Keyframe interval in frames (default: 2 seconds).")
+    var gop: Int?
+
+    @Option(name: .customLong("pix-fmt"), help: "Pixel format, e.g. yuv444p (H.264, HEVC, VP9), yuv422p10le (ProRes 422 HQ).")
+    var pixFmt: String?
+
+    @Option(help: "Frames per second of the output (default: the scene's; GIF 15).")
+    var fps: Int?
+
+    @Option(help: "Width of the output in pixels, same view (default: the scene's; GIF at most 720).")
+    var width: Int?
+
+    @Flag(help: "No base map: pins, labels and cards over transparency (.mov ProRes 4444, .webm VP9, .gif, PNG).")
+    var transparent = false
+
+    @Option(help: "A sound track: any audio file (overrides the scene's \"audio\").")
+    var audio: String?
+
+    @Option(help: "Also write a poster image: --poster [FILE.jpg|.png] (default: the output's name with .jpg).")
+    var poster: String?
+
+    @Option(name: .customLong("poster-at"), help: "The poster's time in seconds (default: the first place at rest).")
+    var posterAt: Double?
+
+    @Option(help: "Stream live, paced by the clock: rtmp://, srt://, udp:// or a .m3u8 playlist (HLS).")
+    var live: String?
 
     @OptionGroup var common: CommonOptions
 
@@ -29,10 +72,30 @@ struct RenderCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        guard (0...51).contains(crf) else { throw ValidationError("--crf must be between 0 and 51") }
-        guard VideoOutput.Settings.x264Presets.contains(preset) else {
-            throw ValidationError("unknown --preset '\(preset)'; use one of \(VideoOutput.Settings.x264Presets.joined(separator: ", "))")
+        if live != nil && output != nil {
+            throw ValidationError("give either -o or --live, not both (--live streams to its URL)")
         }
+        if let format, ContainerFormat.named(format) == nil {
+            throw ValidationError(OutputError.unknownFormat(format).description)
+        }
+        if let codec, VideoCodec.named(codec) == nil {
+            throw ValidationError(OutputError.unknownCodec(codec).description)
+        }
+        if let bitrate, Self.parseBitrate(bitrate) == nil {
+            throw ValidationError("--bitrate '\(bitrate)' is not a rate; write e.g. 8M, 2500k or 800000")
+        }
+        if posterAt != nil && poster == nil {
+            throw ValidationError("--poster-at needs --poster")
+        }
+    }
+
+    /// `8M`, `2500k`, `800000` in bits per second.
+    static func parseBitrate(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let multiplier: Double = t.hasSuffix("m") ? 1e6 : t.hasSuffix("k") ? 1e3 : 1
+        let digits = multiplier == 1 ? t : String(t.dropLast())
+        guard let value = Double(digits), value > 0, value.isFinite else { return nil }
+        return Int(value * multiplier)
     }
 
     func run() throws {
@@ -40,27 +103,62 @@ struct RenderCommand: ParsableCommand {
         let progress = ProgressLine(enabled: quiet ? false : nil)
         do {
             let sceneURL = URL(fileURLWithPath: scene)
-            let outputURL = output.map { URL(fileURLWithPath: $0) }
-                ?? sceneURL.deletingPathExtension().appendingPathExtension("mp4")
-            let job = RenderJob(scene: sceneURL, output: outputURL,
-                                encoding: VideoOutput.Settings(preset: preset, crf: Double(crf)),
-                                environment: try common.environment())
+            let formatValue = format.flatMap(ContainerFormat.named)
+            let defaultExtension = formatValue?.extensions.first ?? "mp4"
+            let target = live ?? output ?? RenderJob.defaultOutput(for: sceneURL, extension: defaultExtension).relativePath
+            let options = EncodingOptions(crf: crf, bitrate: bitrate.flatMap(Self.parseBitrate), preset: preset,
+                                          gop: gop, pixelFormat: pixFmt)
+            let request = OutputRequest(path: target, format: formatValue, codec: codec.flatMap(VideoCodec.named),
+                                        options: options, fps: fps, width: width)
+            var posterRequest: PosterRequest?
+            if let poster {
+                let path = poster.isEmpty
+                    ? ((target as NSString).deletingPathExtension.replacingOccurrences(of: "_%05d", with: "") + ".jpg")
+                    : poster
+                posterRequest = PosterRequest(path: path, time: posterAt)
+            }
+            let job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
+                                audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil)
             let signals = SignalCancellation()
             let summary = try job.run(cancellation: signals.cancellation) {
                 progress.update($0, label: sceneURL.lastPathComponent)
             }
             progress.finish()
             for w in summary.warnings { warn(w) }
+            // With the video on standard output, the summary goes to stderr.
             if !quiet {
                 let speed = summary.seconds > 0 ? summary.duration / summary.seconds : 0
-                print(String(format: "wrote %@: %.2f s, %d frames (%d drawn) in %.1f s, %.1fx real time",
-                             outputURL.relativePath, summary.duration, summary.frames, summary.drawnFrames,
-                             summary.seconds, speed))
+                let line = String(format: "wrote %@: %.2f s, %d frames (%d drawn) in %.1f s, %.1fx real time",
+                                  target == "-" ? "standard output" : target, summary.duration, summary.frames,
+                                  summary.drawnFrames, summary.seconds, speed)
+                if target == "-" {
+                    FileHandle.standardError.write(Data((line + "\n").utf8))
+                } else {
+                    print(line)
+                }
+                if let posterRequest, target != "-" { print("wrote \(posterRequest.path)") }
             }
         } catch {
             progress.finish()  // end a half-drawn progress line, so the message starts on its own line
             throw fail(error)
         }
+    }
+
+    /// `--poster` may stand alone (the default file): written `--poster=` for the parser when the next
+    /// word is not an image file name.
+    static func expandBarePoster(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        for (i, a) in arguments.enumerated() {
+            if a == "--poster" {
+                let next = i + 1 < arguments.count ? arguments[i + 1] : nil
+                if next.flatMap({ StillImage.Format(path: $0) }) == nil {
+                    out.append("--poster=")
+                    continue
+                }
+            }
+            out.append(a)
+        }
+        return out
     }
 }
 

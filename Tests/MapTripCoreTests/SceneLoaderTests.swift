@@ -225,7 +225,7 @@ struct SceneLoaderTests {
              at: #""maxzoom""#, message: "unknown key 'maxzoom'", hint: "did you mean 'maxZoom'?"),
         Case(json: #"{"soundtrack": "x.mp3", "places": [\#(place)]}"#, path: "soundtrack", at: #""soundtrack""#,
              message: "unknown key 'soundtrack'",
-             hint: "allowed keys here: title, dwell, flight, video, map, places"),
+             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, places"),
         // JSON errors come through with the scene's file name.
         Case(json: "{\"places\": [\(place)],}", path: "", at: ",}", message: "trailing comma before '}'"),
     ]

@@ -61,8 +61,9 @@ struct CLITests {
         try Trip.withDirectory("cli") { dir in
             try TripScene.korea.write(to: dir)
             let result = try CLIProcess.run(["render", "scene.json", "--preset", "ludicrous"], in: dir)
-            #expect(result.reason == .exit && result.status == 64, "\(result)")  // EX_USAGE
-            #expect(result.stderr.contains("unknown --preset 'ludicrous'"), "\(result)")
+            #expect(result.reason == .exit && result.status == 1, "\(result)")
+            #expect(result.stderr == "maptrip: error: unknown --preset 'ludicrous' for h264; use one of ultrafast, "
+                    + "superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit\n", "\(result)")
             #expect(Trip.contents(dir) == ["scene.json"])
         }
     }

@@ -2,6 +2,7 @@ import Cairo
 import FFmpeg
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRecord
 import MapTripRender
 import Testing
@@ -253,7 +254,7 @@ struct RecorderTests {
             let scene = try TripScene.korea.scene()
             let map = FailingMap(failAt: failAt)
             let recorder = try Recorder(scene: scene, baseMap: map)
-            let output = try VideoOutput(url: out, width: 320, height: 180, fps: 24)
+            let output = try MediaOutput(file: out, width: 320, height: 180, fps: 24)
             var progressed = 0
             // What RenderJob does with a recorder and an output.
             let error = #expect(throws: FailingMap.Broken.self) {

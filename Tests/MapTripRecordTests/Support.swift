@@ -105,7 +105,7 @@ enum Trip {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    /// VideoOutput's temporary files (`.<name>.maptrip-<pid>-<random>.tmp`) left in a folder.
+    /// MediaOutput's temporary files (`.<name>.maptrip-<pid>-<random>.tmp`) left in a folder.
     static func temporaryFiles(_ directory: URL) -> [String] {
         contents(directory).filter { $0.hasPrefix(".") && $0.contains(".maptrip-") }
     }

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 import FFmpeg
-import MapTripRecord
+import MapTripOutput
 
-@Suite("VideoOutput")
-struct VideoOutputTests {
+@Suite("MediaOutput")
+struct MediaOutputTests {
     static let width = 1280
     static let height = 720
     static let stride = width * 4
@@ -28,7 +28,7 @@ struct VideoOutputTests {
 
     static func makeDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("maptrip-videooutput-tests-\(UUID().uuidString)")
+            .appendingPathComponent("maptrip-mediaoutput-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -37,7 +37,7 @@ struct VideoOutputTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    static func write(_ output: VideoOutput, frame n: Int) throws {
+    static func write(_ output: MediaOutput, frame n: Int) throws {
         try picture(n).withUnsafeBufferPointer { try output.write(bgra: $0.baseAddress!, stride: stride) }
     }
 
@@ -47,19 +47,19 @@ struct VideoOutputTests {
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let target = dir.appendingPathComponent("trip.mp4")
-        let output = try VideoOutput(url: target, width: Self.width, height: Self.height, fps: 30)
+        let output = try MediaOutput(file: target, width: Self.width, height: Self.height, fps: 30)
 
-        #expect(output.temporaryURL.deletingLastPathComponent().path == dir.path)
-        #expect(output.temporaryURL.lastPathComponent.hasPrefix(".trip.mp4.maptrip-\(getpid())-"))
-        #expect(output.temporaryURL.pathExtension == "tmp")
+        #expect(output.temporaryURL!.deletingLastPathComponent().path == dir.path)
+        #expect(output.temporaryURL!.lastPathComponent.hasPrefix(".trip.mp4.maptrip-\(getpid())-"))
+        #expect(output.temporaryURL!.pathExtension == "tmp")
 
         let moving = 20, still = 10
         for n in 0..<moving { try Self.write(output, frame: n) }
         for _ in 0..<still { try output.repeatLast() }
         #expect(output.framesWritten == moving + still)
-        #expect(FileManager.default.fileExists(atPath: output.temporaryURL.path))
+        #expect(FileManager.default.fileExists(atPath: output.temporaryURL!.path))
         #expect(!FileManager.default.fileExists(atPath: target.path))
-        #expect(Self.contents(dir) == [output.temporaryURL.lastPathComponent])
+        #expect(Self.contents(dir) == [output.temporaryURL!.lastPathComponent])
 
         try output.finish()
         #expect(Self.contents(dir) == ["trip.mp4"])
@@ -104,7 +104,7 @@ struct VideoOutputTests {
         let old = Data("previous render".utf8)
         try old.write(to: target)
 
-        let output = try VideoOutput(url: target, width: 320, height: 240, fps: 25)
+        let output = try MediaOutput(file: target, width: 320, height: 240, fps: 25)
         let gray = [UInt8](repeating: 90, count: 320 * 4 * 240)
         try gray.withUnsafeBufferPointer { try output.write(bgra: $0.baseAddress!, stride: 320 * 4) }
         try output.repeatLast()
@@ -122,7 +122,7 @@ struct VideoOutputTests {
         try old.write(to: target)
         let gray = [UInt8](repeating: 200, count: 320 * 4 * 240)
 
-        let cancelled = try VideoOutput(url: target, width: 320, height: 240, fps: 30)
+        let cancelled = try MediaOutput(file: target, width: 320, height: 240, fps: 30)
         try gray.withUnsafeBufferPointer { try cancelled.write(bgra: $0.baseAddress!, stride: 320 * 4) }
         #expect(Self.contents(dir).count == 2)
         cancelled.cancel()
@@ -131,7 +131,7 @@ struct VideoOutputTests {
         #expect(throws: FFmpegError.self) { try cancelled.finish() }
         #expect(Self.contents(dir) == ["trip.mp4"])
 
-        var abandoned: VideoOutput? = try VideoOutput(url: target, width: 320, height: 240, fps: 30)
+        var abandoned: MediaOutput? = try MediaOutput(file: target, width: 320, height: 240, fps: 30)
         try gray.withUnsafeBufferPointer { try abandoned!.write(bgra: $0.baseAddress!, stride: 320 * 4) }
         try abandoned!.repeatLast()
         #expect(Self.contents(dir).count == 2)
@@ -144,7 +144,7 @@ struct VideoOutputTests {
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let target = dir.appendingPathComponent("a/b/trip.mp4")
-        let output = try VideoOutput(url: target, width: 64, height: 64, fps: 30)
+        let output = try MediaOutput(file: target, width: 64, height: 64, fps: 30)
         let black = [UInt8](repeating: 0, count: 64 * 4 * 64)
         try black.withUnsafeBufferPointer { try output.write(bgra: $0.baseAddress!, stride: 64 * 4) }
         try output.finish()
@@ -156,40 +156,39 @@ struct VideoOutputTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let target = dir.appendingPathComponent("trip.mp4")
 
-        let codec = #expect(throws: FFmpegError.self) {
-            try VideoOutput(url: target, width: 320, height: 240, fps: 30, settings: .init(codec: "libx999"))
+        let codec = #expect(throws: OutputError.self) {
+            try MediaOutput(file: target, width: 320, height: 240, fps: 30, codec: .vp9)
         }
-        #expect(codec?.description.contains("libx999") == true, "\(String(describing: codec))")
+        #expect(codec == .codecNotInFormat(codec: "vp9", format: "mp4", allowed: ["h264", "hevc"]))
+        #expect(Self.contents(dir).isEmpty)
+        let container = #expect(throws: OutputError.self) {
+            try MediaOutput(file: dir.appendingPathComponent("trip.mp5"), width: 320, height: 240, fps: 30)
+        }
+        #expect(container?.description.contains("does not write .mp5 files") == true, "\(String(describing: container))")
+        let preset = #expect(throws: OutputError.self) {
+            try MediaOutput(file: target, width: 320, height: 240, fps: 30, options: EncodingOptions(preset: "ludicrous"))
+        }
+        #expect(preset?.description.contains("unknown --preset 'ludicrous' for h264") == true)
         #expect(Self.contents(dir).isEmpty)
 
-        let container = #expect(throws: FFmpegError.self) {
-            try VideoOutput(url: target, width: 320, height: 240, fps: 30, settings: .init(container: "mp5"))
-        }
-        #expect(container?.description.contains("mp5") == true, "\(String(describing: container))")
-        let preset = #expect(throws: FFmpegError.self) {
-            try VideoOutput(url: target, width: 320, height: 240, fps: 30, settings: .init(preset: "ludicrous"))
-        }
-        #expect(preset?.operation.contains("libx264") == true, "\(String(describing: preset))")
-        #expect(Self.contents(dir).isEmpty)
-
-        #expect(throws: FFmpegError.self) { try VideoOutput(url: target, width: 321, height: 240, fps: 30) }
-        #expect(throws: FFmpegError.self) { try VideoOutput(url: target, width: 320, height: 240, fps: 0) }
+        #expect(throws: OutputError.self) { try MediaOutput(file: target, width: 321, height: 240, fps: 30) }
+        #expect(throws: (any Error).self) { try MediaOutput(file: target, width: 320, height: 240, fps: 0) }
 
         // A directory that cannot be created (its parent is a file): a clear error.
         let file = dir.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
-        let unwritable = #expect(throws: FFmpegError.self) {
-            try VideoOutput(url: file.appendingPathComponent("sub/trip.mp4"), width: 320, height: 240, fps: 30)
+        let unwritable = #expect(throws: OutputError.self) {
+            try MediaOutput(file: file.appendingPathComponent("sub/trip.mp4"), width: 320, height: 240, fps: 30)
         }
         #expect(unwritable?.description.contains(file.path) == true, "\(String(describing: unwritable))")
         // A directory where files cannot be created.
         let proc = #expect(throws: FFmpegError.self) {
-            try VideoOutput(url: URL(fileURLWithPath: "/proc/trip.mp4"), width: 320, height: 240, fps: 30)
+            try MediaOutput(file: URL(fileURLWithPath: "/proc/trip.mp4"), width: 320, height: 240, fps: 30)
         }
         #expect(proc?.operation.hasPrefix("avio_open /proc/.trip.mp4.maptrip-") == true, "\(String(describing: proc))")
         #expect(Self.contents(dir) == ["file"])
 
-        let output = try VideoOutput(url: target, width: 320, height: 240, fps: 30)
+        let output = try MediaOutput(file: target, width: 320, height: 240, fps: 30)
         #expect(throws: FFmpegError.self) { try output.repeatLast() }  // nothing written yet
         let short = [UInt8](repeating: 0, count: 16)
         #expect(throws: (any Error).self) {

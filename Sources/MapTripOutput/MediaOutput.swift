@@ -1,0 +1,319 @@
+import FFmpeg
+import Foundation
+
+/// A recording's output: pictures in (Cairo's premultiplied BGRA), a file, image folder or stream out,
+/// in the plan's container and codec, with an optional sound track and metadata.
+///
+/// Files are written to a hidden temporary file beside the target (`.name.maptrip-<pid>-<random>.tmp`,
+/// a folder for image sequences) and moved onto the target only by `finish()`; `cancel()`, a failure
+/// or dropping the output removes it and leaves any existing output as it was. Streams (stdout, pipes,
+/// devices, network URLs) are written directly.
+///
+/// Not thread-safe: use it from one thread at a time.
+public final class MediaOutput {
+    public let plan: OutputPlan
+    public let width: Int
+    public let height: Int
+    public let fps: Int
+    /// Where the bytes go until `finish()` (the target itself for streams).
+    public let writePath: String
+    /// Frames sent so far (written and repeated).
+    public private(set) var framesWritten = 0
+
+    private let muxer: Muxer
+    private let encoder: Encoder
+    private let stream: Int
+    private let converter: PixelConverter
+    private let palette: FilterGraph?
+    private let filtered: Frame?
+    private let audio: AudioTrack?
+    private var hasPicture = false
+    private var done = false
+    private let temporary: URL?
+
+    /// Opens the target and the encoder. `palette`: a GIF's palette from a `GIFPalettePass` over the
+    /// same pictures (required for GIF). `audio`: a sound track for containers that carry one.
+    public init(plan: OutputPlan, width: Int, height: Int, fps: Int, metadata: [String: String] = [:],
+                palette: Frame? = nil, audio: AudioSpec? = nil, duration: Double = 0) throws {
+        self.plan = plan
+        self.width = width
+        self.height = height
+        self.fps = fps
+        let (settings, path) = try plan.profile.settings(options: plan.options, width: width, height: height,
+                                                         fps: fps, transparent: plan.transparent)
+        if plan.codec != .gif && plan.codec != .png, width % 2 != 0 || height % 2 != 0 {
+            throw OutputError.invalidOption("\(plan.codec.rawValue) needs an even frame size, not \(width)x\(height)")
+        }
+
+        switch plan.target {
+        case .file(let url):
+            temporary = Self.temporaryURL(beside: url)
+            writePath = temporary!.path
+        case .imageSequence(let folder, let pattern):
+            let dir = Self.temporaryURL(beside: folder.appendingPathComponent("frames"))
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
+            temporary = dir
+            writePath = dir.appendingPathComponent(pattern).path
+        case .stream(let url, _):
+            temporary = nil
+            writePath = url
+        }
+
+        do {
+            if plan.codec == .gif {
+                guard let palette else {
+                    throw OutputError.invalidOption("a GIF needs its palette (GIFPalettePass) before it is written")
+                }
+                converter = try PixelConverter(path: .swscale(.bgra), width: width, height: height,
+                                               straightAlpha: plan.transparent)
+                let use = "[in0][in1]paletteuse=dither=sierra2_4a:diff_mode=rectangle:alpha_threshold=128[out]"
+                let graph = try FilterGraph(use, inputs: [
+                    .init(width: width, height: height, pixelFormat: .bgra, frameRate: fps),
+                    .init(width: palette.width, height: palette.height, pixelFormat: palette.pixelFormat,
+                          frameRate: fps),
+                ])
+                palette.pts = 0
+                try graph.push(palette, input: 1)
+                try graph.push(nil, input: 1)
+                self.palette = graph
+                filtered = try Frame()
+            } else {
+                converter = try PixelConverter(path: path, width: width, height: height,
+                                               straightAlpha: plan.transparent)
+                self.palette = nil
+                filtered = nil
+            }
+
+            muxer = try Muxer(path: writePath, format: plan.format.muxer)
+            encoder = try Encoder(video: settings, globalHeader: muxer.needsGlobalHeader)
+            let hvc1 = plan.codec == .hevc && (plan.format == .mp4 || plan.format == .mov)
+            stream = try muxer.addStream(from: encoder, codecTag: hvc1 ? "hvc1" : nil)
+            if let audio, let codecName = plan.format.audioCodecName, let codec = AudioCodec(rawValue: codecName) {
+                let track = try AudioTrack(spec: audio, codec: codec, duration: duration,
+                                           globalHeader: muxer.needsGlobalHeader)
+                try track.addStream(to: muxer)
+                self.audio = track
+            } else {
+                self.audio = nil
+            }
+            var metadata = metadata
+            if let encoderTag = metadata["encoder"], metadata["comment"] == nil, plan.format != .mov {
+                // MP4's and WebM's encoder fields always name libavformat: say it in the comment too.
+                metadata["comment"] = encoderTag
+            }
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { try muxer.setMetadata(key, value) }
+            try muxer.writeHeader(options: Self.muxerOptions(plan))
+            // libavformat stamps its own name over `encoder` when the header is written; MP4 and MOV
+            // write their metadata with the index, at the end, so ours can be put back now.
+            if let encoderTag = metadata["encoder"], plan.format == .mp4 || plan.format == .mov {
+                try muxer.setMetadata("encoder", encoderTag)
+            }
+        } catch {
+            Self.remove(temporary)
+            throw error
+        }
+    }
+
+    /// A file output in the format its extension names (the default codec unless `codec` is given).
+    public convenience init(file url: URL, width: Int, height: Int, fps: Int,
+                            options: EncodingOptions = EncodingOptions(), codec: VideoCodec? = nil,
+                            transparent: Bool = false) throws {
+        let plan = try OutputPlan.make(OutputRequest(path: url.path, codec: codec, options: options,
+                                                     transparent: transparent))
+        try self.init(plan: plan, width: width, height: height, fps: fps)
+    }
+
+    /// The hidden temporary file or folder written until `finish()` (nil for streams).
+    public var temporaryURL: URL? { temporary }
+
+    deinit {
+        if !done { cancel() }
+    }
+
+    /// The muxer options for a plan: MP4/MOV index at the front for files, fragmented for streams;
+    /// numbered images from 0; HLS segments of 2 s, every one kept in the playlist.
+    static func muxerOptions(_ plan: OutputPlan) -> [String: String] {
+        switch plan.format {
+        case .mp4, .mov:
+            return plan.fragmented ? ["movflags": "+frag_keyframe+empty_moov+default_base_moof"]
+                : ["movflags": "+faststart"]
+        case .png:
+            return ["start_number": "0"]
+        case .hls:
+            return ["hls_time": "2", "hls_list_size": "0", "hls_playlist_type": "event"]
+        default:
+            return [:]
+        }
+    }
+
+    /// Converts one picture (`height` rows of `stride` bytes of premultiplied BGRA) and encodes it as
+    /// the next frame.
+    public func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
+        try checkOpen("write")
+        try converter.convert(bgra: bgra, stride: stride)
+        hasPicture = true
+        try sendCurrent()
+    }
+
+    /// Encodes the last picture again as the next frame (a still stretch: no drawing, no conversion).
+    public func repeatLast() throws {
+        try checkOpen("repeatLast")
+        guard hasPicture else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "MediaOutput.repeatLast",
+                              message: "no frame written yet")
+        }
+        try sendCurrent()
+    }
+
+    private func sendCurrent() throws {
+        let pts = Int64(framesWritten)
+        if let palette, let filtered {
+            converter.frame.pts = pts
+            try palette.push(converter.frame)
+            while try palette.pull(into: filtered) {
+                try encoder.encode(filtered) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+            }
+        } else {
+            converter.frame.pts = pts
+            try encoder.encode(converter.frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+        }
+        framesWritten += 1
+        try audio?.write(upTo: Double(framesWritten) / Double(fps), to: muxer)
+    }
+
+    /// Flushes the encoders, completes the container and moves it onto the target (replacing an existing
+    /// file; for image sequences, the files of the same name pattern). On failure the temporary output
+    /// is removed and the target is left as it was.
+    public func finish() throws {
+        try checkOpen("finish")
+        done = true
+        do {
+            if let palette, let filtered {
+                try palette.push(nil)
+                while try palette.pull(into: filtered) {
+                    try encoder.encode(filtered) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+                }
+            }
+            try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+            try audio?.finish(to: muxer)
+            try muxer.finish()
+            try commit()
+        } catch {
+            Self.remove(temporary)
+            throw error
+        }
+    }
+
+    /// Abandons the output: removes the temporary file. The target is not touched. (A stream already
+    /// received what was sent.)
+    public func cancel() {
+        done = true
+        Self.remove(temporary)
+    }
+
+    private func checkOpen(_ operation: String) throws {
+        guard !done else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "MediaOutput.\(operation)",
+                              message: "the output is already finished or cancelled")
+        }
+    }
+
+    private func commit() throws {
+        switch plan.target {
+        case .file(let url):
+            try Self.rename(temporary!, url)
+        case .imageSequence(let folder, let pattern):
+            let dir = temporary!
+            let written = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            // Frames of an earlier, longer sequence of the same name would follow the new last frame
+            // and look like part of it: they go.
+            let matcher = Self.sequenceMatcher(pattern)
+            let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in existing where matcher(name) && !written.contains(name) {
+                unlink(folder.appendingPathComponent(name).path)
+            }
+            for name in written.sorted() {
+                try Self.rename(dir.appendingPathComponent(name), folder.appendingPathComponent(name))
+            }
+            Self.remove(dir)
+        case .stream:
+            break
+        }
+    }
+
+    /// A matcher for file names the printf-style pattern produces (`out_%05d.png` matches `out_00012.png`).
+    static func sequenceMatcher(_ pattern: String) -> (String) -> Bool {
+        guard let r = pattern.range(of: #"%0?\d*d"#, options: .regularExpression) else { return { $0 == pattern } }
+        let prefix = String(pattern[..<r.lowerBound]), suffix = String(pattern[r.upperBound...])
+        return { name in
+            name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count
+                && name.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy(\.isNumber)
+        }
+    }
+
+    /// `.name.maptrip-<pid>-<random>.tmp` beside `url`.
+    static func temporaryURL(beside url: URL) -> URL {
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).maptrip-\(ProcessInfo.processInfo.processIdentifier)-\(random).tmp")
+    }
+
+    static func rename(_ from: URL, _ to: URL) throws {
+        if Foundation.rename(from.path, to.path) != 0 {
+            let code = errno
+            throw OutputError.notWritable(to.path, reason: String(cString: strerror(code)))
+        }
+    }
+
+    /// Removes a temporary file or folder (nothing for nil).
+    static func remove(_ url: URL?) {
+        guard let url else { return }
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            try? FileManager.default.removeItem(at: url)
+        } else {
+            unlink(url.path)
+        }
+    }
+}
+
+/// The first pass of a GIF: every picture goes through libavfilter's `palettegen`, which keeps only
+/// a colour histogram (constant memory); `finish()` gives the clip's 256-colour palette.
+public final class GIFPalettePass {
+    public let width: Int
+    public let height: Int
+    private let converter: PixelConverter
+    private let graph: FilterGraph
+    private var frames = 0
+
+    public init(width: Int, height: Int, fps: Int, transparent: Bool) throws {
+        self.width = width
+        self.height = height
+        converter = try PixelConverter(path: .swscale(.bgra), width: width, height: height,
+                                       straightAlpha: transparent)
+        let reserve = transparent ? 1 : 0
+        graph = try FilterGraph("[in0]palettegen=stats_mode=full:reserve_transparent=\(reserve)[out]",
+                                inputs: [.init(width: width, height: height, pixelFormat: .bgra, frameRate: fps)])
+    }
+
+    public func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
+        let frame = try converter.convert(bgra: bgra, stride: stride)
+        frame.pts = Int64(frames)
+        frames += 1
+        try graph.push(frame)
+    }
+
+    /// A repeated picture adds nothing to the histogram's shape worth a second look.
+    public func repeatLast() throws { frames += 1 }
+
+    /// The palette (a 16x16 picture of 256 colours).
+    public func finish() throws -> Frame {
+        try graph.push(nil)
+        let palette = try Frame()
+        guard try graph.pull(into: palette) else {
+            throw FFmpegError(code: FFmpegError.invalidData, operation: "palettegen", message: "no palette was made")
+        }
+        return palette
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+
+/// Where an output's bytes go.
+public enum OutputTarget: Equatable, Sendable, CustomStringConvertible {
+    /// A regular file, written to a hidden temporary file beside it and renamed onto it only when
+    /// complete: an existing file is untouched until then, and a failed run leaves nothing.
+    case file(URL)
+    /// A folder of numbered images (`pattern` is a printf-style file name such as `out_%05d.png`),
+    /// written into a hidden temporary folder and moved in when complete.
+    case imageSequence(folder: URL, pattern: String)
+    /// Written directly, never replaced: standard output (`pipe:1`), a FIFO or character device
+    /// (`file:/path`), a socket (`unix:/path`) or a network URL.
+    case stream(url: String, label: String)
+
+    public var description: String {
+        switch self {
+        case .file(let url): url.path
+        case .imageSequence(let folder, let pattern): folder.appendingPathComponent(pattern).path
+        case .stream(_, let label): label
+        }
+    }
+
+    /// True for targets that can seek back (files and image folders).
+    public var canSeek: Bool {
+        if case .stream = self { return false }
+        return true
+    }
+}
+
+/// What the user asked for: an output path or URL plus flags. `OutputPlan.make` checks it against the
+/// file system and the codecs before anything is drawn.
+public struct OutputRequest: Sendable {
+    /// A file path, `name_%05d.png`, `-` (standard output), a device or FIFO, or a URL
+    /// (`udp://`, `srt://`, `rtmp://`, `... .m3u8`).
+    public var path: String
+    public var format: ContainerFormat?
+    public var codec: VideoCodec?
+    public var options: EncodingOptions
+    /// Pictures keep their alpha (no base map): only codecs that carry alpha are allowed.
+    public var transparent: Bool
+    /// Frames per second and width of the written video (nil: the scene's; GIFs default to 15 fps
+    /// and at most 720 pixels wide). The view is kept: a smaller width shows the same map, smaller.
+    public var fps: Int?
+    public var width: Int?
+    /// Files the output must never replace: the scene and every file it names.
+    public var inputs: [URL]
+    /// The directory relative paths are taken from.
+    public var workingDirectory: URL
+
+    public init(path: String, format: ContainerFormat? = nil, codec: VideoCodec? = nil,
+                options: EncodingOptions = EncodingOptions(), transparent: Bool = false, fps: Int? = nil,
+                width: Int? = nil, inputs: [URL] = [],
+                workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {
+        self.path = path
+        self.format = format
+        self.codec = codec
+        self.options = options
+        self.transparent = transparent
+        self.fps = fps
+        self.width = width
+        self.inputs = inputs
+        self.workingDirectory = workingDirectory
+    }
+}
+
+/// A checked output: where it goes, in which container and codec, with which settings. Made before
+/// rendering, so every mistake in the request is found before the first frame is drawn.
+public struct OutputPlan: Sendable {
+    public var target: OutputTarget
+    public var format: ContainerFormat
+    public var profile: CodecProfile
+    public var options: EncodingOptions
+    public var transparent: Bool
+    /// Write fragmented MP4/MOV (the target cannot seek back to write the index).
+    public var fragmented: Bool
+    public var fps: Int?
+    public var width: Int?
+
+    public var codec: VideoCodec { profile.codec }
+
+    /// Checks a request: the target (never an input, never a folder, its folder creatable, devices
+    /// and pipes written directly), the format (from `--format`, else the extension), the codec (from
+    /// `--codec`, else the format's default) and every option against the codec.
+    public static func make(_ request: OutputRequest) throws -> OutputPlan {
+        let (target, extensionFormat) = try resolveTarget(request)
+        guard let format = request.format ?? extensionFormat ?? defaultStreamFormat(target) else {
+            throw OutputError.noExtension(request.path)
+        }
+        if case .imageSequence = target, format != .png {
+            throw OutputError.invalidOption("a numbered file name (%05d) is for PNG sequences; "
+                                            + "name the output name_%05d.png")
+        }
+        if format == .png, case .file(let url) = target {
+            throw OutputError.invalidOption(
+                "a PNG sequence needs a numbered file name; write \(url.deletingPathExtension().lastPathComponent)_%05d.png")
+        }
+        if format == .png, case .stream = target {
+            throw OutputError.invalidOption("a PNG sequence is a folder of files; it cannot go to a stream")
+        }
+        let codec = request.codec ?? format.defaultCodec
+        guard format.codecs.contains(codec) else {
+            throw OutputError.codecNotInFormat(codec: codec.rawValue, format: format.rawValue,
+                                               allowed: format.codecs.map(\.rawValue))
+        }
+        let profile = CodecProfile.profile(for: codec)
+        // Check the options now (a throw-away size), so a bad option fails before rendering.
+        _ = try profile.settings(options: request.options, width: 64, height: 64, fps: request.fps ?? 30,
+                                 transparent: request.transparent)
+        if let fps = request.fps, !(1...240).contains(fps) {
+            throw OutputError.invalidOption("--fps \(fps) is outside 1-240")
+        }
+        if let width = request.width, !(16...8192).contains(width) {
+            throw OutputError.invalidOption("--width \(width) is outside 16-8192")
+        }
+        let fragmented = format.needsSeeking && !target.canSeek
+        return OutputPlan(target: target, format: format, profile: profile, options: request.options,
+                          transparent: request.transparent, fragmented: fragmented, fps: request.fps,
+                          width: request.width)
+    }
+
+    /// The size and rate the video is written at, from the scene's: `--fps` and `--width` (the height
+    /// follows the scene's aspect ratio, even for 4:2:0 codecs), GIF's defaults, and the factor the
+    /// scene's view is scaled by to draw at that size.
+    public func geometry(width sceneWidth: Int, height sceneHeight: Int, fps sceneFPS: Int)
+        -> (width: Int, height: Int, fps: Int, scale: Double) {
+        var width = self.width ?? sceneWidth
+        var fps = self.fps ?? sceneFPS
+        if codec == .gif {
+            if self.width == nil { width = min(sceneWidth, 720) }
+            if self.fps == nil { fps = min(sceneFPS, 15) }
+        }
+        let even = codec != .gif && codec != .png
+        var height = Int((Double(width) * Double(sceneHeight) / Double(sceneWidth)).rounded())
+        if even {
+            width += width % 2
+            height = Int((Double(height) / 2).rounded()) * 2
+        }
+        return (width, max(2, height), fps, Double(width) / Double(sceneWidth))
+    }
+
+    // MARK: Targets
+
+    static func resolveTarget(_ request: OutputRequest) throws -> (OutputTarget, ContainerFormat?) {
+        let path = request.path
+        if path == "-" {
+            return (.stream(url: "pipe:1", label: "standard output"), nil)
+        }
+        if let scheme = urlScheme(path) {
+            let ext = (URL(string: path)?.path).map { ($0 as NSString).pathExtension } ?? ""
+            let byScheme: ContainerFormat? = switch scheme {
+            case "rtmp", "rtmps": .flv
+            case "udp", "srt", "rtp", "tcp": .mpegts
+            default: nil
+            }
+            guard byScheme != nil || ["http", "https", "file"].contains(scheme) else {
+                throw OutputError.invalidOption("cannot write to \(scheme):// URLs; use udp://, srt://, rtmp:// "
+                                                + "or a file path")
+            }
+            return (.stream(url: path, label: path), ContainerFormat.forExtension(ext) ?? byScheme)
+        }
+
+        let url = URL(fileURLWithPath: path, relativeTo: request.workingDirectory).standardizedFileURL
+        let ext = url.pathExtension
+        let extensionFormat = ContainerFormat.forExtension(ext)
+
+        // Never the scene nor anything it reads.
+        for input in request.inputs where sameFile(url, input) {
+            throw OutputError.wouldOverwriteInput(output: path, input: input.relativePath == path ? path : input.path)
+        }
+
+        var info = stat()
+        if stat(url.path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                throw OutputError.isDirectory(path)
+            case S_IFCHR, S_IFIFO:
+                return (.stream(url: "file:" + url.path, label: path), extensionFormat)
+            case S_IFSOCK:
+                return (.stream(url: "unix:" + url.path, label: path), extensionFormat)
+            case S_IFREG:
+                break
+            default:
+                throw OutputError.notWritable(path, reason: "not a regular file, device, FIFO or socket")
+            }
+        }
+        if path.hasSuffix("/") {
+            throw OutputError.isDirectory(path)
+        }
+
+        let isPattern = url.lastPathComponent.range(of: #"%0?\d*d"#, options: .regularExpression) != nil
+        guard extensionFormat != nil || ext.isEmpty else {
+            if ext.lowercased() == "json" {
+                throw OutputError.invalidOption("output \(path) is a .json file, like a scene; "
+                                                + "name the video, e.g. \(url.deletingPathExtension().lastPathComponent).mp4")
+            }
+            throw OutputError.unknownExtension(path)
+        }
+        if ext.isEmpty && !isPattern {
+            // A file with no extension would get no format; say so rather than guess.
+            throw OutputError.noExtension(path)
+        }
+        let folder = url.deletingLastPathComponent()
+        try createFolder(folder, label: (path as NSString).deletingLastPathComponent)
+        if extensionFormat == .hls {
+            // A playlist and its segments, written as they come (a live stream, not one atomic file).
+            return (.stream(url: url.path, label: path), .hls)
+        }
+        if isPattern {
+            return (.imageSequence(folder: folder, pattern: url.lastPathComponent), extensionFormat)
+        }
+        return (.file(url), extensionFormat)
+    }
+
+    static func defaultStreamFormat(_ target: OutputTarget) -> ContainerFormat? {
+        // A device such as /dev/null: the default container, fragmented.
+        if case .stream(let url, _) = target, url.hasPrefix("file:") || url.hasPrefix("unix:") { return .mp4 }
+        return nil
+    }
+
+    static func urlScheme(_ path: String) -> String? {
+        guard let r = path.range(of: "://") else { return nil }
+        let scheme = path[..<r.lowerBound].lowercased()
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" }) else { return nil }
+        return scheme
+    }
+
+    /// The same file: the same inode when both exist, else the same absolute path.
+    public static func sameFile(_ a: URL, _ b: URL) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a.path, &sa) == 0, stat(b.path, &sb) == 0 {
+            return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        }
+        return a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    public static func createFolder(_ folder: URL, label: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return }
+            throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label, reason: "a file is in the way")
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)
+                .flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil } ?? EIO
+            throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label,
+                                                 reason: String(cString: strerror(posix)))
+        }
+    }
+}
