@@ -3,7 +3,9 @@ import Foundation
 /// Why an output cannot be written as asked: found before the first frame is drawn, one line with
 /// what is wrong and how to fix it.
 public enum OutputError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
-    /// The output is the scene file or a file the scene names.
+    /// The output is the scene file.
+    case wouldOverwriteScene(String)
+    /// The output is a file the scene names.
     case wouldOverwriteInput(output: String, input: String)
     case isDirectory(String)
     case cannotCreateFolder(String, reason: String)
@@ -20,9 +22,11 @@ public enum OutputError: Error, Equatable, Sendable, CustomStringConvertible, Lo
 
     public var description: String {
         switch self {
+        case .wouldOverwriteScene(let output):
+            return "output \(output) is the scene file; it would be overwritten (name the video, e.g. "
+                + "\(((output as NSString).deletingPathExtension as NSString).lastPathComponent).mp4)"
         case .wouldOverwriteInput(let output, let input):
-            return "output \(output) is \(input == output ? "the scene file" : "the scene's input \(input)"); "
-                + "it would be overwritten (choose another output, e.g. with .mp4)"
+            return "output \(output) is the scene's input \(input); it would be overwritten (choose another output)"
         case .isDirectory(let path):
             return "output \(path) is a folder; name a file in it, e.g. \(Self.join(path, "trip.mp4"))"
         case .cannotCreateFolder(let path, let reason):

@@ -42,7 +42,9 @@ public struct OutputRequest: Sendable {
     /// and at most 720 pixels wide). The view is kept: a smaller width shows the same map, smaller.
     public var fps: Int?
     public var width: Int?
-    /// Files the output must never replace: the scene and every file it names.
+    /// The scene file, which the output must never replace.
+    public var scene: URL?
+    /// Other files the output must never replace: every file the scene names.
     public var inputs: [URL]
     /// The directory relative paths are taken from.
     public var workingDirectory: URL
@@ -164,8 +166,11 @@ public struct OutputPlan: Sendable {
         let extensionFormat = ContainerFormat.forExtension(ext)
 
         // Never the scene nor anything it reads.
+        if let scene = request.scene, sameFile(url, scene) {
+            throw OutputError.wouldOverwriteScene(path)
+        }
         for input in request.inputs where sameFile(url, input) {
-            throw OutputError.wouldOverwriteInput(output: path, input: input.relativePath == path ? path : input.path)
+            throw OutputError.wouldOverwriteInput(output: path, input: input.relativePath)
         }
 
         var info = stat()

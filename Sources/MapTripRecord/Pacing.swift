@@ -12,6 +12,14 @@ public final class PacedSink: FrameSink {
     private let clock = ContinuousClock()
     private var start: ContinuousClock.Instant?
     private var frame = 0
+    /// Seconds from the first frame to the last one handed on.
+    public var elapsed: Double {
+        guard let start, let last else { return 0 }
+        let d = last - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+    private var last: ContinuousClock.Instant?
+
     /// Frames handed on more than one frame interval late, and the worst lateness in seconds.
     public private(set) var lateFrames = 0
     public private(set) var worstLateness = 0.0
@@ -47,6 +55,7 @@ public final class PacedSink: FrameSink {
             worstLateness = max(worstLateness, seconds)
         }
         frame += 1
+        last = clock.now
     }
 
     /// A line for the user when the stream fell behind the clock, else nil.

@@ -81,6 +81,8 @@ public struct RenderJob {
         public var plan: OutputPlan
         public var audio: AudioSpec?
         public var poster: URL?
+        /// Problems that do not stop the render.
+        public var warnings: [String] = []
     }
 
     /// Loads and checks the scene and the output (the output is never the scene or a file it names,
@@ -92,7 +94,8 @@ public struct RenderJob {
         let sceneDirectory = scene.deletingLastPathComponent()
         var request = output
         request.transparent = request.transparent || loaded.background == .transparent
-        request.inputs += [scene] + Self.files(named: loaded, sceneDirectory: sceneDirectory)
+        request.scene = scene
+        request.inputs += Self.files(named: loaded, sceneDirectory: sceneDirectory)
 
         var audio: AudioSpec?
         if let file = audioFile {
@@ -106,13 +109,17 @@ public struct RenderJob {
         var posterURL: URL?
         if let poster {
             posterURL = URL(fileURLWithPath: poster.path, relativeTo: request.workingDirectory).standardizedFileURL
-            try PosterWriter.check(posterURL!, inputs: request.inputs)
+            try PosterWriter.check(posterURL!, inputs: [scene] + request.inputs)
         }
         // The picture as the output writes it: its size and rate, the same view.
         let g = plan.geometry(width: loaded.video.width, height: loaded.video.height, fps: loaded.video.fps)
         loaded.video = Video(width: g.width, height: g.height, fps: g.fps, scale: loaded.video.scale * g.scale)
-        if plan.format.audioCodecName == nil { audio = nil }
-        return Prepared(scene: loaded, plan: plan, audio: audio, poster: posterURL)
+        var warnings: [String] = []
+        if plan.format.audioCodecName == nil, let dropped = audio {
+            warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
+            audio = nil
+        }
+        return Prepared(scene: loaded, plan: plan, audio: audio, poster: posterURL, warnings: warnings)
     }
 
     /// Files a scene reads (a local tile folder or MBTiles file, its sound track).
@@ -175,6 +182,7 @@ public struct RenderJob {
             out.cancel()
             throw error
         }
+        summary.warnings = prepared.warnings + summary.warnings
         if let lateness = (sink as? PacedSink)?.report {
             summary.warnings.append(lateness)
         }

@@ -112,7 +112,7 @@ struct RenderCommand: ParsableCommand {
                                         options: options, fps: fps, width: width)
             var posterRequest: PosterRequest?
             if let poster {
-                let path = poster.isEmpty
+                let path = poster == Self.defaultPoster
                     ? ((target as NSString).deletingPathExtension.replacingOccurrences(of: "_%05d", with: "") + ".jpg")
                     : poster
                 posterRequest = PosterRequest(path: path, time: posterAt)
@@ -144,6 +144,9 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
+    /// What a bare `--poster` becomes: the default file beside the output.
+    static let defaultPoster = "\u{1}default"
+
     /// `--poster` may stand alone (the default file): written `--poster=` for the parser when the next
     /// word is not an image file name.
     static func expandBarePoster(_ arguments: [String]) -> [String] {
@@ -152,7 +155,7 @@ struct RenderCommand: ParsableCommand {
             if a == "--poster" {
                 let next = i + 1 < arguments.count ? arguments[i + 1] : nil
                 if next.flatMap({ StillImage.Format(path: $0) }) == nil {
-                    out.append("--poster=")
+                    out.append("--poster=" + Self.defaultPoster)
                     continue
                 }
             }

@@ -246,6 +246,8 @@ struct CLIResult: CustomStringConvertible {
     var reason: Process.TerminationReason
     var stdout: String
     var stderr: String
+    /// Standard output as bytes (a video written to `-`).
+    var stdoutData = Data()
 
     /// Lines of stderr, without the final newline.
     var stderrLines: [Substring] {
@@ -303,7 +305,8 @@ final class CLIProcess {
         process.waitUntilExit()
         return CLIResult(status: process.terminationStatus, reason: process.terminationReason,
                          stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+                         stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+                         stdoutData: (try? Data(contentsOf: outURL)) ?? Data())
     }
 
     /// Runs `maptrip arguments` in `directory` to the end.
