@@ -21,10 +21,15 @@ public enum PosterWriter {
     }
 
     /// The default poster frame: the first place at rest, the last frame before the first flight
-    /// (the last frame for a trip of one place).
+    /// (the last frame for a trip of one place) or, with a title, the last one where the title card
+    /// is fully shown (not caught half-faded).
     public static func defaultFrame(_ timeline: Timeline) -> Int {
         let end = timeline.slots.count > 1 ? timeline.slots[1].startFrame : timeline.frameCount
-        return max(0, end - 1)
+        var n = max(0, end - 1)
+        if timeline.hasTitle {
+            while n > 0 && timeline.titleOpacity(at: n) < 1 { n -= 1 }
+        }
+        return n
     }
 
     /// Draws frame `time` (seconds; nil: `defaultFrame`) and writes it to `url`.
