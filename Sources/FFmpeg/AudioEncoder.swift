@@ -222,31 +222,8 @@ public final class AudioEncoder {
     }
 
     private func send(_ frame: Frame?, _ handler: (Packet) throws -> Void) throws {
-        let what = frame == nil ? "avcodec_send_frame \(codecName) (flush)" : "avcodec_send_frame \(codecName)"
-        while true {
-            let status = avcodec_send_frame(context, frame?.pointer)
-            if status == FFmpegError.again {
-                if try drain(handler) == 0 { throw FFmpegError(code: status, operation: what) }
-                continue
-            }
-            try FFmpegError.check(status, what)
-            break
-        }
-        try drain(handler)
-    }
-
-    @discardableResult
-    private func drain(_ handler: (Packet) throws -> Void) throws -> Int {
-        var count = 0
-        while true {
-            let status = avcodec_receive_packet(context, packet.pointer)
-            if status == FFmpegError.again || status == FFmpegError.eof { return count }
-            try FFmpegError.check(status, "avcodec_receive_packet \(codecName)")
-            defer { packet.unref() }
-            if packet.duration <= 0 { packet.duration = Int64(frameSize) }
-            count += 1
-            try handler(packet)
-        }
+        try Encoder.send(frame, to: context, name: codecName, packet: packet, defaultDuration: Int64(frameSize),
+                         handler)
     }
 }
 

@@ -96,31 +96,37 @@ public final class Encoder {
                         + "\(settings.width)x\(settings.height) \(settings.pixelFormat.name)")
             }
         }
+        try Self.send(frame, to: context, name: codecName, packet: packet, defaultDuration: frameDuration, handler)
+    }
+
+    /// avcodec_send_frame (draining and retrying while the encoder is full), then every packet that
+    /// became ready to `handler`, its duration set to `defaultDuration` where the codec left it 0.
+    /// Shared by the video and audio encoders.
+    static func send(_ frame: Frame?, to context: UnsafeMutablePointer<AVCodecContext>, name: String,
+                     packet: Packet, defaultDuration: Int64, _ handler: (Packet) throws -> Void) throws {
+        let what = frame == nil ? "avcodec_send_frame \(name) (flush)" : "avcodec_send_frame \(name)"
+        func drain() throws -> Int {
+            var count = 0
+            while true {
+                let status = avcodec_receive_packet(context, packet.pointer)
+                if status == FFmpegError.again || status == FFmpegError.eof { return count }
+                try FFmpegError.check(status, "avcodec_receive_packet \(name)")
+                defer { packet.unref() }
+                if packet.duration <= 0 { packet.duration = defaultDuration }
+                count += 1
+                try handler(packet)
+            }
+        }
         while true {
             let status = avcodec_send_frame(context, frame?.pointer)
             if status == FFmpegError.again {
                 // Full: drain, then send again. No packet to drain would mean the codec is stuck.
-                if try drain(handler) == 0 { throw FFmpegError(code: status, operation: what) }
+                if try drain() == 0 { throw FFmpegError(code: status, operation: what) }
                 continue
             }
             try FFmpegError.check(status, what)
             break
         }
-        try drain(handler)
-    }
-
-    /// Receives every ready packet. Returns how many.
-    @discardableResult
-    private func drain(_ handler: (Packet) throws -> Void) throws -> Int {
-        var count = 0
-        while true {
-            let status = avcodec_receive_packet(context, packet.pointer)
-            if status == FFmpegError.again || status == FFmpegError.eof { return count }
-            try FFmpegError.check(status, "avcodec_receive_packet \(codecName)")
-            defer { packet.unref() }
-            if packet.duration <= 0 { packet.duration = frameDuration }
-            count += 1
-            try handler(packet)
-        }
+        _ = try drain()
     }
 }

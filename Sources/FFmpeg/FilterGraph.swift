@@ -55,13 +55,7 @@ public final class FilterGraph {
             try FFmpegError.check(avfilter_graph_create_filter(&source, bufferFilter, "in\(i)", args, nil, graph),
                                   "\(what): buffer \(args)")
             sources.append(source!)
-            guard let entry = avfilter_inout_alloc() else {
-                throw FFmpegError(code: FFmpegError.outOfMemory, operation: what)
-            }
-            entry.pointee.name = av_strdup("in\(i)")
-            entry.pointee.filter_ctx = source
-            entry.pointee.pad_idx = 0
-            entry.pointee.next = nil
+            let entry = try Self.openEnd("in\(i)", source!, what)
             if outputs == nil {
                 outputs = entry
             } else {
@@ -74,20 +68,26 @@ public final class FilterGraph {
         try FFmpegError.check(avfilter_graph_create_filter(&sink, sinkFilter, "out", nil, nil, graph),
                               "\(what): buffersink")
         self.sink = sink
-        guard let entry = avfilter_inout_alloc() else {
-            throw FFmpegError(code: FFmpegError.outOfMemory, operation: what)
-        }
-        entry.pointee.name = av_strdup("out")
-        entry.pointee.filter_ctx = sink
-        entry.pointee.pad_idx = 0
-        entry.pointee.next = nil
-        sinkInput = entry
+        sinkInput = try Self.openEnd("out", sink!, what)
         try FFmpegError.check(avfilter_graph_parse_ptr(graph, description, &sinkInput, &outputs, nil), what)
         try FFmpegError.check(avfilter_graph_config(graph, nil), "avfilter_graph_config \(description)")
     }
 
     deinit {
         avfilter_graph_free(&graph)
+    }
+
+    /// A labelled open end of the graph description, attached to pad 0 of `filter`.
+    private static func openEnd(_ label: String, _ filter: UnsafeMutablePointer<AVFilterContext>,
+                                _ what: String) throws -> UnsafeMutablePointer<AVFilterInOut> {
+        guard let entry = avfilter_inout_alloc() else {
+            throw FFmpegError(code: FFmpegError.outOfMemory, operation: what)
+        }
+        entry.pointee.name = av_strdup(label)
+        entry.pointee.filter_ctx = filter
+        entry.pointee.pad_idx = 0
+        entry.pointee.next = nil
+        return entry
     }
 
     /// Sends a frame to input `input` (nil: that input has ended). The frame is referenced, not taken:
