@@ -1,37 +1,74 @@
 import Foundation
 
-/// Reads and validates scene files. Every problem is a `SceneError` pointing at the offending value
-/// (the key, for an unknown key; the enclosing object, for a missing one) with its JSON path.
+/// Every problem a scene file has, in document order: what `render`, `plan` and `validate` report.
+public struct SceneErrors: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    public var errors: [SceneError]
+
+    public init(_ errors: [SceneError]) { self.errors = errors }
+
+    /// One line per problem.
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+    public var errorDescription: String? { description }
+    public var first: SceneError? { errors.first }
+}
+
+/// What checking a scene found: the scene (when there are no errors), its errors and its warnings
+/// (legal but odd choices).
+public struct SceneReport: Sendable {
+    public var scene: Scene?
+    public var errors: [SceneError]
+    public var warnings: [SceneError]
+}
+
+/// Reads scene files in two phases: decode (every value checked against `SceneFormat`, every problem
+/// collected), then resolve (places by name, through a `PlaceResolver`), giving the `Scene`.
 public enum SceneLoader {
-    /// Longest video a scene may describe.
-    public static let maxDuration = 24.0 * 3600
-    /// Most frames a scene may describe.
-    public static let maxFrames = 10_000_000
+    public static let maxDuration = SceneFormat.maxDuration
+    public static let maxFrames = SceneFormat.maxFrames
+    public static var sceneKeys: [String] { SceneFormat.scene.keys }
+    public static var placeKeys: [String] { SceneFormat.place.keys }
+    public static var videoKeys: [String] { SceneFormat.video.keys }
+    public static var mapKeys: [String] { SceneFormat.map.keys }
+    public static var audioKeys: [String] { SceneFormat.audio.keys }
+    public static let videoSizeRange = SceneFormat.videoSizeRange
+    public static let fpsRange = SceneFormat.fpsRange
+    public static let maxScale = SceneFormat.maxScale
+    public static let zoomRange = SceneFormat.zoomRange
+    public static let tileZoomRange = SceneFormat.tileZoomRange
+    /// A place dominates a lookup by name when it has this many times the next one's population.
+    public static let dominance = 5
 
-    public static let sceneKeys = ["title", "dwell", "flight", "video", "map", "background", "audio", "places"]
-    public static let audioKeys = ["file", "volume", "offset", "fadeOut", "loop"]
-    public static let placeKeys = ["name", "lat", "lon", "dwell", "zoom", "flight"]
-    public static let videoKeys = ["width", "height", "fps", "scale"]
-    public static let mapKeys = ["tiles", "attribution", "tileSize", "minZoom", "maxZoom", "subdomains", "contact"]
+    /// Opens the gazetteer when a place needs it (not before: most scenes give coordinates).
+    public typealias ResolverSource = () throws -> PlaceResolver
 
-    public static let videoSizeRange = 16...8192
-    public static let fpsRange = 1...240
-    public static let maxScale = 8.0
-    public static let zoomRange = 0.0...22.0
-    public static let tileZoomRange = 0...24
+    /// Loads, checks and resolves a scene file; throws `SceneErrors` listing every problem.
+    public static func load(contentsOf url: URL, resolver: ResolverSource? = nil) throws -> Scene {
+        let report = check(contentsOf: url, resolver: resolver)
+        guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
+        return scene
+    }
 
-    public static func load(contentsOf url: URL) throws -> Scene {
+    /// Decodes and resolves scene text; throws `SceneErrors` listing every problem.
+    public static func decode(_ data: Data, file: String, resolver: ResolverSource? = nil) throws -> Scene {
+        let report = check(data, file: file, resolver: resolver)
+        guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
+        return scene
+    }
+
+    /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
+    public static func check(contentsOf url: URL, resolver: ResolverSource? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
-        func failure(_ message: String, hint: String? = nil) -> SceneError {
-            SceneError(file: file, line: 0, column: 0, path: "", message: message, hint: hint)
+        func failure(_ message: String, hint: String? = nil) -> SceneReport {
+            SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
+                                                        hint: hint)], warnings: [])
         }
-        guard url.isFileURL else { throw failure("cannot read the scene: only local files are supported") }
+        guard url.isFileURL else { return failure("cannot read the scene: only local files are supported") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw failure("cannot read the scene: no such file")
+            return failure("cannot read the scene: no such file")
         }
         guard !isDirectory.boolValue else {
-            throw failure("cannot read the scene: it is a directory", hint: "pass the scene's .json file")
+            return failure("cannot read the scene: it is a directory", hint: "pass the scene's .json file")
         }
         let data: Data
         do {
@@ -39,14 +76,26 @@ public enum SceneLoader {
         } catch {
             let reason = FileManager.default.isReadableFile(atPath: url.path)
                 ? error.localizedDescription : "permission denied"
-            throw failure("cannot read the scene: \(reason)")
+            return failure("cannot read the scene: \(reason)")
         }
-        return try decode(data, file: file)
+        return check(data, file: file, resolver: resolver)
     }
 
-    public static func decode(_ data: Data, file: String) throws -> Scene {
-        let root = try JSONParser.parse(data, file: file)
-        return try SceneDecoder(file: file).scene(from: root)
+    public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil) -> SceneReport {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(data, file: file)
+        } catch let error as SceneError {
+            return SceneReport(scene: nil, errors: [error], warnings: [])
+        } catch {
+            return SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "",
+                                                               message: "\(error)")], warnings: [])
+        }
+        var builder = SceneBuilder(file: file, resolver: resolver)
+        let scene = builder.scene(from: root)
+        let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
+                           warnings: errors.isEmpty ? builder.warnings : [])
     }
 
     /// A "did you mean" suggestion for a misspelt key: a common synonym, or the allowed key within a
@@ -58,21 +107,28 @@ public enum SceneLoader {
             "duration": "dwell", "framerate": "fps", "rate": "fps",
             "url": "tiles", "template": "tiles", "tileurl": "tiles",
             "place": "places", "stops": "places", "locations": "places",
+            "music": "audio", "sound": "audio", "soundtrack": "audio", "countrycode": "country",
         ]
         let lower = key.lowercased()
         if let synonym = synonyms[lower], allowed.contains(synonym) { return synonym }
+        return nearest(to: key, among: allowed)
+    }
+
+    /// The candidate within a small edit distance (ignoring case), if any.
+    public static func nearest(to word: String, among candidates: [String]) -> String? {
+        let lower = word.lowercased()
         var best: (key: String, distance: Int)?
-        for candidate in allowed {
+        for candidate in candidates {
             let d = editDistance(lower, candidate.lowercased())
             if d < (best?.distance ?? .max) { best = (candidate, d) }
         }
         guard let best else { return nil }
-        let limit = min(key.count, best.key.count) <= 4 ? 1 : 2
+        let limit = min(word.count, best.key.count) <= 4 ? 1 : 2
         return best.distance <= limit ? best.key : nil
     }
 
     /// Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var previous2 = [Int](repeating: 0, count: b.count + 1)
@@ -93,357 +149,258 @@ public enum SceneLoader {
     }
 }
 
-// MARK: - Decoding
+// MARK: - Building the scene
 
-/// Turns the parsed document into a `Scene`, checking every rule on the way.
-private struct SceneDecoder {
-    let file: String
+/// Phase one checks the document against the description; phase two turns what passed into a
+/// `Scene`, resolving places by name and checking the rules that span several keys.
+private struct SceneBuilder {
+    var checker: SceneChecker
+    let resolver: SceneLoader.ResolverSource?
+    var warnings: [SceneError] = []
+    private var openedResolver: PlaceResolver?
+    private var resolverFailed = false
 
-    func error(at position: SourcePosition, path: String, _ message: String, hint: String? = nil) -> SceneError {
-        SceneError(file: file, line: position.line, column: position.column, path: path, message: message, hint: hint)
+    init(file: String, resolver: SceneLoader.ResolverSource?) {
+        checker = SceneChecker(file: file)
+        self.resolver = resolver
     }
 
-    func error(_ value: JSONValue, path: String, _ message: String, hint: String? = nil) -> SceneError {
-        error(at: value.position, path: path, message, hint: hint)
-    }
-
-    func scene(from root: JSONValue) throws -> Scene {
+    mutating func scene(from root: JSONValue) -> Scene? {
         guard root.members != nil else {
             let hint = root.elements != nil ? "put the list under \"places\": { \"places\": [ ... ] }" : nil
-            throw error(root, path: "", "a scene must be a JSON object, found \(root.typeDescription)", hint: hint)
+            checker.fail(root, "", "a scene must be a JSON object, found \(root.typeDescription)", hint: hint)
+            return nil
         }
-        let object = try ObjectReader(root, path: "", allowed: SceneLoader.sceneKeys, decoder: self,
-                                      misplaced: Self.misplacedTopLevelKeys)
-        let title = try object.optional("title") { try nonEmptyString($0, $1, what: "title") }
-        let dwell = try object.optional("dwell") { try dwellValue($0, $1) } ?? Scene.defaultDwell
-        let flight = try object.optional("flight") { try flightValue($0, $1) } ?? Scene.defaultFlight
-        let video = try object.optional("video") { try self.video($0, $1) } ?? Video()
-        let map = try object.optional("map") { try self.map($0, $1) }
-        let background = try object.optional("background") { value, path in
-            let s = try string(value, path)
-            guard let b = Background(rawValue: s) else {
-                throw error(value, path: path, "unknown background '\(s)'",
-                            hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map")
+        // Phase one: every key and value against the description, all problems collected.
+        let checked = checker.checkObject(root, SceneFormat.scene, path: "")
+        hintSwappedCoordinates(root)
+        // Phase two: the places (by name too), even when other keys had problems, so that a name
+        // that does not resolve is reported with the rest.
+        let sceneDwell = checked?["dwell"]?.number ?? Scene.defaultDwell
+        var places: [Place] = []
+        if let list = checked?["places"]?.elements {
+            for (i, element) in list.enumerated() {
+                if let place = place(element, JSONPath.appending(index: i, to: "places"), number: i + 1,
+                                     sceneDwell: sceneDwell) {
+                    places.append(place)
+                }
             }
-            return b
-        } ?? .map
-        let audio = try object.optional("audio") { try self.audio($0, $1) }
+        }
+        guard let checked, checker.errors.isEmpty else { return nil }
 
-        let (placesValue, placesPath) = try object.required(
-            "places", hint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ]")
-        guard let elements = placesValue.elements else {
-            throw typeError(placesValue, placesPath, expected: "an array")
-        }
-        guard !elements.isEmpty else {
-            throw error(placesValue, path: placesPath, "places must list at least one place",
-                        hint: "add { \"lat\": ..., \"lon\": ... }")
-        }
-        let places = try elements.enumerated().map { i, element in
-            try place(element, JSONPath.appending(index: i, to: placesPath), number: i + 1, sceneDwell: dwell)
-        }
-        let scene = Scene(title: title, dwell: dwell, flight: flight, video: video, places: places, map: map,
-                          background: background, audio: audio)
-        try checkTotals(scene, placesValue: placesValue, placesPath: placesPath, object: object)
+        var scene = Scene(places: places)
+        scene.title = checked["title"]?.string
+        scene.dwell = sceneDwell
+        scene.flight = checked["flight"]?.number ?? Scene.defaultFlight
+        if let video = checked["video"] { scene.video = self.video(video) }
+        if let map = checked["map"] { scene.map = self.map(map) }
+        scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
+        if let audio = checked["audio"] { scene.audio = self.audio(audio) }
+        checkTotals(scene, checked)
+        if checker.errors.isEmpty { warn(scene, checked) }
         return scene
     }
 
-    /// Top-level keys that belong in a section, for hints.
-    static let misplacedTopLevelKeys = [
-        "width": "video", "height": "video", "fps": "video", "scale": "video",
-        "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
-        "subdomains": "map", "contact": "map",
-        "lat": "a place in \"places\"", "lon": "a place in \"places\"",
-        "zoom": "a place in \"places\"",
-    ]
+    /// A latitude out of range next to a longitude that would fit as one: probably swapped.
+    mutating func hintSwappedCoordinates(_ root: JSONValue) {
+        guard let places = root["places"]?.elements else { return }
+        for (i, place) in places.enumerated() {
+            guard let lat = place["lat"]?.number?.value, let lon = place["lon"]?.number?.value,
+                  !(-90...90).contains(lat), abs(lat) <= 180, abs(lon) <= 90 else { continue }
+            checker.amend(path: JSONPath.appending(key: "lat", to: JSONPath.appending(index: i, to: "places")),
+                          hint: "are lat and lon swapped?")
+        }
+    }
 
     // MARK: Sections
 
-    func place(_ value: JSONValue, _ path: String, number: Int, sceneDwell: Double) throws -> Place {
-        guard value.members != nil else {
-            throw typeError(value, path, expected: "an object", hint: "a place is { \"lat\": ..., \"lon\": ... }")
-        }
-        let object = try ObjectReader(value, path: path, allowed: SceneLoader.placeKeys, decoder: self)
-        let name = try object.optional("name") { try nonEmptyString($0, $1, what: "name") } ?? "Place \(number)"
-        let (latValue, latPath) = try object.required("lat")
-        let (lonValue, lonPath) = try object.required("lon")
-        let lat = try self.number(latValue, latPath)
-        let lon = try self.number(lonValue, lonPath)
-        let swapHint = abs(lat) <= 180 && abs(lon) <= 90 ? "are lat and lon swapped?" : nil
-        guard (-90...90).contains(lat) else {
-            throw error(latValue, path: latPath, "latitude \(latValue.number!.literal) is outside [-90, 90]",
-                        hint: swapHint)
-        }
-        guard (-180...180).contains(lon) else {
-            throw error(lonValue, path: lonPath, "longitude \(lonValue.number!.literal) is outside [-180, 180]")
-        }
-        let dwell = try object.optional("dwell") { try dwellValue($0, $1) } ?? sceneDwell
-        let zoom = try object.optional("zoom") { value, path in
-            let zoom = try self.number(value, path)
-            guard SceneLoader.zoomRange.contains(zoom) else {
-                throw error(value, path: path, "zoom \(value.number!.literal) is outside [0, 22]")
+    mutating func place(_ c: Checked, _ path: String, number: Int, sceneDwell: Double) -> Place? {
+        let name = c["name"]?.string
+        var place = Place(name: name ?? "Place \(number)", position: LonLat(lon: 0, lat: 0),
+                          dwell: c["dwell"]?.number ?? sceneDwell, zoom: c["zoom"]?.number ?? Place.defaultZoom,
+                          flight: c["flight"]?.number)
+        switch (c["lat"]?.number, c["lon"]?.number) {
+        case (let lat?, let lon?):
+            place.position = LonLat(lon: lon, lat: lat)
+            return place
+        case (.some, nil):
+            checker.fail(c.json, path, "lat is given without lon",
+                         hint: "give both, or neither to look \(name.map { "'\($0)'" } ?? "the name") up")
+            return nil
+        case (nil, .some):
+            checker.fail(c.json, path, "lon is given without lat",
+                         hint: "give both, or neither to look \(name.map { "'\($0)'" } ?? "the name") up")
+            return nil
+        case (nil, nil):
+            guard let name, let nameValue = c["name"]?.json else {
+                checker.fail(c.json, path, "a place needs lat and lon, or a name to look up",
+                             hint: "add \"lat\": ..., \"lon\": ..., or \"name\": \"Busan\"")
+                return nil
             }
-            return zoom
-        } ?? Place.defaultZoom
-        let flight = try object.optional("flight") { try flightValue($0, $1) }
-        return Place(name: name, position: LonLat(lon: lon, lat: lat), dwell: dwell, zoom: zoom, flight: flight)
+            guard let found = resolve(name, country: c["country"], at: nameValue,
+                                      path: JSONPath.appending(key: "name", to: path)) else { return nil }
+            place.position = found.position
+            return place
+        }
     }
 
-    func video(_ value: JSONValue, _ path: String) throws -> Video {
-        guard value.members != nil else { throw typeError(value, path, expected: "an object") }
-        let object = try ObjectReader(value, path: path, allowed: SceneLoader.videoKeys, decoder: self)
+    /// Looks a name up; records an error (ambiguous, unknown) and returns nil when it cannot decide.
+    mutating func resolve(_ name: String, country: Checked?, at value: JSONValue, path: String) -> GazetteerPlace? {
+        guard let resolver = openResolver(at: value, path: path) else { return nil }
+        let countryName = country?.string
+        do {
+            let matches = try resolver.matches(for: name, country: countryName)
+            if matches.count == 1 || (matches.count > 1
+                                      && matches[0].population >= SceneLoader.dominance * max(1, matches[1].population)) {
+                return matches[0]
+            }
+            if matches.isEmpty {
+                let within = countryName.map { " in \($0)" } ?? ""
+                let suggestions = try resolver.suggestions(for: name, country: countryName, limit: 3)
+                let hint = suggestions.isEmpty
+                    ? "give \"lat\" and \"lon\" instead, or check the spelling"
+                    : "did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
+                checker.fail(value, path, "no place called '\(name)'\(within) in the gazetteer", hint: hint)
+                return nil
+            }
+            let shown = matches.prefix(5).map { p in
+                "\(p.name), \(p.countryName) (\"country\": \"\(p.country)\"), population \(p.population), "
+                    + String(format: "%.4f, %.4f", p.lat, p.lon)
+            }
+            let more = matches.count > 5 ? "; and \(matches.count - 5) more" : ""
+            let countries = Set(matches.map(\.country))
+            let fix = countries.count > 1
+                ? "add \"country\": \"\(matches[0].country)\" (or another's code) to the place, or give \"lat\" and \"lon\""
+                : "give \"lat\" and \"lon\" to choose one"
+            checker.fail(value, path, "'\(name)' could be \(matches.count) places: " + shown.joined(separator: "; ") + more,
+                         hint: fix)
+            return nil
+        } catch {
+            checker.fail(value, path, "cannot look '\(name)' up: \(error)")
+            return nil
+        }
+    }
+
+    mutating func openResolver(at value: JSONValue, path: String) -> PlaceResolver? {
+        if let openedResolver { return openedResolver }
+        if resolverFailed { return nil }
+        guard let resolver else {
+            resolverFailed = true
+            checker.fail(value, path, "places by name need the gazetteer, which is not available here",
+                         hint: "give \"lat\" and \"lon\"")
+            return nil
+        }
+        do {
+            openedResolver = try resolver()
+            return openedResolver
+        } catch {
+            resolverFailed = true
+            checker.fail(value, path, "cannot open the gazetteer to look places up: \(error)",
+                         hint: "give \"lat\" and \"lon\", or pass --assets")
+            return nil
+        }
+    }
+
+    func video(_ c: Checked) -> Video {
         var video = Video()
-        if let width = try object.optional("width", { try frameSide($0, $1, what: "width") }) {
-            video.width = width
-        }
-        if let height = try object.optional("height", { try frameSide($0, $1, what: "height") }) {
-            video.height = height
-        }
-        if let fps = try object.optional("fps", { value, path in
-            let fps = try integer(value, path)
-            guard SceneLoader.fpsRange.contains(fps) else {
-                throw error(value, path: path, "fps \(fps) is outside [1, 240]")
-            }
-            return fps
-        }) {
-            video.fps = fps
-        }
-        if let scale = try object.optional("scale", { value, path in
-            let scale = try number(value, path)
-            guard scale > 0, scale <= SceneLoader.maxScale else {
-                throw error(value, path: path,
-                            "scale must be greater than 0 and at most 8, found \(value.number!.literal)",
-                            hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")
-            }
-            return scale
-        }) {
-            video.scale = scale
-        }
+        if let w = c["width"]?.integer { video.width = w }
+        if let h = c["height"]?.integer { video.height = h }
+        if let fps = c["fps"]?.integer { video.fps = fps }
+        if let scale = c["scale"]?.number { video.scale = scale }
         return video
     }
 
-    /// A frame width or height: an even integer in [16, 8192].
-    func frameSide(_ value: JSONValue, _ path: String, what: String) throws -> Int {
-        let n = try integer(value, path)
-        let range = SceneLoader.videoSizeRange
-        guard range.contains(n) else {
-            throw error(value, path: path, "\(what) \(n) is outside [\(range.lowerBound), \(range.upperBound)]")
-        }
-        guard n % 2 == 0 else {
-            let options = [n - 1, n + 1].filter(range.contains).map(String.init).joined(separator: " or ")
-            throw error(value, path: path, "\(what) \(n) is odd; H.264 with 4:2:0 chroma needs even frame sizes",
-                        hint: "use \(options)")
-        }
-        return n
-    }
-
-    func map(_ value: JSONValue, _ path: String) throws -> MapSource {
-        guard value.members != nil else { throw typeError(value, path, expected: "an object") }
-        let object = try ObjectReader(value, path: path, allowed: SceneLoader.mapKeys, decoder: self)
-        let (tilesValue, tilesPath) = try object.required(
-            "tiles", hint: "add \"tiles\": \"https://tile.example.org/{z}/{x}/{y}.png\" (or a folder or .mbtiles file)")
-        var map = MapSource(tiles: try nonEmptyString(tilesValue, tilesPath, what: "tiles"))
-        map.attribution = try object.optional("attribution") { try string($0, $1) }
-        map.contact = try object.optional("contact") { try string($0, $1) }
-        if let tileSize = try object.optional("tileSize", { value, path in
-            let size = try integer(value, path)
-            guard size == 256 || size == 512 else {
-                throw error(value, path: path, "tileSize must be 256 or 512, found \(size)")
-            }
-            return size
-        }) {
-            map.tileSize = tileSize
-        }
-        func tileZoom(_ value: JSONValue, _ path: String, what: String) throws -> Int {
-            let zoom = try integer(value, path)
-            let range = SceneLoader.tileZoomRange
-            guard range.contains(zoom) else {
-                throw error(value, path: path, "\(what) \(zoom) is outside [\(range.lowerBound), \(range.upperBound)]")
-            }
-            return zoom
-        }
-        map.minZoom = try object.optional("minZoom") { try tileZoom($0, $1, what: "minZoom") }
-        map.maxZoom = try object.optional("maxZoom") { try tileZoom($0, $1, what: "maxZoom") }
-        if let minZoom = map.minZoom, let maxZoom = map.maxZoom, minZoom > maxZoom {
-            let (value, path) = object.member("minZoom")!
-            throw error(value, path: path, "minZoom \(minZoom) is greater than maxZoom \(maxZoom)")
-        }
-        if let subdomains = try object.optional("subdomains", { value, path in
-            guard let elements = value.elements else { throw typeError(value, path, expected: "an array of strings") }
-            guard !elements.isEmpty else {
-                throw error(value, path: path, "subdomains must not be empty",
-                            hint: "list them, e.g. [\"a\", \"b\", \"c\"], or remove the key")
-            }
-            return try elements.enumerated().map { i, element in
-                try nonEmptyString(element, JSONPath.appending(index: i, to: path), what: "a subdomain")
-            }
-        }) {
-            map.subdomains = subdomains
+    mutating func map(_ c: Checked) -> MapSource {
+        var map = MapSource(tiles: c["tiles"]?.string ?? "")
+        map.attribution = c["attribution"]?.string
+        map.contact = c["contact"]?.string
+        if let size = c["tileSize"]?.integer { map.tileSize = size }
+        map.minZoom = c["minZoom"]?.integer
+        map.maxZoom = c["maxZoom"]?.integer
+        if let subdomains = c["subdomains"]?.elements { map.subdomains = subdomains.compactMap(\.string) }
+        if let minZoom = map.minZoom, let maxZoom = map.maxZoom, minZoom > maxZoom, let v = c["minZoom"] {
+            checker.fail(v.json, c.path(of: "minZoom") ?? "map.minZoom", "minZoom \(minZoom) is greater than maxZoom \(maxZoom)")
         }
         return map
     }
 
-    func audio(_ value: JSONValue, _ path: String) throws -> SceneAudio {
-        if let file = value.string {  // "audio": "music.mp3"
-            guard !file.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw error(value, path: path, "audio must not be empty")
-            }
-            return SceneAudio(file: file)
-        }
-        guard value.members != nil else { throw typeError(value, path, expected: "an object or a file name") }
-        let object = try ObjectReader(value, path: path, allowed: SceneLoader.audioKeys, decoder: self)
-        let (fileValue, filePath) = try object.required("file", hint: "add \"file\": \"music.mp3\"")
-        var audio = SceneAudio(file: try nonEmptyString(fileValue, filePath, what: "file"))
-        if let volume = try object.optional("volume", { value, path in
-            let v = try number(value, path)
-            guard (0...4).contains(v) else {
-                throw error(value, path: path, "volume \(value.number!.literal) is outside [0, 4]",
-                            hint: "1 is the file's own level, 0.5 half as loud")
-            }
-            return v
-        }) { audio.volume = volume }
-        if let offset = try object.optional("offset", { value, path in
-            let v = try number(value, path)
-            guard v >= 0 else { throw error(value, path: path, "offset must be 0 seconds or more") }
-            return v
-        }) { audio.offset = offset }
-        if let fade = try object.optional("fadeOut", { value, path in
-            let v = try number(value, path)
-            guard v >= 0 else { throw error(value, path: path, "fadeOut must be 0 seconds or more") }
-            return v
-        }) { audio.fadeOut = fade }
-        if let loop = try object.optional("loop", { value, path in
-            guard let b = value.bool else { throw typeError(value, path, expected: "true or false") }
-            return b
-        }) { audio.loop = loop }
+    func audio(_ c: Checked) -> SceneAudio {
+        if let file = c.string { return SceneAudio(file: file) }
+        var audio = SceneAudio(file: c["file"]?.string ?? "")
+        if let v = c["volume"]?.number { audio.volume = v }
+        if let v = c["offset"]?.number { audio.offset = v }
+        if let v = c["fadeOut"]?.number { audio.fadeOut = v }
+        if let v = c["loop"]?.bool { audio.loop = v }
         return audio
     }
 
     /// Rejects scenes whose length is absurd (or too short for a single frame).
-    func checkTotals(_ scene: Scene, placesValue: JSONValue, placesPath: String, object: ObjectReader) throws {
+    mutating func checkTotals(_ scene: Scene, _ root: Checked) {
+        guard let placesValue = root["places"]?.json else { return }
         let total = scene.places.reduce(0) { $0 + $1.dwell }
         guard total <= SceneLoader.maxDuration else {
-            throw error(placesValue, path: placesPath,
-                        "the places' dwells add up to \(Self.clock(total)), over the 24-hour limit")
+            checker.fail(placesValue, "places", "the places' dwells add up to \(Self.clock(total)), over the 24-hour limit")
+            return
         }
         let frames = FrameGrid(dwells: scene.places.map(\.dwell), fps: scene.video.fps).frameCount
-        let (fpsValue, fpsPath) = object.member("video").flatMap { video, path in
-            video["fps"].map { ($0, JSONPath.appending(key: "fps", to: path)) }
-        } ?? (placesValue, placesPath)
-        guard frames <= SceneLoader.maxFrames else {
-            throw error(fpsValue, path: fpsPath,
-                        "the video would have \(frames) frames, over the limit of \(SceneLoader.maxFrames)",
-                        hint: "lower the frame rate or shorten the dwells")
-        }
-        guard frames >= 1 else {
-            throw error(placesValue, path: placesPath, "the video would be shorter than one frame",
-                        hint: "lengthen the dwells")
+        let fps = root["video"]?["fps"]
+        if frames > SceneLoader.maxFrames {
+            checker.fail(fps?.json ?? placesValue, fps == nil ? "places" : "video.fps",
+                         "the video would have \(frames) frames, over the limit of \(SceneLoader.maxFrames)",
+                         hint: "lower the frame rate or shorten the dwells")
+        } else if frames < 1 {
+            checker.fail(placesValue, "places", "the video would be shorter than one frame", hint: "lengthen the dwells")
         }
     }
+
+    /// Legal but odd choices, for `validate`.
+    mutating func warn(_ scene: Scene, _ root: Checked) {
+        func warning(_ value: JSONValue, _ path: String, _ message: String, hint: String? = nil) {
+            warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
+                                       path: path, message: message, hint: hint))
+        }
+        let frame = 1 / Double(scene.video.fps)
+        let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapDeepestZoom : nil)
+        let placeValues = root["places"]?.elements ?? []
+        for (i, place) in scene.places.enumerated() where i < placeValues.count {
+            let c = placeValues[i]
+            let path = JSONPath.appending(index: i, to: "places")
+            if place.dwell < frame {
+                let at = c["dwell"]?.json ?? root["dwell"]?.json ?? c.json
+                warning(at, JSONPath.appending(key: "dwell", to: path),
+                        String(format: "dwell %@ s is under one frame (%.3f s at %d fps): the place may not show",
+                               JSONText.number(place.dwell), frame, scene.video.fps),
+                        hint: "lengthen it, or raise video.fps")
+            }
+            let flight = place.flight ?? scene.flight
+            if i > 0, flight > place.dwell {
+                let at = c["flight"]?.json ?? root["flight"]?.json ?? c.json
+                warning(at, JSONPath.appending(key: "flight", to: path),
+                        "the flight of \(JSONText.number(flight)) s is longer than the place's slot of "
+                            + "\(JSONText.number(place.dwell)) s: it is cut to the slot and the place never rests",
+                        hint: "shorten the flight or lengthen the dwell")
+            }
+            if let deepest, place.zoom > deepest {
+                let at = c["zoom"]?.json ?? c.json
+                let source = scene.map == nil ? "the embedded map's data" : "the tile source's maxZoom"
+                warning(at, JSONPath.appending(key: "zoom", to: path),
+                        "zoom \(JSONText.number(place.zoom)) is deeper than \(source) (\(JSONText.number(deepest))): "
+                            + "the map will look coarse", hint: "zoom \(JSONText.number(deepest)) or less")
+            }
+        }
+        if let map = scene.map, (map.attribution ?? "").trimmingCharacters(in: .whitespaces).isEmpty,
+           let value = root["map"]?.json {
+            warning(value, "map", "the tile map has no attribution: most tile licences require a credit",
+                    hint: "add \"attribution\": \"© ...\" as the provider asks")
+        }
+    }
+
+    /// Natural Earth 1:10m holds detail to about zoom 10; deeper, coastlines turn to straight lines.
+    static let embeddedMapDeepestZoom = 10.0
 
     static func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-    }
-
-    // MARK: Values
-
-    func typeError(_ value: JSONValue, _ path: String, expected: String, hint: String? = nil) -> SceneError {
-        var hint = hint
-        if value.isNull {
-            hint = "remove the key to use the default"
-        } else if expected.hasPrefix("a number") || expected.hasPrefix("an integer"),
-                  let s = value.string, Double(s.trimmingCharacters(in: .whitespaces)) != nil {
-            hint = "write the number without quotes"
-        }
-        return error(value, path: path, "expected \(expected), found \(value.typeDescription)", hint: hint)
-    }
-
-    func number(_ value: JSONValue, _ path: String) throws -> Double {
-        guard let n = value.number else { throw typeError(value, path, expected: "a number") }
-        return n.value
-    }
-
-    func integer(_ value: JSONValue, _ path: String) throws -> Int {
-        guard let n = value.number else { throw typeError(value, path, expected: "an integer") }
-        guard let i = n.integerValue else {
-            throw error(value, path: path, "expected an integer, found \(n.literal)")
-        }
-        return i
-    }
-
-    func string(_ value: JSONValue, _ path: String) throws -> String {
-        guard let s = value.string else { throw typeError(value, path, expected: "a string") }
-        return s
-    }
-
-    func nonEmptyString(_ value: JSONValue, _ path: String, what: String) throws -> String {
-        let s = try string(value, path)
-        guard !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw error(value, path: path, "\(what) must not be empty")
-        }
-        return s
-    }
-
-    func dwellValue(_ value: JSONValue, _ path: String) throws -> Double {
-        let dwell = try number(value, path)
-        guard dwell > 0 else {
-            throw error(value, path: path, "dwell must be greater than 0 seconds, found \(value.number!.literal)")
-        }
-        return dwell
-    }
-
-    func flightValue(_ value: JSONValue, _ path: String) throws -> Double {
-        let flight = try number(value, path)
-        guard flight >= 0 else {
-            throw error(value, path: path, "flight must be 0 seconds or more, found \(value.number!.literal)",
-                        hint: "0 jumps straight to the place")
-        }
-        return flight
-    }
-}
-
-/// An object being decoded: its members by key, checked against the allowed keys up front.
-private struct ObjectReader {
-    let value: JSONValue
-    let path: String
-    let decoder: SceneDecoder
-    private let members: [String: JSONMember]
-
-    init(_ value: JSONValue, path: String, allowed: [String], decoder: SceneDecoder,
-         misplaced: [String: String] = [:]) throws {
-        let list = value.members ?? []
-        for member in list where !allowed.contains(member.key) {
-            let hint: String
-            if let section = misplaced[member.key] {
-                hint = "'\(member.key)' belongs in \(section)"
-            } else if let suggestion = SceneLoader.suggestion(for: member.key, among: allowed) {
-                hint = "did you mean '\(suggestion)'?"
-            } else {
-                hint = "allowed keys here: " + allowed.joined(separator: ", ")
-            }
-            throw decoder.error(at: member.keyPosition, path: JSONPath.appending(key: member.key, to: path),
-                                "unknown key '\(member.key)'", hint: hint)
-        }
-        self.value = value
-        self.path = path
-        self.decoder = decoder
-        self.members = Dictionary(list.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    func member(_ key: String) -> (value: JSONValue, path: String)? {
-        members[key].map { ($0.value, JSONPath.appending(key: key, to: path)) }
-    }
-
-    func required(_ key: String, hint: String? = nil) throws -> (value: JSONValue, path: String) {
-        guard let member = member(key) else {
-            throw decoder.error(value, path: path, "missing required key '\(key)'", hint: hint)
-        }
-        return member
-    }
-
-    func optional<T>(_ key: String, _ decode: (JSONValue, String) throws -> T) throws -> T? {
-        guard let (value, path) = member(key) else { return nil }
-        return try decode(value, path)
     }
 }
 

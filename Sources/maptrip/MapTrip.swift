@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MapTripCore
 import MapTripRecord
 
 @main
@@ -32,7 +33,11 @@ func fail(_ error: Error) -> ExitCode {
         FileHandle.standardError.write(Data((line + "\n").utf8))
         return ExitCode(128 + cancelled.signal)
     }
-    if let e = error as? LocalizedError, let d = e.errorDescription { line = "maptrip: error: \(d)" }
+    if let scene = error as? SceneErrors {
+        line = scene.errors.map { "maptrip: error: \($0)" }.joined(separator: "\n")
+    } else if let e = error as? LocalizedError, let d = e.errorDescription {
+        line = "maptrip: error: \(d)"
+    }
     FileHandle.standardError.write(Data((line + "\n").utf8))
     return ExitCode.failure
 }

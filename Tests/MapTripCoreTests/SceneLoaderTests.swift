@@ -94,9 +94,11 @@ struct SceneLoaderTests {
         Case(json: #"{"places": []}"#, path: "places", at: "[]", message: "places must list at least one place"),
         Case(json: #"{"places": [3]}"#, path: "places[0]", at: "3", message: "expected an object, found a number"),
         Case(json: #"{"places": [{"lat": 1, "lon": 2}, {"lon": 1}]}"#, path: "places[1]", at: #"{"lon""#,
-             message: "missing required key 'lat'"),
+             message: "lon is given without lat"),
         Case(json: #"{"places": [{"lat": 1}]}"#, path: "places[0]", at: #"{"lat""#,
-             message: "missing required key 'lon'"),
+             message: "lat is given without lon"),
+        Case(json: #"{"places": [{"dwell": 1}]}"#, path: "places[0]", at: #"{"dwell""#,
+             message: "a place needs lat and lon, or a name to look up"),
         // Places.
         Case(json: #"{"places": [{"lat": "37.5", "lon": 2}]}"#, path: "places[0].lat", at: #""37.5""#,
              message: "expected a number, found a string", hint: "write the number without quotes"),
@@ -225,6 +227,9 @@ struct SceneLoaderTests {
              at: #""maxzoom""#, message: "unknown key 'maxzoom'", hint: "did you mean 'maxZoom'?"),
         Case(json: #"{"soundtrack": "x.mp3", "places": [\#(place)]}"#, path: "soundtrack", at: #""soundtrack""#,
              message: "unknown key 'soundtrack'",
+             hint: "did you mean 'audio'?"),
+        Case(json: #"{"colour": "red", "places": [\#(place)]}"#, path: "colour", at: #""colour""#,
+             message: "unknown key 'colour'",
              hint: "allowed keys here: title, dwell, flight, video, map, background, audio, places"),
         // JSON errors come through with the scene's file name.
         Case(json: "{\"places\": [\(place)],}", path: "", at: ",}", message: "trailing comma before '}'"),
@@ -266,14 +271,17 @@ struct SceneLoaderTests {
              "latitude": 3, "lon": 4}
         ]}
         """
-        // The unknown key is reported first: its hint explains the missing one.
-        let unknown = try #require(decodeError(json))
+        // The unknown key is the one problem: its hint explains the missing one.
+        let errors = decodeErrors(json)
+        #expect(errors.count == 1, "\(errors)")
+        let unknown = try #require(errors.first)
         #expect((unknown.line, unknown.column) == (4, 6))
         #expect(unknown.hint == "did you mean 'lat'?")
         let missing = try #require(decodeError(json.replacingOccurrences(of: "\"latitude\": 3, ", with: "")))
         #expect((missing.line, missing.column) == (3, 5))
         #expect(missing.path == "places[1]")
-        #expect(missing.message == "missing required key 'lat'")
+        #expect(missing.message == "lon is given without lat")
+        #expect(missing.hint == "give both, or neither to look 'B' up")
     }
 
     @Test func suggestions() {
@@ -297,14 +305,14 @@ struct SceneLoaderTests {
         #expect(try SceneLoader.load(contentsOf: url).places.count == 2)
 
         try Data("{\"places\": 1}".utf8).write(to: url)
-        let typeError = #expect(throws: SceneError.self) { try SceneLoader.load(contentsOf: url) }
+        let typeError = #expect(throws: SceneErrors.self) { try SceneLoader.load(contentsOf: url) }?.first
         #expect(typeError?.file == url.path)
         #expect(typeError?.line == 1)
     }
 
     @Test func unreadableFiles() throws {
         let missing = URL(fileURLWithPath: "no-such-dir/trip.json")
-        let error = try #require(#expect(throws: SceneError.self) { try SceneLoader.load(contentsOf: missing) })
+        let error = try #require(#expect(throws: SceneErrors.self) { try SceneLoader.load(contentsOf: missing) }?.first)
         #expect(error.file == "no-such-dir/trip.json")
         #expect((error.line, error.column) == (0, 0))
         #expect(error.message.contains("no such file"))
@@ -312,7 +320,7 @@ struct SceneLoaderTests {
         #expect(error.localizedDescription == error.description)
 
         let directory = FileManager.default.temporaryDirectory
-        let dirError = try #require(#expect(throws: SceneError.self) { try SceneLoader.load(contentsOf: directory) })
+        let dirError = try #require(#expect(throws: SceneErrors.self) { try SceneLoader.load(contentsOf: directory) }?.first)
         #expect(dirError.message.contains("directory"))
     }
 }

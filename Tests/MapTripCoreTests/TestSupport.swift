@@ -2,18 +2,24 @@ import Foundation
 import Testing
 @testable import MapTripCore
 
-/// The `SceneError` that decoding `json` throws (records an issue and returns nil if it succeeds).
+/// The first problem decoding `json` finds (records an issue and returns nil if it succeeds).
 func decodeError(_ json: String, file: String = "trip.json",
                  sourceLocation: SourceLocation = #_sourceLocation) -> SceneError? {
+    decodeErrors(json, file: file, sourceLocation: sourceLocation).first
+}
+
+/// Every problem decoding `json` finds, in document order.
+func decodeErrors(_ json: String, file: String = "trip.json",
+                  sourceLocation: SourceLocation = #_sourceLocation) -> [SceneError] {
     do {
         _ = try SceneLoader.decode(Data(json.utf8), file: file)
         Issue.record("expected an error, but the scene decoded", sourceLocation: sourceLocation)
-    } catch let error as SceneError {
-        return error
+    } catch let error as SceneErrors {
+        return error.errors
     } catch {
-        Issue.record("expected a SceneError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected SceneErrors, got \(error)", sourceLocation: sourceLocation)
     }
-    return nil
+    return []
 }
 
 /// The `SceneError` that parsing `json` throws.

@@ -106,7 +106,7 @@ struct CLITests {
                      path: "places[0].lat", message: "latitude 95 is outside [-90, 90]"),
             BadScene(name: "missing lon", text: scene(place: #""name": "Seoul", "lat": 37.5"#)
                         .replacingOccurrences(of: "    {", with: "    @{"),
-                     path: "places[0]", message: "missing required key 'lon'"),
+                     path: "places[0]", message: "lat is given without lon (give both, or neither to look 'Seoul' up)"),
             BadScene(name: "misspelt key", text: scene(place: #""lat": 37.5, "lon": 127, @"dwel": 2"#),
                      path: "places[0].dwel", message: "unknown key 'dwel' (did you mean 'dwell'?)"),
             BadScene(name: "no places", text: "{\n  \"places\": @[]\n}\n",

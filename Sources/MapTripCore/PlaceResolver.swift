@@ -1,0 +1,33 @@
+/// A place in a gazetteer: what a name in a scene resolves to.
+public struct GazetteerPlace: Equatable, Sendable, Codable {
+    /// The place's main name in the gazetteer (the scene's label is kept as written).
+    public var name: String
+    /// ISO 3166-1 alpha-2 code, e.g. "KR".
+    public var country: String
+    /// The country's English name, e.g. "South Korea".
+    public var countryName: String
+    public var population: Int
+    public var lat: Double
+    public var lon: Double
+
+    public init(name: String, country: String, countryName: String, population: Int, lat: Double, lon: Double) {
+        self.name = name
+        self.country = country
+        self.countryName = countryName
+        self.population = population
+        self.lat = lat
+        self.lon = lon
+    }
+
+    public var position: LonLat { LonLat(lon: lon, lat: lat) }
+}
+
+/// Finds places by name, offline. Core asks it at resolve time; the implementation (a gazetteer over
+/// SQLite) lives outside Core, so Core stays free of C.
+public protocol PlaceResolver: Sendable {
+    /// Every place called `name` (any of its names, in any script; case- and accent-insensitive),
+    /// in `country` when given (ISO alpha-2 code or the country's name), most populous first.
+    func matches(for name: String, country: String?) throws -> [GazetteerPlace]
+    /// The nearest spellings to `name` (for "did you mean"), best first.
+    func suggestions(for name: String, country: String?, limit: Int) throws -> [String]
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+/// The scene file format, described once: every key with its type, range, default and one line of
+/// documentation. The loader's checks (`SceneChecker`), the JSON Schema (`SceneSchema`) and the
+/// README's table of keys all come from this description.
+public enum SceneFormat {
+    /// A rule on a number beyond its type: what passes, the message when it does not, and the same
+    /// rule in JSON Schema's words.
+    public struct Rule: Sendable {
+        public let accepts: @Sendable (Double) -> Bool
+        /// The message for a value that fails (given the number as written).
+        public let message: @Sendable (String) -> String
+        public let hint: String?
+        /// JSON Schema keywords (`minimum`, `maximum`, `exclusiveMinimum`, `enum`).
+        public let schema: [String: Double]
+        public let schemaEnum: [Double]?
+        /// A short human form for the README ("16-8192", "> 0").
+        public let summary: String
+
+        /// `noun L is outside [a, b]`.
+        public static func within(_ a: Double, _ b: Double, noun: String, hint: String? = nil) -> Rule {
+            Rule(accepts: { (a...b).contains($0) },
+                 message: { "\(noun) \($0) is outside [\(format(a)), \(format(b))]" }, hint: hint,
+                 schema: ["minimum": a, "maximum": b], schemaEnum: nil, summary: "\(format(a)) to \(format(b))")
+        }
+
+        /// Greater than 0.
+        public static func positive(noun: String, unit: String) -> Rule {
+            Rule(accepts: { $0 > 0 }, message: { "\(noun) must be greater than 0 \(unit), found \($0)" }, hint: nil,
+                 schema: ["exclusiveMinimum": 0], schemaEnum: nil, summary: "> 0")
+        }
+
+        /// 0 or more.
+        public static func nonNegative(noun: String, unit: String, hint: String? = nil) -> Rule {
+            Rule(accepts: { $0 >= 0 }, message: { "\(noun) must be 0 \(unit) or more, found \($0)" }, hint: hint,
+                 schema: ["minimum": 0], schemaEnum: nil, summary: ">= 0")
+        }
+
+        /// Greater than 0 and at most `b`.
+        public static func positive(atMost b: Double, noun: String, hint: String? = nil) -> Rule {
+            Rule(accepts: { $0 > 0 && $0 <= b },
+                 message: { "\(noun) must be greater than 0 and at most \(format(b)), found \($0)" }, hint: hint,
+                 schema: ["exclusiveMinimum": 0, "maximum": b], schemaEnum: nil, summary: "> 0, <= \(format(b))")
+        }
+
+        /// One of a few values.
+        public static func oneOf(_ values: [Double], noun: String) -> Rule {
+            let list = values.map(format)
+            let words = list.count == 2 ? "\(list[0]) or \(list[1])"
+                : list.dropLast().joined(separator: ", ") + " or " + list.last!
+            return Rule(accepts: { values.contains($0) }, message: { "\(noun) must be \(words), found \($0)" },
+                        hint: nil, schema: [:], schemaEnum: values, summary: words)
+        }
+
+        static func format(_ x: Double) -> String { JSONText.number(x) }
+    }
+
+    /// What a key holds.
+    public indirect enum Kind: Sendable {
+        /// `noun` names it in "NOUN must not be empty".
+        case string(nonEmpty: Bool, noun: String)
+        case number(Rule?)
+        /// `even`: frame sides (4:2:0 video).
+        case integer(Rule?, even: Bool)
+        case boolean
+        /// One of these strings.
+        case choice([String], noun: String, hint: String)
+        case object(Object)
+        /// A list; `nonEmpty` gives the message and hint when it is empty; `what` names its items in
+        /// type errors ("an array of strings").
+        case array(of: Kind, nonEmpty: (message: String, hint: String)?, what: String, itemHint: String?)
+        /// A file name, or the object for the long form (`"audio": "music.mp3"`).
+        case stringOr(Object, noun: String)
+    }
+
+    /// One key of an object.
+    public struct Field: Sendable {
+        public let key: String
+        public let kind: Kind
+        public let required: Bool
+        /// A hint when the key is missing.
+        public let missingHint: String?
+        /// The default, as the README and the schema show it (nil: none).
+        public let defaultValue: DefaultValue?
+        /// One line of documentation.
+        public let doc: String
+
+        public init(_ key: String, _ kind: Kind, required: Bool = false, missingHint: String? = nil,
+                    default defaultValue: DefaultValue? = nil, _ doc: String) {
+            self.key = key
+            self.kind = kind
+            self.required = required
+            self.missingHint = missingHint
+            self.defaultValue = defaultValue
+            self.doc = doc
+        }
+    }
+
+    /// A default: a JSON value for the schema, and how the README says it.
+    public struct DefaultValue: Sendable {
+        public let json: JSONDefault
+        public let text: String
+
+        public static func number(_ x: Double, _ text: String? = nil) -> DefaultValue {
+            DefaultValue(json: .number(x), text: text ?? Rule.format(x))
+        }
+        public static func string(_ s: String, _ text: String? = nil) -> DefaultValue {
+            DefaultValue(json: .string(s), text: text ?? s)
+        }
+        public static func bool(_ b: Bool) -> DefaultValue { DefaultValue(json: .bool(b), text: b ? "true" : "false") }
+        /// Said in words only (no JSON default).
+        public static func words(_ text: String) -> DefaultValue { DefaultValue(json: .none, text: text) }
+    }
+
+    public enum JSONDefault: Sendable {
+        case number(Double)
+        case string(String)
+        case bool(Bool)
+        case none
+    }
+
+    /// An object: its keys (in the order the README lists them) and keys that belong elsewhere.
+    public struct Object: Sendable {
+        public let name: String
+        public let fields: [Field]
+        /// Keys that are not allowed here but belong in another section, for hints.
+        public let misplaced: [String: String]
+        /// The hint when the value is not an object.
+        public let typeHint: String?
+
+        public init(_ name: String, _ fields: [Field], misplaced: [String: String] = [:], typeHint: String? = nil) {
+            self.name = name
+            self.fields = fields
+            self.misplaced = misplaced
+            self.typeHint = typeHint
+        }
+
+        public var keys: [String] { fields.map(\.key) }
+        public func field(_ key: String) -> Field? { fields.first { $0.key == key } }
+    }
+
+    // MARK: The description
+
+    public static let maxDuration = 24.0 * 3600
+    public static let maxFrames = 10_000_000
+    public static let videoSizeRange = 16...8192
+    public static let fpsRange = 1...240
+    public static let maxScale = 8.0
+    public static let zoomRange = 0.0...22.0
+    public static let tileZoomRange = 0...24
+
+    static let dwellRule = Rule.positive(noun: "dwell", unit: "seconds")
+    static let flightRule = Rule.nonNegative(noun: "flight", unit: "seconds", hint: "0 jumps straight to the place")
+
+    public static let video = Object("video", [
+        Field("width", .integer(.within(16, 8192, noun: "width"), even: true), default: .number(1920),
+              "frame width in pixels, even"),
+        Field("height", .integer(.within(16, 8192, noun: "height"), even: true), default: .number(1080),
+              "frame height in pixels, even"),
+        Field("fps", .integer(.within(1, 240, noun: "fps"), even: false), default: .number(30), "frames per second"),
+        Field("scale", .number(.positive(atMost: maxScale, noun: "scale",
+                                         hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")),
+              default: .number(1), "pixel ratio: 2 renders 3840x2160 with the view of 1920x1080"),
+    ])
+
+    public static let map = Object("map", [
+        Field("tiles", .string(nonEmpty: true, noun: "tiles"), required: true,
+              missingHint: "add \"tiles\": \"https://tile.example.org/{z}/{x}/{y}.png\" (or a folder or .mbtiles file)",
+              "an XYZ URL template, a tile folder or an .mbtiles file (below)"),
+        Field("attribution", .string(nonEmpty: false, noun: "attribution"),
+              "the map's credit, drawn bottom-right"),
+        Field("contact", .string(nonEmpty: false, noun: "contact"),
+              "an e-mail or URL for the User-Agent sent to tile servers"),
+        Field("tileSize", .integer(.oneOf([256, 512], noun: "tileSize"), even: false), default: .number(256),
+              "tile size in pixels"),
+        Field("minZoom", .integer(.within(0, 24, noun: "minZoom"), even: false), "the source's shallowest zoom level"),
+        Field("maxZoom", .integer(.within(0, 24, noun: "maxZoom"), even: false), "the source's deepest zoom level"),
+        Field("subdomains", .array(of: .string(nonEmpty: true, noun: "a subdomain"),
+                                   nonEmpty: ("subdomains must not be empty",
+                                              "list them, e.g. [\"a\", \"b\", \"c\"], or remove the key"),
+                                   what: "an array of strings", itemHint: nil),
+              default: .words("a, b, c"), "values for `{s}` in a URL template"),
+    ])
+
+    public static let audio = Object("audio", [
+        Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"music.mp3\"",
+              "any audio file libavformat reads, relative to the scene"),
+        Field("volume", .number(.within(0, 4, noun: "volume", hint: "1 is the file's own level, 0.5 half as loud")),
+              default: .number(1), "gain: 1 is the file's own level"),
+        Field("offset", .number(.nonNegative(noun: "offset", unit: "seconds")), default: .number(0),
+              "seconds into the file where the sound starts"),
+        Field("fadeOut", .number(.nonNegative(noun: "fadeOut", unit: "seconds")), default: .number(1.5),
+              "seconds of fade-out at the end"),
+        Field("loop", .boolean, default: .bool(false), "repeat a file shorter than the video (else silence follows)"),
+    ])
+
+    public static let place = Object("place", [
+        Field("name", .string(nonEmpty: true, noun: "name"), default: .words("`Place N`"),
+              "label (any script); without lat/lon, the place is looked up by this name"),
+        Field("lat", .number(.within(-90, 90, noun: "latitude")), "latitude in degrees (with lon; wins over the name)"),
+        Field("lon", .number(.within(-180, 180, noun: "longitude")), "longitude in degrees (with lat)"),
+        Field("country", .string(nonEmpty: true, noun: "country"),
+              "narrows a lookup by name: ISO code (`FR`) or the country's name"),
+        Field("dwell", .number(dwellRule), default: .words("the scene's"), "seconds this place holds the screen"),
+        Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .number(7, "7 (region)"),
+              "web-map zoom (the world is 256 x 2^zoom pixels wide)"),
+        Field("flight", .number(flightRule), default: .words("the scene's"), "seconds of the flight into this place"),
+    ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }")
+
+    public static let scene = Object("scene", [
+        Field("$schema", .string(nonEmpty: false, noun: "$schema"), "the JSON Schema, for editors (ignored)"),
+        Field("title", .string(nonEmpty: true, noun: "title"), "shown on a card over the first place, fading as the trip starts"),
+        Field("dwell", .number(dwellRule), default: .number(3),
+              "seconds each place holds the screen; a place may override it"),
+        Field("flight", .number(flightRule), default: .number(1.5),
+              "seconds of the flight at the start of each place's slot, capped by the slot; a place may override it"),
+        Field("video", .object(video), "frame size, rate and pixel ratio"),
+        Field("map", .object(map), default: .words("the embedded map"), "a tiled base map"),
+        Field("background", .choice(["map", "transparent"], noun: "background",
+                                    hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map"),
+              default: .string("map"), "`transparent`: no base map, for outputs with alpha"),
+        Field("audio", .stringOr(audio, noun: "audio"), "a sound track: a file name, or the object below"),
+        Field("places", .array(of: .object(place),
+                               nonEmpty: ("places must list at least one place", "add { \"lat\": ..., \"lon\": ... }"),
+                               what: "an array", itemHint: nil),
+              required: true,
+              missingHint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ]",
+              "the stops, in order"),
+    ], misplaced: [
+        "width": "video", "height": "video", "fps": "video", "scale": "video",
+        "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
+        "subdomains": "map", "contact": "map",
+        "lat": "a place in \"places\"", "lon": "a place in \"places\"", "zoom": "a place in \"places\"",
+        "country": "a place in \"places\"",
+        "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",
+    ])
+}
