@@ -3,12 +3,18 @@
 //
 //   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
 //   maptrip-bench --profile [--scene ...]     where drawing time goes
+//   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
+//   maptrip-bench --no-codecs ...             every phase but the codecs
 //
 // Each phase runs in its own process so that its peak memory (ru_maxrss) is its own:
 //   capture   renders the trip once and saves every distinct picture as I420, with the repeats;
 //   encoder   encodes exactly those pictures (reading them back; no drawing, no conversion);
 //   pipeline  the real thing: scene -> timeline -> renderer -> libyuv -> encoder -> MP4.
 // The ratio pipeline/encoder shows what drawing and converting cost on top of the encoder.
+//   codec     the real thing (RenderJob) into each output maptrip writes, with its default settings:
+//             frames written per second, size on disk (a PNG sequence's folder in total), peak memory;
+//   av1       libsvtav1 (maptrip's AV1) and libaom-av1 alone on the captured pictures, side by side.
+// --quick: one preset (veryfast); the codecs on the scene's first three places, one run each.
 
 import FFmpeg
 import Foundation
@@ -89,19 +95,17 @@ func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) thr
     print("{\"frames\":\(sink.flags.count),\"drawn\":\(sink.flags.filter { $0 == 1 }.count)}")
 }
 
-/// child: encoder FRAMES FLAGS WIDTH HEIGHT FPS PRESET
-func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ height: Int, _ fps: Int,
-                _ preset: String) throws {
+/// Encodes the captured pictures (read back from FRAMES, repeated as FLAGS says) with `settings` into
+/// `out`; returns the wall seconds and the number of frames sent.
+func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEncoderSettings, format: String,
+                    out: String) throws -> (seconds: Double, frames: Int) {
+    let width = settings.width, height = settings.height
     let flags = [UInt8](try Data(contentsOf: URL(fileURLWithPath: flagsPath)))
     guard let input = FileHandle(forReadingAtPath: framesPath) else { throw Failure(description: "no \(framesPath)") }
-    let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
-    defer { try? FileManager.default.removeItem(atPath: out) }
-    let (settings, _) = try CodecProfile.profile(for: .h264).settings(
-        options: EncodingOptions(preset: preset), width: width, height: height, fps: fps, transparent: false)
     let frame = try Frame(width: width, height: height, pixelFormat: .yuv420p)
     frame.colorTags = .bt601Limited
     let start = now()
-    let writer = try VideoWriter(path: out, format: "mp4", settings: settings)
+    let writer = try VideoWriter(path: out, format: format, settings: settings)
     let planes = [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)]
     for (n, flag) in flags.enumerated() {
         if flag == 1 {
@@ -123,8 +127,50 @@ func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ heigh
         try writer.send(frame: frame, pts: Int64(n))
     }
     try writer.finish()
-    let seconds = now() - start
-    print("{\"seconds\":\(seconds),\"frames\":\(flags.count),\"peakMB\":\(peakMB())}")
+    return (now() - start, flags.count)
+}
+
+/// child: encoder FRAMES FLAGS WIDTH HEIGHT FPS PRESET
+func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ height: Int, _ fps: Int,
+                _ preset: String) throws {
+    let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let (settings, _) = try CodecProfile.profile(for: .h264).settings(
+        options: EncodingOptions(preset: preset), width: width, height: height, fps: fps, transparent: false)
+    let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out)
+    print("{\"seconds\":\(seconds),\"frames\":\(frames),\"peakMB\":\(peakMB())}")
+}
+
+/// The AV1 encoders compared on the captured pictures: maptrip's (libsvtav1, its CodecProfile
+/// defaults: preset 10, crf 35) and libaom-av1 at its fastest good-quality speed (cpu-used 8, row-mt,
+/// the same crf, keyframe interval and colour tags).
+func av1Settings(_ encoder: String, width: Int, height: Int, fps: Int) throws -> VideoEncoderSettings {
+    var (s, _) = try CodecProfile.profile(for: .av1).settings(options: EncodingOptions(), width: width,
+                                                              height: height, fps: fps, transparent: false)
+    switch encoder {
+    case "libsvtav1":
+        break
+    case "libaom-av1":
+        s.codecName = "libaom-av1"
+        s.preset = nil
+        s.options = ["cpu-used": "8", "row-mt": "1"]
+        if s.bitRate == nil { s.bitRate = 0 }  // crf alone: constant quality
+    default:
+        throw Failure(description: "unknown AV1 encoder \(encoder)")
+    }
+    return s
+}
+
+/// child: av1 ENCODER FRAMES FLAGS WIDTH HEIGHT FPS
+func encodeAV1(_ encoder: String, _ framesPath: String, _ flagsPath: String, _ width: Int, _ height: Int,
+               _ fps: Int) throws {
+    let out = NSTemporaryDirectory() + "maptrip-bench-\(encoder)-\(getpid()).webm"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let settings = try av1Settings(encoder, width: width, height: height, fps: fps)
+    let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "webm", out: out)
+    let bytes = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber)?.doubleValue ?? 0
+    print("{\"seconds\":\(seconds),\"frames\":\(frames),\"bytes\":\(bytes),\"width\":\(width),"
+          + "\"height\":\(height),\"fps\":\(fps),\"peakMB\":\(peakMB())}")
 }
 
 /// child: pipeline SCENE PRESET
@@ -138,6 +184,48 @@ func pipeline(_ scenePath: String, _ preset: String) throws {
     let summary = try job.run()
     let seconds = now() - start
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB())}")
+}
+
+/// The outputs of the codecs phase: key (for `--codecs`), label, extension, codec. Each is written with
+/// maptrip's defaults for it (GIF: 15 fps, at most 720 px wide).
+let codecOutputs: [(key: String, label: String, ext: String, codec: VideoCodec)] = [
+    ("h264", "H.264 MP4", "mp4", .h264),
+    ("hevc", "HEVC MP4", "mp4", .hevc),
+    ("vp9", "VP9 WebM", "webm", .vp9),
+    ("av1", "AV1 WebM (libsvtav1)", "webm", .av1),
+    ("prores", "ProRes 4444 MOV", "mov", .prores),
+    ("gif", "GIF", "gif", .gif),
+    ("png", "PNG sequence", "png", .png),
+]
+
+/// Bytes in a file, or in all the files of a folder.
+func diskBytes(_ path: String) -> Double {
+    let fm = FileManager.default
+    var isDirectory: ObjCBool = false
+    guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
+    if !isDirectory.boolValue {
+        return (try? fm.attributesOfItem(atPath: path)[.size] as? NSNumber)?.doubleValue ?? 0
+    }
+    return ((try? fm.contentsOfDirectory(atPath: path)) ?? []).reduce(0) { $0 + diskBytes(path + "/" + $1) }
+}
+
+/// child: codec KEY SCENE — the whole render (RenderJob) into one output, its defaults.
+func codecRender(_ key: String, _ scenePath: String) throws {
+    guard let c = codecOutputs.first(where: { $0.key == key }) else { throw Failure(description: "unknown codec \(key)") }
+    let base = NSTemporaryDirectory() + "maptrip-bench-\(key)-\(getpid())"
+    let path = c.codec == .png ? base + "/frame_%05d.png" : base + "." + c.ext
+    let written = c.codec == .png ? base : path
+    defer { try? FileManager.default.removeItem(atPath: written) }
+    let start = now()
+    let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: OutputRequest(path: path, codec: c.codec),
+                        environment: RenderEnvironment(assets: try assetsURL()))
+    let summary = try job.run()
+    let seconds = now() - start
+    let peak = peakMB()
+    let video = try job.prepare().scene.video  // the picture as written (GIF: its own size and rate)
+    print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),"
+          + "\"duration\":\(summary.duration),\"bytes\":\(diskBytes(written)),\"width\":\(video.width),"
+          + "\"height\":\(video.height),\"fps\":\(video.fps),\"peakMB\":\(peak)}")
 }
 
 /// Where drawing time goes: each base-map layer alone, the overlays, and the colour conversion,
@@ -209,6 +297,91 @@ func longerScene(_ path: String, times: Int) throws -> String {
     return out
 }
 
+/// A copy of the scene with only its first `count` places (the same look, a shorter trip).
+func shorterScene(_ path: String, places count: Int) throws -> String {
+    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    obj["places"] = Array((obj["places"] as! [Any]).prefix(count))
+    let out = NSTemporaryDirectory() + "maptrip-bench-first\(count)-\(getpid()).json"
+    try JSONSerialization.data(withJSONObject: obj).write(to: URL(fileURLWithPath: out))
+    return out
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// A captured trip: every distinct picture as I420 and the frame sequence, removed by `remove()`.
+struct Capture {
+    let framesPath: String, flagsPath: String
+    let frames: Int, drawn: Int
+
+    init(_ scenePath: String, tag: String) throws {
+        let tmp = NSTemporaryDirectory() + "maptrip-bench-\(getpid())-\(tag)"
+        framesPath = tmp + ".i420"
+        flagsPath = tmp + ".flags"
+        let cap = try child(["capture", scenePath, framesPath, flagsPath])
+        frames = Int(cap["frames"] ?? 0)
+        drawn = Int(cap["drawn"] ?? 0)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: framesPath)
+        try? FileManager.default.removeItem(atPath: flagsPath)
+    }
+}
+
+/// The codecs phase: each output rendered whole (RenderJob, in a child process), `runs` times,
+/// alternating; then libsvtav1 and libaom-av1 alone on the captured pictures (`capture`, else one made
+/// here).
+func codecsPhase(scenePath: String, label: String, keys: [String], runs: Int, capture existing: Capture?) throws {
+    let v = try loadScene(scenePath).video
+    var capture = existing
+    if capture == nil && keys.contains("av1") { capture = try Capture(scenePath, tag: "codecs") }
+    defer { if existing == nil { capture?.remove() } }
+    let outputs = codecOutputs.filter { keys.contains($0.key) }
+    var results = [String: [[String: Double]]]()
+    for _ in 0..<runs {
+        for c in outputs { results[c.key, default: []].append(try child(["codec", c.key, scenePath])) }
+    }
+    let encoders = keys.contains("av1")
+        ? [("libsvtav1", "AV1 libsvtav1 p10, enc. alone"), ("libaom-av1", "AV1 libaom cpu8 row-mt, alone")] : []
+    var alone = [String: [[String: Double]]]()
+    for _ in 0..<runs {
+        for (e, _) in encoders {
+            alone[e, default: []].append(try child(["av1", e, capture!.framesPath, capture!.flagsPath, "\(v.width)",
+                                                    "\(v.height)", "\(v.fps)"]))
+        }
+    }
+
+    let duration = results[outputs[0].key]![0]["duration"]!
+    print("codecs: \(label), \(String(format: "%.1f", duration)) s, each output with its defaults; \(runs) "
+          + "run\(runs == 1 ? "" : "s") each, alternating; medians, the frames/s range in brackets")
+    print("")
+    print("output                          frames  picture          frames/s [range]      real-time    size MB  Mbit/s  peak MB")
+    func row(_ label: String, _ results: [[String: Double]]) {
+        let first = results[0]
+        let frames = first["frames"]!
+        let fpsRange = results.map { frames / $0["seconds"]! }
+        let s = median(results.map { $0["seconds"]! })
+        let mb = median(results.map { $0["bytes"]! }) / 1_000_000
+        let picture = "\(Int(first["width"]!))x\(Int(first["height"]!))@\(Int(first["fps"]!))"
+        let range = String(format: "%.1f [%.1f-%.1f]", frames / s, fpsRange.min()!, fpsRange.max()!)
+        print(String(format: "%@  %6.0f  %@  %@  %8.2fx  %9.1f  %6.2f  %7.0f",
+                     label.padding(toLength: 30, withPad: " ", startingAt: 0), frames,
+                     picture.padding(toLength: 15, withPad: " ", startingAt: 0),
+                     range.padding(toLength: 20, withPad: " ", startingAt: 0), duration / s, mb,
+                     mb * 8 / duration, median(results.map { $0["peakMB"]! })))
+    }
+    for c in outputs { row(c.label, results[c.key]!) }
+    for (e, label) in encoders { row(label, alone[e]!) }
+    if !encoders.isEmpty {
+        print("")
+        print("(the last two rows: the encoder alone on the trip's pictures captured as I420, no drawing or "
+              + "conversion; both crf 35, a keyframe every 2 s)")
+    }
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -218,6 +391,8 @@ func main() throws {
         case "capture": try capture(a[1], a[2], a[3])
         case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6])
         case "pipeline": try pipeline(a[1], a[2])
+        case "codec": try codecRender(a[1], a[2])
+        case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         default: throw Failure(description: "unknown child mode")
         }
         return
@@ -228,30 +403,48 @@ func main() throws {
         return
     }
     let quick = args.contains("--quick")
+    let runsOption = option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) }
+    // --codecs alone, or --codecs h264,av1: only the codecs phase (those outputs).
+    let codecsOnly = args.contains("--codecs")
+    var codecKeys = codecOutputs.map(\.key)
+    if let list = option("--codecs", in: args), !list.hasPrefix("--") {
+        codecKeys = list.split(separator: ",").map(String.init)
+        if codecKeys.isEmpty { throw Failure(description: "--codecs: name at least one codec") }
+        if let bad = codecKeys.first(where: { k in !codecOutputs.contains { $0.key == k } }) {
+            throw Failure(description: "unknown codec \(bad); use \(codecOutputs.map(\.key).joined(separator: ","))")
+        }
+    }
+    let withCodecs = codecsOnly || !args.contains("--no-codecs")
+    // --quick: the codecs on the first three places (London, Moscow, Cairo), one run each.
+    let codecScene = quick ? try shorterScene(scenePath, places: 3) : scenePath
+    defer { if quick { try? FileManager.default.removeItem(atPath: codecScene) } }
+    let codecLabel = quick ? "\(scenePath), its first 3 places (--quick)" : scenePath
+    let codecRuns = runsOption ?? (quick ? 1 : 3)
+
+    if codecsOnly {
+        let v = try loadScene(scenePath).video
+        print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps; machine: "
+              + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+        try codecsPhase(scenePath: codecScene, label: codecLabel, keys: codecKeys, runs: codecRuns, capture: nil)
+        return
+    }
+
     let presets = (option("--presets", in: args) ?? (quick ? "veryfast" : "ultrafast,veryfast,medium"))
         .split(separator: ",").map(String.init)
     let scene = try loadScene(scenePath)
     let v = scene.video
-    let tmp = NSTemporaryDirectory() + "maptrip-bench-\(getpid())"
-    let framesPath = tmp + ".i420", flagsPath = tmp + ".flags"
-    defer {
-        try? FileManager.default.removeItem(atPath: framesPath)
-        try? FileManager.default.removeItem(atPath: flagsPath)
-    }
-    let cap = try child(["capture", scenePath, framesPath, flagsPath])
-    let frames = Int(cap["frames"] ?? 0), drawn = Int(cap["drawn"] ?? 0)
+    let cap = try Capture(scenePath, tag: "presets")
+    defer { cap.remove() }
+    let framesPath = cap.framesPath, flagsPath = cap.flagsPath
+    let frames = cap.frames, drawn = cap.drawn
     let duration = Double(frames) / Double(v.fps)
     print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
           + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
-    let runs = max(1, Int(option("--runs", in: args) ?? "3") ?? 3)
+    let runs = runsOption ?? 3
     print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
           + "figures are medians, the ratio's range in brackets")
     print("")
     print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder")
-    func median(_ xs: [Double]) -> Double {
-        let s = xs.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
     for preset in presets {
         var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
         for _ in 0..<runs {
@@ -274,6 +467,11 @@ func main() throws {
         print("")
         print(String(format: "memory vs trip length (veryfast): %.0f frames -> peak %.0f MB; %.0f frames -> peak %.0f MB",
                      one["frames"]!, one["peakMB"]!, three["frames"]!, three["peakMB"]!))
+    }
+    if withCodecs {
+        print("")
+        try codecsPhase(scenePath: codecScene, label: codecLabel, keys: codecKeys, runs: codecRuns,
+                        capture: quick ? nil : cap)
     }
 }
 
