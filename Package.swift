@@ -52,10 +52,12 @@ let package = Package(
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
+        .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "FFmpeg", "YUV"]),
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
+            "MapTripGazetteer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",
                                    "TileServerFixture"]),
+        .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
         .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),
         .testTarget(name: "MapTripRecordTests",
                     dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",

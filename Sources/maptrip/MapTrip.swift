@@ -14,7 +14,7 @@ struct MapTrip: ParsableCommand {
             dwell, and stops after the last.
             """,
         version: maptripVersion,
-        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self])
+        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self, PlacesCommand.self])
 
     static func main() {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing
