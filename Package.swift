@@ -52,17 +52,18 @@ let package = Package(
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
-        .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
         .target(name: "MapTripRecord",
-                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "FFmpeg", "YUV"]),
+                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
+                               "FFmpeg", "YUV", "Cairo", "Pango"]),
+        .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
             "MapTripGazetteer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
-                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
-                                        "YUV"]),
+                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore",
+                                        "MapTripGazetteer", "FFmpeg", "YUV"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",

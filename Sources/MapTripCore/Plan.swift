@@ -96,7 +96,7 @@ public struct Plan: Sendable {
     }
 
     /// `h:mm:ss.s` or `m:ss.s`.
-    static func clock(_ seconds: Double) -> String {
+    public static func clock(_ seconds: Double) -> String {
         let tenths = Int((seconds * 10).rounded())
         let h = tenths / 36000, m = tenths / 600 % 60, s = Double(tenths % 600) / 10
         return h > 0 ? String(format: "%d:%02d:%04.1f", h, m, s) : String(format: "%d:%04.1f", m, s)

@@ -1,14 +1,15 @@
 import Foundation
 
 /// A value that passed the format's checks, with where it stood.
-indirect enum Checked {
+enum Checked {
     case string(String, JSONValue)
     case number(Double, JSONValue)
     case integer(Int, JSONValue)
     case bool(Bool, JSONValue)
     /// The members that passed, by key (with their paths), and the object itself.
     case object([String: (Checked, String)], JSONValue)
-    case array([Checked], JSONValue)
+    /// Every element, nil where it did not pass (so indices stay those of the file).
+    case array(CheckedList, JSONValue)
 
     var json: JSONValue {
         switch self {
@@ -26,15 +27,29 @@ indirect enum Checked {
     }
     var integer: Int? { if case .integer(let i, _) = self { i } else { nil } }
     var bool: Bool? { if case .bool(let b, _) = self { b } else { nil } }
-    var elements: [Checked]? { if case .array(let a, _) = self { a } else { nil } }
+    var elements: [Checked?]? {
+        guard case .array(let list, _) = self else { return nil }
+        return list.items
+    }
     subscript(key: String) -> Checked? {
         if case .object(let members, _) = self { return members[key]?.0 }
         return nil
+    }
+    /// An object every member of which passed (anything else: true).
+    var isComplete: Bool {
+        guard case .object(let members, let value) = self else { return true }
+        return members.count == (value.members?.count ?? 0)
     }
     func path(of key: String) -> String? {
         if case .object(let members, _) = self { return members[key]?.1 }
         return nil
     }
+}
+
+/// The elements of a checked array, nil where one did not pass.
+final class CheckedList {
+    let items: [Checked?]
+    init(_ items: [Checked?]) { self.items = items }
 }
 
 /// Checks a parsed document against `SceneFormat`, collecting every problem (not stopping at the first):
@@ -159,35 +174,33 @@ struct SceneChecker {
                 fail(value, path, nonEmpty.message, hint: nonEmpty.hint)
                 return nil
             }
-            var checked: [Checked] = []
-            var ok = true
+            var checked: [Checked?] = []
             for (i, element) in elements.enumerated() {
                 let itemPath = JSONPath.appending(index: i, to: path)
                 if case .object(let object) = item, element.members == nil {
                     typeError(element, itemPath, expected: "an object", hint: object.typeHint ?? itemHint)
-                    ok = false
+                    checked.append(nil)
                     continue
                 }
-                if let c = check(element, item, path: itemPath) { checked.append(c) } else { ok = false }
+                checked.append(check(element, item, path: itemPath))
             }
-            return ok ? .array(checked, value) : nil
+            return .array(CheckedList(checked), value)
         }
     }
 
-    /// Every member checked; unknown keys and missing required keys reported. Nil when any problem.
+    /// Every member checked; unknown keys and missing required keys reported. The members that
+    /// passed are kept (so later checks can still look at them); nil only when it is not an object.
     mutating func checkObject(_ value: JSONValue, _ object: SceneFormat.Object, path: String) -> Checked? {
         guard let members = value.members else {
             typeError(value, path, expected: "an object", hint: object.typeHint)
             return nil
         }
-        var ok = true
         var checked: [String: (Checked, String)] = [:]
         var seen = Set<String>()
         var suggested = Set<String>()
         for member in members {
             let memberPath = JSONPath.appending(key: member.key, to: path)
             guard let field = object.field(member.key) else {
-                ok = false
                 let hint: String
                 if let section = object.misplaced[member.key] {
                     hint = "'\(member.key)' belongs in \(section)"
@@ -203,15 +216,12 @@ struct SceneChecker {
             seen.insert(member.key)  // the parser has refused duplicate keys
             if let c = check(member.value, field.kind, path: memberPath) {
                 checked[member.key] = (c, memberPath)
-            } else {
-                ok = false
             }
         }
         // A required key that a misspelt one already points to ("did you mean") is one problem, not two.
         for field in object.fields where field.required && !seen.contains(field.key) && !suggested.contains(field.key) {
-            ok = false
             fail(value, path, "missing required key '\(field.key)'", hint: field.missingHint)
         }
-        return ok ? .object(checked, value) : nil
+        return .object(checked, value)
     }
 }

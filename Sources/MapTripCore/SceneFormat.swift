@@ -119,6 +119,14 @@ public enum SceneFormat {
         case none
     }
 
+    /// A rule across several keys of one object.
+    public enum Constraint: Sendable {
+        /// Given together or not at all (`lat` and `lon`).
+        case together([String])
+        /// At least one of these sets of keys is given (coordinates, or a name to look up).
+        case anyOf([[String]])
+    }
+
     /// An object: its keys (in the order the README lists them) and keys that belong elsewhere.
     public struct Object: Sendable {
         public let name: String
@@ -127,12 +135,16 @@ public enum SceneFormat {
         public let misplaced: [String: String]
         /// The hint when the value is not an object.
         public let typeHint: String?
+        /// Rules across keys (checked by the loader when it builds the value; stated in the schema).
+        public let constraints: [Constraint]
 
-        public init(_ name: String, _ fields: [Field], misplaced: [String: String] = [:], typeHint: String? = nil) {
+        public init(_ name: String, _ fields: [Field], misplaced: [String: String] = [:], typeHint: String? = nil,
+                    constraints: [Constraint] = []) {
             self.name = name
             self.fields = fields
             self.misplaced = misplaced
             self.typeHint = typeHint
+            self.constraints = constraints
         }
 
         public var keys: [String] { fields.map(\.key) }
@@ -205,7 +217,8 @@ public enum SceneFormat {
         Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .number(7, "7 (region)"),
               "web-map zoom (the world is 256 x 2^zoom pixels wide)"),
         Field("flight", .number(flightRule), default: .words("the scene's"), "seconds of the flight into this place"),
-    ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }")
+    ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }",
+       constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"]])])
 
     public static let scene = Object("scene", [
         Field("$schema", .string(nonEmpty: false, noun: "$schema"), "the JSON Schema, for editors (ignored)"),

@@ -39,7 +39,7 @@ public enum SceneLoader {
     public static let dominance = 5
 
     /// Opens the gazetteer when a place needs it (not before: most scenes give coordinates).
-    public typealias ResolverSource = () throws -> PlaceResolver
+    public typealias ResolverSource = @Sendable () throws -> PlaceResolver
 
     /// Loads, checks and resolves a scene file; throws `SceneErrors` listing every problem.
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil) throws -> Scene {
@@ -180,6 +180,8 @@ private struct SceneBuilder {
         var places: [Place] = []
         if let list = checked?["places"]?.elements {
             for (i, element) in list.enumerated() {
+                // A place whose own keys had problems is not looked up: its errors say enough.
+                guard let element, element.isComplete else { continue }
                 if let place = place(element, JSONPath.appending(index: i, to: "places"), number: i + 1,
                                      sceneDwell: sceneDwell) {
                     places.append(place)
@@ -317,7 +319,7 @@ private struct SceneBuilder {
         if let size = c["tileSize"]?.integer { map.tileSize = size }
         map.minZoom = c["minZoom"]?.integer
         map.maxZoom = c["maxZoom"]?.integer
-        if let subdomains = c["subdomains"]?.elements { map.subdomains = subdomains.compactMap(\.string) }
+        if let subdomains = c["subdomains"]?.elements { map.subdomains = subdomains.compactMap { $0?.string } }
         if let minZoom = map.minZoom, let maxZoom = map.maxZoom, minZoom > maxZoom, let v = c["minZoom"] {
             checker.fail(v.json, c.path(of: "minZoom") ?? "map.minZoom", "minZoom \(minZoom) is greater than maxZoom \(maxZoom)")
         }
@@ -363,7 +365,7 @@ private struct SceneBuilder {
         let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapDeepestZoom : nil)
         let placeValues = root["places"]?.elements ?? []
         for (i, place) in scene.places.enumerated() where i < placeValues.count {
-            let c = placeValues[i]
+            guard let c = placeValues[i] else { continue }
             let path = JSONPath.appending(index: i, to: "places")
             if place.dwell < frame {
                 let at = c["dwell"]?.json ?? root["dwell"]?.json ?? c.json

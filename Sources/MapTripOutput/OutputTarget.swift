@@ -125,11 +125,19 @@ public struct OutputPlan: Sendable {
     /// scene's view is scaled by to draw at that size.
     public func geometry(width sceneWidth: Int, height sceneHeight: Int, fps sceneFPS: Int)
         -> (width: Int, height: Int, fps: Int, scale: Double) {
-        var width = self.width ?? sceneWidth
-        var fps = self.fps ?? sceneFPS
+        Self.geometry(codec: codec, width: self.width, fps: self.fps, sceneWidth: sceneWidth,
+                      sceneHeight: sceneHeight, sceneFPS: sceneFPS)
+    }
+
+    /// `geometry` for a codec and an asked width and rate (nil: the scene's), without a plan: what a
+    /// render to that codec would draw (a preview draws what an H.264 render encodes).
+    public static func geometry(codec: VideoCodec, width askedWidth: Int?, fps askedFPS: Int?, sceneWidth: Int,
+                                sceneHeight: Int, sceneFPS: Int) -> (width: Int, height: Int, fps: Int, scale: Double) {
+        var width = askedWidth ?? sceneWidth
+        var fps = askedFPS ?? sceneFPS
         if codec == .gif {
-            if self.width == nil { width = min(sceneWidth, 720) }
-            if self.fps == nil { fps = min(sceneFPS, 15) }
+            if askedWidth == nil { width = min(sceneWidth, 720) }
+            if askedFPS == nil { fps = min(sceneFPS, 15) }
         }
         let even = codec != .gif && codec != .png
         var height = Int((Double(width) * Double(sceneHeight) / Double(sceneWidth)).rounded())

@@ -1,3 +1,4 @@
+import Cairo
 import Foundation
 import MapTripCore
 import MapTripOutput
@@ -6,9 +7,10 @@ import MapTripRender
 /// Writes a poster: one frame of the trip as a JPEG or PNG (atomically: a temporary file renamed).
 public enum PosterWriter {
     /// Checks a poster path before rendering: a .jpg/.jpeg/.png, not an input, not a folder.
-    public static func check(_ url: URL, inputs: [URL]) throws {
+    /// `label` names the picture in the error (a poster, a preview).
+    public static func check(_ url: URL, inputs: [URL], label: String = "poster") throws {
         guard StillImage.Format(path: url.path) != nil else {
-            throw OutputError.invalidOption("poster \(url.path): use a .jpg or .png file name")
+            throw OutputError.invalidOption("\(label) \(url.path): use a .jpg or .png file name")
         }
         for input in inputs where OutputPlan.sameFile(url, input) {
             throw OutputError.wouldOverwriteInput(output: url.path, input: input.path)
@@ -32,16 +34,25 @@ public enum PosterWriter {
         return n
     }
 
+    /// The frame shown at `time` seconds: the nearest on the frame grid, clamped into the video.
+    public static func frame(at time: Double, in timeline: Timeline) -> Int {
+        min(timeline.frameCount - 1, max(0, Int((time * Double(timeline.fps)).rounded())))
+    }
+
     /// Draws frame `time` (seconds; nil: `defaultFrame`) and writes it to `url`.
     public static func write(scene: Scene, renderer: FrameRenderer, timeline: Timeline, time: Double?,
                              to url: URL) throws {
-        let n = time.map { min(timeline.frameCount - 1, max(0, Int(($0 * Double(timeline.fps)).rounded()))) }
-            ?? defaultFrame(timeline)
+        let n = time.map { frame(at: $0, in: timeline) } ?? defaultFrame(timeline)
         try renderer.render(timeline.state(at: n), into: 0)
-        let surface = renderer.surfaces[0]
+        try write(renderer.surfaces[0], transparent: scene.background == .transparent, to: url)
+    }
+
+    /// Encodes a drawn surface as the file name asks (.png, else JPEG) and writes it atomically (a
+    /// temporary file renamed onto `url`). `transparent`: keep alpha (PNG only).
+    public static func write(_ surface: ImageSurface, transparent: Bool, to url: URL) throws {
         let data = try StillImage.encode(bgra: surface.data, stride: surface.stride, width: surface.width,
                                          height: surface.height, format: StillImage.Format(path: url.path) ?? .jpeg,
-                                         transparent: scene.background == .transparent)
+                                         transparent: transparent)
         try data.write(to: url, options: .atomic)
     }
 }

@@ -53,9 +53,12 @@ public struct RenderJob {
     public var poster: PosterRequest?
     /// Paced by the wall clock (frame n leaves at n/fps after the start): a live stream.
     public var live: Bool
+    /// A quick draft for checking timing (`--draft`): half the width and height (unless a width is
+    /// asked), the same view, the codec's fastest preset (unless one is asked).
+    public var draft: Bool
 
     public init(scene: URL, output: OutputRequest, environment: RenderEnvironment, audioFile: String? = nil,
-                transparent: Bool = false, poster: PosterRequest? = nil, live: Bool = false) {
+                transparent: Bool = false, poster: PosterRequest? = nil, live: Bool = false, draft: Bool = false) {
         self.scene = scene
         self.output = output
         self.environment = environment
@@ -63,6 +66,7 @@ public struct RenderJob {
         self.transparent = transparent
         self.poster = poster
         self.live = live
+        self.draft = draft
     }
 
     /// An MP4 render to a file, the default (for tests, batches and the benchmark).
@@ -89,13 +93,13 @@ public struct RenderJob {
     /// never a folder; the format, codec and options fit together; transparency only where it can be
     /// carried; the audio file exists and decodes). Nothing is drawn or written yet.
     public func prepare() throws -> Prepared {
-        var loaded = try SceneLoader.load(contentsOf: scene)
-        if transparent { loaded.background = .transparent }
+        let read = try Self.loadScene(scene, transparent: transparent, environment: environment)
+        var loaded = read.scene
         let sceneDirectory = scene.deletingLastPathComponent()
         var request = output
         request.transparent = request.transparent || loaded.background == .transparent
         request.scene = scene
-        request.inputs += Self.files(named: loaded, sceneDirectory: sceneDirectory)
+        request.inputs += read.files
 
         var audio: AudioSpec?
         if let file = audioFile {
@@ -105,21 +109,44 @@ public struct RenderJob {
             audio = AudioSpec(file: URL(fileURLWithPath: a.file, relativeTo: sceneDirectory).standardizedFileURL,
                               volume: a.volume, offset: a.offset, fadeOut: a.fadeOut, loop: a.loop)
         }
-        let plan = try OutputPlan.make(request)
+        var plan = try OutputPlan.make(request)
+        if draft { plan = plan.draft(of: loaded.video) }
         var posterURL: URL?
         if let poster {
             posterURL = URL(fileURLWithPath: poster.path, relativeTo: request.workingDirectory).standardizedFileURL
             try PosterWriter.check(posterURL!, inputs: [scene] + request.inputs)
         }
         // The picture as the output writes it: its size and rate, the same view.
-        let g = plan.geometry(width: loaded.video.width, height: loaded.video.height, fps: loaded.video.fps)
-        loaded.video = Video(width: g.width, height: g.height, fps: g.fps, scale: loaded.video.scale * g.scale)
+        Self.resize(&loaded, to: plan.geometry(width: loaded.video.width, height: loaded.video.height,
+                                               fps: loaded.video.fps))
         var warnings: [String] = []
         if plan.format.audioCodecName == nil, let dropped = audio {
             warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
             audio = nil
         }
         return Prepared(scene: loaded, plan: plan, audio: audio, poster: posterURL, warnings: warnings)
+    }
+
+    /// A scene file as a render reads it (places by name looked up in the environment's gazetteer,
+    /// a transparent background when forced), and the files it names.
+    static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
+        -> (scene: Scene, files: [URL]) {
+        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places)
+        if transparent { loaded.background = .transparent }
+        return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
+    }
+
+    /// The scene drawn at an output's size and rate (`OutputPlan.geometry`), with the same view.
+    static func resize(_ scene: inout Scene, to g: (width: Int, height: Int, fps: Int, scale: Double)) {
+        scene.video = Video(width: g.width, height: g.height, fps: g.fps, scale: scene.video.scale * g.scale)
+    }
+
+    /// What the scene is drawn over: nothing for a transparent background, else its base map.
+    static func baseMap(for scene: Scene, sceneFile: URL, environment: RenderEnvironment) throws -> BaseMap {
+        scene.background == .transparent
+            ? TransparentBaseMap()
+            : try BaseMaps.make(for: scene, sceneDirectory: sceneFile.deletingLastPathComponent(),
+                                environment: environment)
     }
 
     /// Files a scene reads (a local tile folder or MBTiles file, its sound track).
@@ -142,10 +169,7 @@ public struct RenderJob {
         let prepared = try prepare()
         let scene = prepared.scene
         let plan = prepared.plan
-        let baseMap: BaseMap = scene.background == .transparent
-            ? TransparentBaseMap()
-            : try BaseMaps.make(for: scene, sceneDirectory: self.scene.deletingLastPathComponent(),
-                                environment: environment)
+        let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, baseMap: baseMap)
         let video = scene.video
 
@@ -191,6 +215,24 @@ public struct RenderJob {
                                    time: poster?.time, to: url)
         }
         return summary
+    }
+}
+
+extension OutputPlan {
+    /// This output as a draft (`RenderJob.draft`): half the width it would have (the height follows,
+    /// the view is kept) unless a width was asked, and the codec's fastest preset unless one was
+    /// asked (x264/x265 ultrafast, the highest VP9/AV1 speed).
+    func draft(of video: Video) -> OutputPlan {
+        var plan = self
+        if plan.width == nil {
+            plan.width = max(16, geometry(width: video.width, height: video.height, fps: video.fps).width / 2)
+        }
+        if plan.options.preset == nil {
+            let presets = profile.presets
+            plan.options.preset = presets.contains("ultrafast")
+                ? "ultrafast" : presets.compactMap { Int($0) }.max().map(String.init)
+        }
+        return plan
     }
 }
 

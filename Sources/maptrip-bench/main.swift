@@ -19,6 +19,7 @@
 import FFmpeg
 import Foundation
 import MapTripCore
+import MapTripGazetteer
 import MapTripOutput
 import MapTripRecord
 import MapTripRender
@@ -382,6 +383,60 @@ func codecsPhase(scenePath: String, label: String, keys: [String], runs: Int, ca
     }
 }
 
+// MARK: Designers: one-frame previews and the gazetteer
+
+/// child: preview SCENE SECONDS: one frame as a PNG, as `maptrip preview --at` makes it.
+func previewOnce(_ scenePath: String, _ seconds: Double) throws {
+    let out = NSTemporaryDirectory() + "maptrip-bench-preview-\(getpid()).png"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let start = now()
+    _ = try PreviewJob(scene: URL(fileURLWithPath: scenePath), subject: .time(seconds),
+                       output: URL(fileURLWithPath: out), environment: RenderEnvironment(assets: try assetsURL())).run()
+    print("{\"seconds\":\(now() - start),\"peakMB\":\(peakMB())}")
+}
+
+/// child: places: opening the gazetteer and the first lookup in a fresh process, then warm lookups
+/// and suggestions.
+func placesOnce() throws {
+    let names = ["Seoul", "서울", "東京", "Москва", "São Paulo", "Paris", "Springfield", "Busan", "القاهرة", "Zürich"]
+    var start = now()
+    let gazetteer = try Gazetteer(assets: try assetsURL())
+    _ = try gazetteer.matches(for: "Busan", country: nil)
+    let open = now() - start
+    start = now()
+    let rounds = 200
+    for _ in 0..<rounds { for n in names { _ = try gazetteer.matches(for: n, country: nil) } }
+    let lookup = (now() - start) / Double(rounds * names.count)
+    start = now()
+    let typos = ["Pariss", "Bussan", "Sooul", "Zurrich", "Springfeld"]
+    for t in typos { _ = try gazetteer.suggestions(for: t, country: nil, limit: 3) }
+    let suggestion = (now() - start) / Double(typos.count)
+    print("{\"open\":\(open),\"lookup\":\(lookup),\"suggestion\":\(suggestion)}")
+}
+
+func designerPhase(scenePath: String, runs: Int) throws {
+    let v = try loadScene(scenePath).video
+    print("maptrip-bench --designer: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps; "
+          + "\(runs) alternating runs, medians [range]")
+    var previews: [Double] = [], renders: [Double] = [], places: [[String: Double]] = []
+    for _ in 0..<runs {
+        previews.append(try child(["preview", scenePath, "12.5"])["seconds"]!)
+        renders.append(try child(["pipeline", scenePath, "veryfast"])["seconds"]!)
+        places.append(try child(["places"]))
+    }
+    let p = median(previews), r = median(renders)
+    print(String(format: "preview of one frame (t = 12.5 s)   %7.3f s [%.3f-%.3f]", p, previews.min()!, previews.max()!))
+    print(String(format: "full render (veryfast)              %7.3f s [%.3f-%.3f]   preview / render: %.3f",
+                 r, renders.min()!, renders.max()!, p / r))
+    let o = places.map { $0["open"]! }, l = places.map { $0["lookup"]! }, s = places.map { $0["suggestion"]! }
+    print(String(format: "gazetteer: open + first lookup      %7.2f ms [%.2f-%.2f]", median(o) * 1e3, o.min()! * 1e3,
+                 o.max()! * 1e3))
+    print(String(format: "gazetteer: one lookup (warm)        %7.1f µs [%.1f-%.1f]", median(l) * 1e6, l.min()! * 1e6,
+                 l.max()! * 1e6))
+    print(String(format: "gazetteer: did-you-mean suggestions %7.2f ms [%.2f-%.2f]", median(s) * 1e3, s.min()! * 1e3,
+                 s.max()! * 1e3))
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -393,6 +448,8 @@ func main() throws {
         case "pipeline": try pipeline(a[1], a[2])
         case "codec": try codecRender(a[1], a[2])
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
+        case "preview": try previewOnce(a[1], Double(a[2])!)
+        case "places": try placesOnce()
         default: throw Failure(description: "unknown child mode")
         }
         return
@@ -400,6 +457,10 @@ func main() throws {
     let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
     if args.contains("--profile") {
         try profile(scenePath)
+        return
+    }
+    if args.contains("--designer") {
+        try designerPhase(scenePath: scenePath, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
         return
     }
     let quick = args.contains("--quick")

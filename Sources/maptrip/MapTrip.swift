@@ -14,7 +14,8 @@ struct MapTrip: ParsableCommand {
             dwell, and stops after the last.
             """,
         version: maptripVersion,
-        subcommands: [RenderCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self, PlacesCommand.self])
+        subcommands: [RenderCommand.self, PreviewCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self,
+                      PlacesCommand.self, ValidateCommand.self, SchemaCommand.self])
 
     static func main() {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MapTripCore
+import MapTripRecord
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,9 +17,14 @@ struct PlanCommand: ParsableCommand {
     @Flag(help: "Include the camera at every frame.")
     var frames = false
 
+    @Option(help: "The folder of maptrip's embedded data (default: found beside the program).")
+    var assets: String?
+
     func run() throws {
         do {
-            let s = try SceneLoader.load(contentsOf: URL(fileURLWithPath: scene))
+            let s = try SceneLoader.load(
+                contentsOf: URL(fileURLWithPath: scene),
+                resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment))
             let plan = Plan(scene: s, timeline: Timeline(scene: s))
             print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
         } catch {

@@ -63,6 +63,12 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Stream live, paced by the clock: rtmp://, srt://, udp:// or a .m3u8 playlist (HLS).")
     var live: String?
 
+    @Flag(help: "A quick draft to check timing: half the width and height (same view), the fastest preset, NAME.draft.mp4 unless -o.")
+    var draft = false
+
+    @Flag(help: "With --draft: render again each time the scene (or a file it names) is saved; Ctrl-C ends.")
+    var watch = false
+
     @OptionGroup var common: CommonOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -87,6 +93,9 @@ struct RenderCommand: ParsableCommand {
         if posterAt != nil && poster == nil {
             throw ValidationError("--poster-at needs --poster")
         }
+        if watch && !draft {
+            throw ValidationError("--watch is for drafts: add --draft")
+        }
     }
 
     /// `8M`, `2500k`, `800000` in bits per second.
@@ -104,7 +113,7 @@ struct RenderCommand: ParsableCommand {
         do {
             let sceneURL = URL(fileURLWithPath: scene)
             let formatValue = format.flatMap(ContainerFormat.named)
-            let defaultExtension = formatValue?.extensions.first ?? "mp4"
+            let defaultExtension = (draft ? "draft." : "") + (formatValue?.extensions.first ?? "mp4")
             let target = live ?? output ?? RenderJob.defaultOutput(for: sceneURL, extension: defaultExtension).relativePath
             let options = EncodingOptions(crf: crf, bitrate: bitrate.flatMap(Self.parseBitrate), preset: preset,
                                           gop: gop, pixelFormat: pixFmt)
@@ -118,7 +127,9 @@ struct RenderCommand: ParsableCommand {
                 posterRequest = PosterRequest(path: path, time: posterAt)
             }
             let job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
-                                audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil)
+                                audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil,
+                                draft: draft)
+            if watch { return try watchDraft(job, target: target) }
             let signals = SignalCancellation()
             let summary = try job.run(cancellation: signals.cancellation) {
                 progress.update($0, label: sceneURL.lastPathComponent)

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import MapTripCore
+import MapTripRecord
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check scene files: every problem in every file, one per line, without rendering.",
+        discussion: """
+            Each problem is printed as file:line:column: json.path: what is wrong (how to fix it). \
+            Warnings (legal but odd choices: a flight longer than its slot, a zoom deeper than the \
+            map's data, a dwell under one frame, a tile map with no attribution) are marked \
+            "warning:" and do not fail. Exit status: 0 when no file has errors, 1 otherwise.
+            """)
+
+    @Argument(help: "Scene files (JSON).")
+    var files: [String]
+
+    @Flag(help: "Print the problems as a JSON array of {file, line, column, path, severity, message, hint}.")
+    var json = false
+
+    @Option(help: "The folder of maptrip's embedded data (default: found beside the program).")
+    var assets: String?
+
+    struct Problem: Encodable {
+        var file: String
+        var line: Int
+        var column: Int
+        var path: String
+        var severity: String
+        var message: String
+        var hint: String?
+    }
+
+    func run() throws {
+        let resolver = PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment)
+        var problems: [Problem] = []
+        var failed = 0
+        for file in files {
+            let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver)
+            if !report.errors.isEmpty { failed += 1 }
+            let all = report.errors.map { ($0, "error") } + report.warnings.map { ($0, "warning") }
+            for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {
+                problems.append(Problem(file: e.file, line: e.line, column: e.column, path: e.path,
+                                        severity: severity, message: e.message, hint: e.hint))
+                if !json {
+                    print(severity == "warning" ? Self.warningLine(e) : e.description)
+                }
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(problems), as: UTF8.self))
+        } else {
+            let errors = problems.filter { $0.severity == "error" }.count
+            let warnings = problems.count - errors
+            let summary = "\(files.count) file\(files.count == 1 ? "" : "s"): "
+                + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        }
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// `file:line:column: warning: path: message (hint)`.
+    static func warningLine(_ e: SceneError) -> String {
+        var s = e.line > 0 ? "\(e.file):\(e.line):\(e.column): warning: " : "\(e.file): warning: "
+        if !e.path.isEmpty { s += "\(e.path): " }
+        s += e.message
+        if let hint = e.hint { s += " (\(hint))" }
+        return s
+    }
+}
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the JSON Schema of scene files (for editors), or the README's table of keys.")
+
+    @Flag(help: "Print the Markdown table of keys instead.")
+    var markdown = false
+
+    func run() throws {
+        print(markdown ? SceneSchema.markdownTable() : SceneSchema.json(), terminator: "")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import MapTripCore
+
+/// The resolve phase: places by name through a `PlaceResolver` (a small in-memory one here; the
+/// gazetteer has its own tests).
+@Suite("Places by name")
+struct PlacesByNameTests {
+    struct Resolver: PlaceResolver {
+        static let places = [
+            GazetteerPlace(name: "Busan", country: "KR", countryName: "South Korea", population: 3_678_555,
+                           lat: 35.10168, lon: 129.03004),
+            GazetteerPlace(name: "Paris", country: "FR", countryName: "France", population: 2_138_551,
+                           lat: 48.85341, lon: 2.3488),
+            GazetteerPlace(name: "Paris", country: "US", countryName: "United States", population: 24_171,
+                           lat: 33.66094, lon: -95.55551),
+            GazetteerPlace(name: "Springfield", country: "US", countryName: "United States", population: 170_188,
+                           lat: 37.21533, lon: -93.29824),
+            GazetteerPlace(name: "Springfield", country: "US", countryName: "United States", population: 154_341,
+                           lat: 42.10148, lon: -72.58981),
+        ]
+        static let aliases = ["부산": "Busan", "busan": "Busan", "paris": "Paris", "springfield": "Springfield"]
+
+        func matches(for name: String, country: String?) throws -> [GazetteerPlace] {
+            let key = Self.aliases[name] ?? Self.aliases[name.lowercased()] ?? name
+            return Self.places.filter {
+                $0.name == key && (country == nil || $0.country == country!.uppercased()
+                                   || $0.countryName.lowercased() == country!.lowercased())
+            }
+        }
+
+        func suggestions(for name: String, country: String?, limit: Int) throws -> [String] {
+            Array(Set(Self.places.map(\.name)).filter { SceneLoader.editDistance($0.lowercased(), name.lowercased()) <= 2 }
+                .sorted().prefix(limit))
+        }
+    }
+
+    static let resolver: SceneLoader.ResolverSource = { Resolver() }
+
+    func decode(_ json: String) throws -> Scene {
+        try SceneLoader.decode(Data(json.utf8), file: "trip.json", resolver: Self.resolver)
+    }
+
+    func errors(_ json: String) -> [SceneError] {
+        SceneLoader.check(Data(json.utf8), file: "trip.json", resolver: Self.resolver).errors
+    }
+
+    @Test func aNameResolvesAndTheLabelStaysAsWritten() throws {
+        let scene = try decode(#"{"places": [{"name": "부산"}, {"name": "Paris", "country": "FR", "zoom": 9}]}"#)
+        #expect(scene.places[0].name == "부산")
+        #expect(scene.places[0].position == LonLat(lon: 129.03004, lat: 35.10168))
+        #expect(scene.places[1].name == "Paris")
+        #expect(scene.places[1].position == LonLat(lon: 2.3488, lat: 48.85341))
+        #expect(scene.places[1].zoom == 9)
+    }
+
+    @Test func explicitCoordinatesWin() throws {
+        let scene = try decode(#"{"places": [{"name": "Busan", "lat": 10, "lon": 20}]}"#)
+        #expect(scene.places[0].position == LonLat(lon: 20, lat: 10))
+        // And need no gazetteer at all.
+        let offline = try SceneLoader.decode(Data(#"{"places": [{"name": "Busan", "lat": 10, "lon": 20}]}"#.utf8),
+                                             file: "t.json")
+        #expect(offline.places[0].position == LonLat(lon: 20, lat: 10))
+    }
+
+    @Test func theMostPopulousWinsOnlyWhenItClearlyDominates() throws {
+        // Paris, France has 88 times the people of Paris, Texas: it is meant.
+        let paris = try decode(#"{"places": [{"name": "paris"}]}"#)
+        #expect(paris.places[0].position.lat == 48.85341)
+        // Two Springfields of a similar size: the scene must say which.
+        let json = #"{"places": [{"lat": 1, "lon": 2}, {"name": "Springfield"}]}"#
+        let found = errors(json)
+        #expect(found.count == 1)
+        let e = try #require(found.first)
+        #expect((e.line, e.column, e.path) == (1, 44, "places[1].name"))
+        #expect(e.message.hasPrefix("'Springfield' could be 2 places: Springfield, United States (\"country\": \"US\"), "
+                                    + "population 170188, 37.2153, -93.2982; Springfield, United States"), "\(e)")
+        #expect(e.hint == "give \"lat\" and \"lon\" to choose one")
+        // Of different countries, the hint names the country key to add.
+        let mixed = errors(#"{"places": [{"name": "Paris", "country": "XX"}]}"#)
+        #expect(mixed.first?.message == "no place called 'Paris' in XX in the gazetteer")
+    }
+
+    @Test func noMatchSuggestsTheNearestSpellings() throws {
+        let e = try #require(errors(#"{"places": [{"name": "Bussan"}]}"#).first)
+        #expect(e.message == "no place called 'Bussan' in the gazetteer")
+        #expect(e.hint == "did you mean 'Busan'?")
+    }
+
+    @Test func everyUnresolvedNameIsReportedWithTheOtherErrors() throws {
+        let json = #"{"dwel": 1, "places": [{"name": "Nowhere"}, {"name": "Busan", "zoom": 40}, {"name": "Elsewhere"}]}"#
+        let found = errors(json)
+        #expect(found.map(\.path) == ["dwel", "places[0].name", "places[1].zoom", "places[2].name"], "\(found)")
+    }
+
+    @Test func withoutAGazetteerANameIsAClearError() throws {
+        let report = SceneLoader.check(Data(#"{"places": [{"name": "Busan"}, {"name": "Paris"}]}"#.utf8), file: "t.json")
+        #expect(report.errors.count == 1, "one error, not one per place")
+        #expect(report.errors.first?.message == "places by name need the gazetteer, which is not available here")
+        struct Broken: Error, CustomStringConvertible { var description: String { "no such file" } }
+        let failing = SceneLoader.check(Data(#"{"places": [{"name": "Busan"}]}"#.utf8), file: "t.json",
+                                        resolver: { throw Broken() })
+        #expect(failing.errors.first?.message == "cannot open the gazetteer to look places up: no such file")
+    }
+}
