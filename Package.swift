@@ -56,9 +56,10 @@ let package = Package(
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
                                "FFmpeg", "YUV", "Cairo", "Pango"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
+        .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripOutput", "MapTripCore", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
-            "MapTripGazetteer",
+            "MapTripGazetteer", "MapTripBatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",

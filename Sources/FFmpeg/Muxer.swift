@@ -74,6 +74,28 @@ public final class Muxer {
         return Int(stream.pointee.index)
     }
 
+    /// Adds a stream carrying packets copied from an input stream (a remux, no re-encoding) whose
+    /// packets come in `timeBase`. Returns the stream index.
+    @discardableResult
+    public func addStream(copying parameters: UnsafePointer<AVCodecParameters>, timeBase: Rational,
+                          frameRate: Rational? = nil) throws -> Int {
+        guard !headerWritten else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avformat_new_stream",
+                              message: "streams must be added before the header is written")
+        }
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_new_stream")
+        }
+        try FFmpegError.check(avcodec_parameters_copy(stream.pointee.codecpar, parameters), "avcodec_parameters_copy")
+        stream.pointee.time_base = timeBase.av
+        if let frameRate, frameRate.isValid {
+            stream.pointee.avg_frame_rate = frameRate.av
+            stream.pointee.r_frame_rate = frameRate.av
+        }
+        streamSourceTimeBases.append(timeBase)
+        return Int(stream.pointee.index)
+    }
+
     /// Sets a container metadata entry (`title`, `comment`, `encoder`, ...) before the header is written.
     public func setMetadata(_ key: String, _ value: String) throws {
         try FFmpegError.check(av_dict_set(&context.pointee.metadata, key, value, 0), "av_dict_set \(key)")

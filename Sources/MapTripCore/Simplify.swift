@@ -96,6 +96,8 @@ public final class DetailLevels: @unchecked Sendable {
     public static let finest = 12
     public let full: IndexedGeometry
     private var levels: [Int: IndexedGeometry] = [:]
+    /// Guards `levels`: one dataset may be shared by the renders of a batch, on several threads.
+    private let lock = NSLock()
 
     public init(_ full: IndexedGeometry) { self.full = full }
 
@@ -108,9 +110,11 @@ public final class DetailLevels: @unchecked Sendable {
     public func geometry(zoom: Double, scale: Double) -> IndexedGeometry {
         let level = Self.level(zoom: zoom, scale: scale)
         if level > Self.finest { return full }
-        if let g = levels[level] { return g }
-        let g = full.simplified(tolerance: 0.5 / (WebMercator.tileSize * pow(2, Double(level))))
-        levels[level] = g
-        return g
+        return lock.withLock {
+            if let g = levels[level] { return g }
+            let g = full.simplified(tolerance: 0.5 / (WebMercator.tileSize * pow(2, Double(level))))
+            levels[level] = g
+            return g
+        }
     }
 }

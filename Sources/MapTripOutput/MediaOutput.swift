@@ -19,6 +19,9 @@ public final class MediaOutput {
     public let writePath: String
     /// Frames sent so far (written and repeated).
     public private(set) var framesWritten = 0
+    /// The first frame's timestamp, in frames (0; a part of a trip, `render --frames A:B`, starts at A
+    /// so that parts join).
+    public let firstFrame: Int
 
     private let muxer: Muxer
     private let encoder: Encoder
@@ -34,8 +37,9 @@ public final class MediaOutput {
     /// Opens the target and the encoder. `palette`: a GIF's palette from a `GIFPalettePass` over the
     /// same pictures (required for GIF). `audio`: a sound track for containers that carry one.
     public init(plan: OutputPlan, width: Int, height: Int, fps: Int, metadata: [String: String] = [:],
-                palette: Frame? = nil, audio: AudioSpec? = nil, duration: Double = 0) throws {
+                palette: Frame? = nil, audio: AudioSpec? = nil, duration: Double = 0, firstFrame: Int = 0) throws {
         self.plan = plan
+        self.firstFrame = firstFrame
         self.width = width
         self.height = height
         self.fps = fps
@@ -102,7 +106,13 @@ public final class MediaOutput {
                 metadata["comment"] = encoderTag
             }
             for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { try muxer.setMetadata(key, value) }
-            try muxer.writeHeader(options: Self.muxerOptions(plan))
+            var muxerOptions = Self.muxerOptions(plan)
+            if firstFrame > 0, plan.format == .mp4 || plan.format == .mov, !plan.fragmented {
+                // A part starts after an empty edit of `firstFrame` frames: in the default movie time
+                // scale (ms) it would be rounded, and the part's timestamps would not be exactly frames.
+                muxerOptions["movie_timescale"] = "\(fps * 1000)"
+            }
+            try muxer.writeHeader(options: muxerOptions)
             // libavformat stamps its own name over `encoder` when the header is written; MP4 and MOV
             // write their metadata with the index, at the end, so ours can be put back now.
             if let encoderTag = metadata["encoder"], plan.format == .mp4 || plan.format == .mov {
@@ -166,7 +176,7 @@ public final class MediaOutput {
     }
 
     private func sendCurrent() throws {
-        let pts = Int64(framesWritten)
+        let pts = Int64(firstFrame + framesWritten)
         if let palette, let filtered {
             converter.frame.pts = pts
             try palette.push(converter.frame)

@@ -44,29 +44,34 @@ public final class Recorder {
         renderer = try FrameRenderer(scene: scene, baseMap: baseMap, buffers: self.ahead + 1)
     }
 
-    /// Every distinct viewport the trip shows, for the base map to load or fetch ahead.
-    public func viewports() -> [Viewport] {
+    /// Every distinct viewport the trip shows (or the frames `frames` of it), for the base map to load
+    /// or fetch ahead.
+    public func viewports(frames: Range<Int>? = nil) -> [Viewport] {
         var seen = Set<Camera>()
         var out: [Viewport] = []
-        for n in 0..<timeline.frameCount {
+        for n in frames ?? 0..<timeline.frameCount {
             let c = timeline.camera(at: n)
             if seen.insert(c).inserted { out.append(renderer.viewport(c)) }
         }
         return out
     }
 
-    public func record(to sink: FrameSink, cancellation: Cancellation = Cancellation(),
+    /// Records the trip, or only its frames `frames` (a part of it: frame n of the part is frame n of
+    /// the whole, the first one always drawn, never a repeat). Check the range with `FrameRange.check`.
+    public func record(to sink: FrameSink, frames: Range<Int>? = nil, cancellation: Cancellation = Cancellation(),
                        progress: ((RenderProgress) -> Void)? = nil) throws -> RecordSummary {
+        let range = frames ?? 0..<timeline.frameCount
+        if let frames { try FrameRange(frames).check(frameCount: timeline.frameCount) }
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        try renderer.baseMap.prepare(for: viewports())
-        let total = timeline.frameCount
+        try renderer.baseMap.prepare(for: viewports(frames: range))
+        let total = range.count
         let pipeline = DrawPipeline(buffers: renderer.surfaces.count)
-        let drawing = DrawingThread(renderer: renderer, timeline: timeline, pipeline: pipeline)
+        let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline)
         drawing.start()
         // Whatever happens here, the drawing thread is stopped and joined before we return: it must
         // not touch the renderer, or the surfaces, after this call.
@@ -88,7 +93,8 @@ public final class Recorder {
             }
             progress?(RenderProgress(frame: n + 1, frameCount: total, elapsed: elapsed()))
         }
-        return RecordSummary(frames: total, drawnFrames: drawn, duration: timeline.duration, seconds: elapsed(),
+        return RecordSummary(frames: total, drawnFrames: drawn, duration: Double(total) / Double(timeline.fps),
+                             seconds: elapsed(),
                              warnings: renderer.baseMap.warnings)
     }
 }
@@ -176,13 +182,15 @@ final class DrawPipeline: @unchecked Sendable {
 final class DrawingThread: @unchecked Sendable {
     private let renderer: FrameRenderer
     private let timeline: Timeline
+    private let frames: Range<Int>
     private let pipeline: DrawPipeline
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(renderer: FrameRenderer, timeline: Timeline, pipeline: DrawPipeline) {
+    init(renderer: FrameRenderer, timeline: Timeline, frames: Range<Int>, pipeline: DrawPipeline) {
         self.renderer = renderer
         self.timeline = timeline
+        self.frames = frames
         self.pipeline = pipeline
     }
 
@@ -206,7 +214,7 @@ final class DrawingThread: @unchecked Sendable {
 
     private func run() {
         var last: FrameState?
-        for n in 0..<timeline.frameCount {
+        for n in frames {
             let state = timeline.state(at: n)
             if state == last {
                 if !pipeline.push(.repeatLast) { return }

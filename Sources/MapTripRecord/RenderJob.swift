@@ -15,6 +15,9 @@ public struct RenderEnvironment: Sendable {
     public var cacheDirectory: URL?
     public var strictTiles: Bool
     public var processEnvironment: [String: String]
+    /// The embedded map's data, loaded once and shared by every render given this environment (a
+    /// batch's); nil: each render loads its own.
+    public var shapefiles: ShapefileStore?
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
                 processEnvironment: [String: String] = [:]) {
@@ -56,6 +59,12 @@ public struct RenderJob {
     /// A quick draft for checking timing (`--draft`): half the width and height (unless a width is
     /// asked), the same view, the codec's fastest preset (unless one is asked).
     public var draft: Bool
+    /// Extra metadata written into the file (over the title and encoder; e.g. a batch's `comment`
+    /// recording what made the clip).
+    public var metadata: [String: String] = [:]
+    /// Only these frames of the trip (`--frames A:B`): a part that `maptrip concat` joins to the others.
+    /// It starts with a keyframe and its timestamps continue from frame A; it has no sound.
+    public var frames: FrameRange? = nil
 
     public init(scene: URL, output: OutputRequest, environment: RenderEnvironment, audioFile: String? = nil,
                 transparent: Bool = false, poster: PosterRequest? = nil, live: Bool = false, draft: Bool = false) {
@@ -169,8 +178,23 @@ public struct RenderJob {
         let prepared = try prepare()
         let scene = prepared.scene
         let plan = prepared.plan
+        // A part that is not in the trip, or that concat could not join, is refused before the map is loaded.
+        if let frames {
+            guard !live, plan.format == .mp4 || plan.format == .mov, !plan.fragmented, case .file = plan.target else {
+                throw OutputError.invalidOption("--frames \(frames) renders a part for maptrip concat: write it "
+                                                + "to a .mp4 or .mov file")
+            }
+            try frames.check(frameCount: Timeline(scene: scene).frameCount)
+        }
         let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, baseMap: baseMap)
+        let part = frames?.range
+        var audio = prepared.audio
+        var warnings = prepared.warnings
+        if part != nil, let dropped = audio {
+            warnings.append("--frames renders a part without sound: \(dropped.file.lastPathComponent) is not written")
+            audio = nil
+        }
         let video = scene.video
 
         var palette: Frame?
@@ -178,7 +202,7 @@ public struct RenderJob {
             // Two passes over the same (deterministic) pictures: a palette made for the clip, then the clip.
             let pass = try GIFPalettePass(width: video.width, height: video.height, fps: video.fps,
                                           transparent: plan.transparent)
-            _ = try recorder.record(to: pass, cancellation: cancellation) {
+            _ = try recorder.record(to: pass, frames: part, cancellation: cancellation) {
                 progress?(RenderProgress(frame: $0.frame / 2, frameCount: $0.frameCount, elapsed: $0.elapsed))
             }
             palette = try pass.finish()
@@ -186,13 +210,14 @@ public struct RenderJob {
 
         var metadata = ["encoder": "maptrip \(maptripVersion)"]
         if let title = scene.title { metadata["title"] = title }
+        metadata.merge(self.metadata) { _, extra in extra }
         let out = try MediaOutput(plan: plan, width: video.width, height: video.height, fps: video.fps,
-                                  metadata: metadata, palette: palette, audio: prepared.audio,
-                                  duration: recorder.timeline.duration)
+                                  metadata: metadata, palette: palette, audio: audio,
+                                  duration: recorder.timeline.duration, firstFrame: part?.lowerBound ?? 0)
         let sink: FrameSink = live ? PacedSink(out, fps: video.fps) : out
         var summary: RecordSummary
         do {
-            summary = try recorder.record(to: sink, cancellation: cancellation) { p in
+            summary = try recorder.record(to: sink, frames: part, cancellation: cancellation) { p in
                 guard palette != nil else { return progress?(p) ?? () }
                 progress?(RenderProgress(frame: (p.frameCount + p.frame) / 2, frameCount: p.frameCount,
                                          elapsed: p.elapsed))
@@ -206,7 +231,7 @@ public struct RenderJob {
             out.cancel()
             throw error
         }
-        summary.warnings = prepared.warnings + summary.warnings
+        summary.warnings = warnings + summary.warnings
         if let lateness = (sink as? PacedSink)?.report {
             summary.warnings.append(lateness)
         }
@@ -240,7 +265,7 @@ extension OutputPlan {
 public enum BaseMaps {
     public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
-            return try ShapefileBaseMap(assets: environment.assets)
+            return try ShapefileBaseMap(assets: environment.assets, store: environment.shapefiles)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         let http = HTTPTileOptions(

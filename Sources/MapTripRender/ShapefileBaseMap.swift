@@ -39,6 +39,30 @@ public final class ShapefileDatasource {
     }
 }
 
+/// Shapefiles loaded once and shared by several base maps (the renders of a batch, on several
+/// threads): each file is read and projected by the first map that needs it.
+public final class ShapefileStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [String: ShapefileDatasource] = [:]
+    private let projContext: ProjContext
+    private let transformation: Transformation
+
+    public init() throws {
+        projContext = try ProjContext()
+        transformation = try Transformation(from: "EPSG:4326", to: "EPSG:3857", context: projContext)
+    }
+
+    /// The shapefile at `path`, loaded on first use.
+    public func datasource(path: String) throws -> ShapefileDatasource {
+        try lock.withLock {
+            if let d = sources[path] { return d }
+            let d = try ShapefileDatasource(path: path, transformation: transformation)
+            sources[path] = d
+            return d
+        }
+    }
+}
+
 /// The embedded default map: Natural Earth layers under `Assets/basemap`, painted with a `MapStyle`.
 public final class ShapefileBaseMap: BaseMap {
     public let layers: [MapLayer]
@@ -49,9 +73,13 @@ public final class ShapefileBaseMap: BaseMap {
     private let transformation: Transformation
     private var clipper = PathClipper()
     private var path = PixelPath()
+    private let store: ShapefileStore?
 
-    /// `assets` is the folder holding `basemap/`.
-    public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil) throws {
+    /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
+    /// this map loads its own).
+    public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
+                store: ShapefileStore? = nil) throws {
+        self.store = store
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
         self.directory = assets.appendingPathComponent("basemap")
@@ -77,7 +105,7 @@ public final class ShapefileBaseMap: BaseMap {
     private func datasource(_ source: String) throws -> ShapefileDatasource {
         if let d = sources[source] { return d }
         let file = directory.appendingPathComponent(source + ".shp").path
-        let d = try ShapefileDatasource(path: file, transformation: transformation)
+        let d = try store?.datasource(path: file) ?? ShapefileDatasource(path: file, transformation: transformation)
         sources[source] = d
         return d
     }

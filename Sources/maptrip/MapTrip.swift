@@ -15,7 +15,7 @@ struct MapTrip: ParsableCommand {
             """,
         version: maptripVersion,
         subcommands: [RenderCommand.self, PreviewCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self,
-                      PlacesCommand.self, ValidateCommand.self, SchemaCommand.self])
+                      PlacesCommand.self, ValidateCommand.self, SchemaCommand.self, BatchCommand.self, ConcatCommand.self])
 
     static func main() {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing

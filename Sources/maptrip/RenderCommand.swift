@@ -69,6 +69,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "With --draft: render again each time the scene (or a file it names) is saved; Ctrl-C ends.")
     var watch = false
 
+    @Option(help: "Only frames START:END of the trip (END excluded), as a part for `maptrip concat`.")
+    var frames: String?
+
     @OptionGroup var common: CommonOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -95,6 +98,9 @@ struct RenderCommand: ParsableCommand {
         }
         if watch && !draft {
             throw ValidationError("--watch is for drafts: add --draft")
+        }
+        if let frames {
+            do { _ = try FrameRange(parsing: frames) } catch { throw ValidationError("\(error)") }
         }
     }
 
@@ -126,9 +132,10 @@ struct RenderCommand: ParsableCommand {
                     : poster
                 posterRequest = PosterRequest(path: path, time: posterAt)
             }
-            let job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
+            var job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
                                 audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil,
                                 draft: draft)
+            job.frames = try frames.map(FrameRange.init(parsing:))
             if watch { return try watchDraft(job, target: target) }
             let signals = SignalCancellation()
             let summary = try job.run(cancellation: signals.cancellation) {

@@ -14,6 +14,7 @@
 #include <libavutil/audio_fifo.h>
 #include <libavutil/samplefmt.h>
 #include <libavutil/mathematics.h>
+#include <libavutil/sha.h>
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersrc.h>
 #include <libavfilter/buffersink.h>

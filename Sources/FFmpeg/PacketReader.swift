@@ -1,0 +1,84 @@
+import CFFmpeg
+
+/// Owns an input AVFormatContext and reads the compressed packets of its best video stream, without
+/// decoding: the demuxing half of a remux (`Muxer.addStream(copying:)` is the other half).
+public final class PacketReader {
+    public let path: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let stream: UnsafeMutablePointer<AVStream>
+    /// The video stream's index in the file.
+    public let streamIndex: Int
+
+    /// Opens `path` and finds its best video stream (throws `streamNotFound` when it has none).
+    public init(path: String) throws {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input \(path)")
+        guard let opened = context else {
+            throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_open_input \(path)")
+        }
+        self.context = opened
+        do {
+            try FFmpegError.check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info \(path)")
+            let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            try FFmpegError.check(index, "av_find_best_stream video \(path)")
+            guard let stream = opened.pointee.streams[Int(index)] else {
+                throw FFmpegError(code: FFmpegError.streamNotFound, operation: "av_find_best_stream video \(path)")
+            }
+            self.stream = stream
+            streamIndex = Int(index)
+        } catch {
+            avformat_close_input(&self.context)
+            throw error
+        }
+    }
+
+    deinit { avformat_close_input(&context) }
+
+    /// The video stream's codec parameters (for `Muxer.addStream(copying:)`).
+    public var parameters: UnsafePointer<AVCodecParameters> { UnsafePointer(stream.pointee.codecpar) }
+    /// The time base the packets' timestamps are in.
+    public var timeBase: Rational { Rational(stream.pointee.time_base) }
+    /// The average frame rate (else the base rate).
+    public var frameRate: Rational {
+        let average = Rational(stream.pointee.avg_frame_rate)
+        return average.isValid ? average : Rational(stream.pointee.r_frame_rate)
+    }
+    public var codecName: String {
+        avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+    }
+    public var width: Int { Int(parameters.pointee.width) }
+    public var height: Int { Int(parameters.pointee.height) }
+    public var pixelFormat: PixelFormat { PixelFormat(rawValue: parameters.pointee.format) }
+    /// The codec's global header (H.264 avcC: the SPS and PPS), empty when there is none.
+    public var extradata: [UInt8] {
+        let p = parameters.pointee
+        guard let data = p.extradata, p.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
+    }
+    /// How many streams of other kinds (sound, subtitles, data) the file holds beside the video.
+    public var otherStreamCount: Int { max(0, Int(context?.pointee.nb_streams ?? 0) - 1) }
+    /// The container's tags (`title`, `comment`, ...).
+    public var metadata: [String: String] {
+        var out: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(context?.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            out[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
+            entry = e
+        }
+        return out
+    }
+
+    /// Reads the next packet of the video stream into `packet` (its timestamps in `timeBase`); false
+    /// at the end of the file. The packet must be unreferenced (or handed to a muxer) before the next call.
+    public func read(into packet: Packet) throws -> Bool {
+        guard let context else { return false }
+        while true {
+            let status = av_read_frame(context, packet.pointer)
+            if status == FFmpegError.eof { return false }
+            try FFmpegError.check(status, "av_read_frame \(path)")
+            if packet.streamIndex == streamIndex { return true }
+            packet.unref()
+        }
+    }
+}

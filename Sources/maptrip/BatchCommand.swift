@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import MapTripBatch
+import MapTripCore
+import MapTripOutput
+import MapTripRecord
+
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Render many scenes into a folder: clips, posters, manifest.json and index.html.",
+        discussion: """
+            Scenes: a folder (every *.json under it, sub-folders kept), scene files, or a manifest \
+            {"scenes": ["a.json", ...], "defaults": {"preset": ..., "crf": ..., "format": ...}}. \
+            Each S.json becomes OUT/S.mp4 and OUT/S.jpg. A re-run skips clips that are up to date \
+            (their metadata records a SHA-256 of the scene, its files, the options and maptrip's version) \
+            and removes temporary files of a killed run. Exit 0 when every scene succeeded, 1 otherwise.
+            """)
+
+    @Argument(help: "A folder of scenes, scene files, or a batch manifest (JSON with \"scenes\").")
+    var scenes: [String]
+
+    @Option(name: .shortAndLong, help: "The folder the clips go into (created).")
+    var output: String
+
+    @Option(help: "Container for every clip: mp4, webm, mov (default: mp4, or the manifest's).")
+    var format: String?
+
+    @Option(help: "Codec within the format: h264, hevc (mp4, mov); vp9, av1 (webm); prores, h264 (mov).")
+    var codec: String?
+
+    @Option(help: "Quality: constant rate factor (H.264/HEVC 0-51; VP9/AV1 0-63).")
+    var crf: Double?
+
+    @Option(help: "Average bit rate instead of --crf, e.g. 8M, 2500k.")
+    var bitrate: String?
+
+    @Option(help: "Encoder speed: x264/x265 ultrafast...veryslow, VP9 0-8, AV1 0-13, replaykit.")
+    var preset: String?
+
+    @Option(help: "Keyframe interval in frames (default: 2 seconds).")
+    var gop: Int?
+
+    @Option(name: .customLong("pix-fmt"), help: "Pixel format, e.g. yuv444p.")
+    var pixFmt: String?
+
+    @Option(help: "Frames per second of the clips (default: each scene's).")
+    var fps: Int?
+
+    @Option(help: "Width of the clips in pixels, same view (default: each scene's).")
+    var width: Int?
+
+    @Option(help: "Scenes rendered side by side (threads of this process).")
+    var jobs = 1
+
+    @Flag(help: "Render every scene, even clips that are up to date.")
+    var force = false
+
+    @Flag(help: "Print one JSON object per event (start, done, skipped, failed) and a summary object.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors and the summary of failures.")
+    var quiet = false
+
+    @Flag(help: "Show the encoder's own log.")
+    var verbose = false
+
+    func validate() throws {
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let format, ContainerFormat.named(format) == nil {
+            throw ValidationError(OutputError.unknownFormat(format).description)
+        }
+        if let codec, VideoCodec.named(codec) == nil {
+            throw ValidationError(OutputError.unknownCodec(codec).description)
+        }
+        if let bitrate, RenderCommand.parseBitrate(bitrate) == nil {
+            throw ValidationError("--bitrate '\(bitrate)' is not a rate; write e.g. 8M, 2500k or 800000")
+        }
+    }
+
+    func run() throws {
+        LibraryLogging.configure(verbose: verbose)
+        do {
+            let folder = URL(fileURLWithPath: output).standardizedFileURL
+            let asked = BatchOptions(format: format.flatMap(ContainerFormat.named), codec: codec.flatMap(VideoCodec.named),
+                                     encoding: EncodingOptions(crf: crf, bitrate: bitrate.flatMap(RenderCommand.parseBitrate),
+                                                               preset: preset, gop: gop, pixelFormat: pixFmt),
+                                     width: width, fps: fps)
+            var plan = try BatchPlan.discover(scenes, outputFolder: folder)
+            let options = plan.defaults.overridden(by: asked)
+            if options.fileExtension != plan.defaults.fileExtension {
+                plan = try BatchPlan.discover(scenes, outputFolder: folder, fileExtension: options.fileExtension)
+            }
+            let runner = BatchRunner(plan: plan, folder: folder, options: options, environment: try common.environment(),
+                                     jobs: jobs, force: force)
+            let signals = SignalCancellation()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let outputName = output.hasSuffix("/") ? String(output.dropLast()) : output
+            let (json, quiet) = (self.json, self.quiet)
+            let report = try runner.run(cancellation: signals.cancellation) { event in
+                // Straight to the file descriptor: one line per event, even into a pipe.
+                if json {
+                    if let data = try? encoder.encode(event) { Self.say(String(decoding: data, as: UTF8.self)) }
+                } else if !quiet, let line = Self.line(event, folder: outputName) {
+                    Self.say(line)
+                }
+            }
+            if json {
+                let summary: [String: Int] = ["rendered": report.rendered.count, "skipped": report.skipped.count,
+                                              "failed": report.failed.count]
+                let object: [String: Any] = ["event": "summary", "rendered": summary["rendered"]!,
+                                             "skipped": summary["skipped"]!, "failed": summary["failed"]!]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                Self.say(String(decoding: data, as: UTF8.self))
+            } else {
+                if !quiet {
+                    Self.say("\(report.rendered.count) rendered, \(report.skipped.count) skipped, \(report.failed.count) failed"
+                          + " (\(outputName)/manifest.json, \(outputName)/index.html)")
+                }
+                for f in report.failed {
+                    FileHandle.standardError.write(Data("maptrip: error: \(f.scene): \(f.error ?? "failed")\n".utf8))
+                }
+            }
+            if !report.succeeded { throw ExitCode.failure }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// `[3/10] trips/a.json -> clips/trips/a.mp4 12.0 s, 360 frames in 4.1 s` for a finished scene.
+    static func line(_ e: BatchEvent, folder: String) -> String? {
+        let head = "[\(e.index)/\(e.total)] \(e.scene)"
+        switch e.event {
+        case .start: return nil
+        case .done:
+            return head + " -> \(folder)/\(e.output) " + String(format: "%.1f s, %d frames in %.1f s",
+                                                                 e.duration ?? 0, e.frames ?? 0, e.seconds ?? 0)
+        case .skipped:
+            return head + " -> \(folder)/\(e.output) up to date, skipped"
+        case .failed:
+            return head + " failed: \(e.error ?? "unknown error")"
+        }
+    }
+}
