@@ -64,7 +64,7 @@ let package = Package(
         ]),
         .executableTarget(name: "maptrip-bench",
                          dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore",
-                                        "MapTripGazetteer", "FFmpeg", "YUV"]),
+                                        "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
         .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),
         .testTarget(name: "MapTripRecordTests",
-                    dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
+                    dependencies: ["MapTripRecord", "MapTripBatch", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
                                    "Cairo", "TileServerFixture"]),
         // A tile server on 127.0.0.1 for the tests (Python's standard library, started per test).
         .target(name: "TileServerFixture", dependencies: ["MapTripTiles"], path: "Tests/TileServerFixture",

@@ -44,6 +44,9 @@ public final class BatchRunner: @unchecked Sendable {
     public let environment: RenderEnvironment
     public var jobs: Int
     public var force: Bool
+    /// A shard's share of a larger batch (`plan` is then the share's): writes `manifest.K.json`
+    /// instead of `manifest.json` and `index.html`, and leaves other shards' temporary files alone.
+    public var shard: BatchShard.Share?
 
     public init(plan: BatchPlan, folder: URL, options: BatchOptions, environment: RenderEnvironment,
                 jobs: Int = 1, force: Bool = false) {
@@ -66,7 +69,14 @@ public final class BatchRunner: @unchecked Sendable {
                     onEvent: @escaping @Sendable (BatchEvent) -> Void = { _ in })
         throws -> BatchReport {
         try OutputPlan.createFolder(folder, label: "batch output folder")
-        Self.removeStaleTemporaryFiles(in: folder)
+        if let shard {
+            // Other shards may be writing into this folder from other machines (pids mean nothing there).
+            let own = Set(plan.items.flatMap { [$0.output.path, $0.poster.path] }
+                          + [folder.appendingPathComponent(shard.shard.manifestName).standardizedFileURL.path])
+            Self.removeStaleTemporaryFiles(in: folder) { own.contains($0.standardizedFileURL.path) }
+        } else {
+            Self.removeStaleTemporaryFiles(in: folder)
+        }
         let items = plan.items
         let state = WorkState(count: items.count, onEvent: onEvent)
         let group = DispatchGroup()
@@ -90,7 +100,11 @@ public final class BatchRunner: @unchecked Sendable {
                                 output: relative(items[i].output), error: "not rendered: the batch was interrupted")
         }
         let report = BatchReport(events: events)
-        try BatchManifest.write(report, folder: folder, items: items)
+        if let shard {
+            try BatchManifest.writeShard(report, share: shard, folder: folder)
+        } else {
+            try BatchManifest.write(report, folder: folder, items: items)
+        }
         if let signal = cancellation.signalNumber { throw CancelledError(signal: signal) }
         return report
     }
@@ -198,16 +212,20 @@ public final class BatchRunner: @unchecked Sendable {
     }
 
     /// Removes temporary files (`.NAME.maptrip-<pid>-<random>.tmp`, files or folders) under `folder`
-    /// left by a maptrip process that is no longer alive (killed, say). Returns what was removed.
+    /// left by a maptrip process that is no longer alive (killed, say), only those whose target
+    /// (`NAME` beside it) `owned` accepts. Returns what was removed.
     @discardableResult
-    public static func removeStaleTemporaryFiles(in folder: URL) -> [URL] {
+    public static func removeStaleTemporaryFiles(in folder: URL, owned: (URL) -> Bool = { _ in true }) -> [URL] {
         let fm = FileManager.default
         guard let walker = fm.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
         var removed: [URL] = []
         for case let url as URL in walker {
             guard let pid = temporaryFileOwner(url.lastPathComponent) else { continue }
             walker.skipDescendants()
-            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+            let name = url.lastPathComponent.dropFirst()
+            let end = name.range(of: ".maptrip-", options: .backwards)?.lowerBound ?? name.endIndex
+            let target = url.deletingLastPathComponent().appendingPathComponent(String(name[..<end]))
+            if pid != getpid(), owned(target), kill(pid, 0) != 0, errno == ESRCH {
                 if (try? fm.removeItem(at: url)) != nil { removed.append(url) }
             }
         }

@@ -15,14 +15,18 @@ public struct EncodingOptions: Equatable, Sendable {
     public var gop: Int?
     /// FFmpeg pixel format name, one the codec takes.
     public var pixelFormat: String?
+    /// Encoder threads (nil: the codec chooses, usually one per core and more). Batches running
+    /// several jobs side by side may want fewer.
+    public var threads: Int?
 
     public init(crf: Double? = nil, bitrate: Int? = nil, preset: String? = nil, gop: Int? = nil,
-                pixelFormat: String? = nil) {
+                pixelFormat: String? = nil, threads: Int? = nil) {
         self.crf = crf
         self.bitrate = bitrate
         self.preset = preset
         self.gop = gop
         self.pixelFormat = pixelFormat
+        self.threads = threads
     }
 }
 
@@ -175,6 +179,12 @@ public struct CodecProfile: Sendable {
                                      frameRate: Rational(Int32(clamping: fps), 1), pixelFormat: format,
                                      preset: nil, crf: nil, profile: nil, colorTags: .bt601Limited)
         s.gopSeconds = Double(options.gop ?? 2 * fps) / Double(fps)
+        if let threads = options.threads {
+            guard (1...64).contains(threads) else {
+                throw OutputError.invalidOption("--threads \(threads) is outside 1-64")
+            }
+            s.threads = threads
+        }
         s.bitRate = options.bitrate
         let crf = options.bitrate == nil ? (options.crf ?? defaultCRF) : nil
         switch codec {

@@ -18,6 +18,7 @@
 
 import FFmpeg
 import Foundation
+import MapTripBatch
 import MapTripCore
 import MapTripGazetteer
 import MapTripOutput
@@ -414,6 +415,62 @@ func placesOnce() throws {
     print("{\"open\":\(open),\"lookup\":\(lookup),\"suggestion\":\(suggestion)}")
 }
 
+// MARK: Batches: clips per hour by jobs side by side and encoder threads
+
+/// Writes `count` short scenes (3 places, 1 s each, 640x360 at 24 fps, 3 s clips) into `folder`.
+func writeShortScenes(_ count: Int, into folder: URL) throws {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let stops = [(37.5665, 126.978), (35.1796, 129.0756), (33.4996, 126.5312), (35.6895, 139.6917),
+                 (34.6937, 135.5022), (39.9042, 116.4074), (31.2304, 121.4737), (25.033, 121.5654)]
+    for i in 0..<count {
+        let places = (0..<3).map { k -> String in
+            let (lat, lon) = stops[(i + k * 3) % stops.count]
+            return "{\"name\": \"Stop \(k + 1)\", \"lat\": \(lat), \"lon\": \(lon), \"zoom\": \(5 + (i + k) % 3)}"
+        }
+        let json = "{\"title\": \"Clip \(i)\", \"dwell\": 1, \"flight\": 0.5, "
+            + "\"video\": {\"width\": 640, \"height\": 360, \"fps\": 24}, \"places\": [\(places.joined(separator: ", "))]}"
+        try Data(json.utf8).write(to: folder.appendingPathComponent(String(format: "clip%02d.json", i)))
+    }
+}
+
+/// child: batch SCENES JOBS THREADS (0: the encoder's choice): the batch into a fresh folder.
+func batchOnce(_ scenes: String, _ jobs: Int, _ threads: Int) throws {
+    let out = URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-batch-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: out) }
+    let start = now()
+    let plan = try BatchPlan.discover([scenes], outputFolder: out)
+    let options = BatchOptions(encoding: EncodingOptions(threads: threads > 0 ? threads : nil))
+    let report = try BatchRunner(plan: plan, folder: out, options: options,
+                                 environment: RenderEnvironment(assets: try assetsURL()), jobs: jobs).run()
+    guard report.succeeded else { throw Failure(description: "\(report.failed.count) scenes failed") }
+    print("{\"seconds\":\(now() - start),\"clips\":\(report.rendered.count),\"peakMB\":\(peakMB())}")
+}
+
+func batchPhase(runs: Int, scenes count: Int) throws {
+    let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-scenes-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try writeShortScenes(count, into: folder)
+    print("maptrip-bench --batch: \(count) scenes of 3 s at 640x360 @ 24 fps (plus posters); "
+          + "\(ProcessInfo.processInfo.activeProcessorCount) cores; \(runs) run(s) each, alternating; medians")
+    print("jobs  x264 threads   clips/hour   seconds   peak MB")
+    let mixes: [(Int, Int)] = [(1, 0), (2, 0), (3, 0), (4, 0), (2, 1), (4, 1)]
+    var results: [[String: Double]] = Array(repeating: [:], count: mixes.count)
+    var seconds: [[Double]] = Array(repeating: [], count: mixes.count)
+    for _ in 0..<runs {
+        for (i, (jobs, threads)) in mixes.enumerated() {
+            let r = try child(["batch", folder.path, "\(jobs)", "\(threads)"])
+            seconds[i].append(r["seconds"]!)
+            results[i] = r
+        }
+    }
+    for (i, (jobs, threads)) in mixes.enumerated() {
+        let t = median(seconds[i])
+        let label = (threads == 0 ? "auto" : "\(threads)").padding(toLength: 12, withPad: " ", startingAt: 0)
+        print(String(format: "%4d  %@  %11.0f  %8.1f  %8.0f   [%.1f-%.1f s]", jobs, label, Double(count) / t * 3600, t,
+                     results[i]["peakMB"]!, seconds[i].min()!, seconds[i].max()!))
+    }
+}
+
 func designerPhase(scenePath: String, runs: Int) throws {
     let v = try loadScene(scenePath).video
     print("maptrip-bench --designer: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps; "
@@ -450,6 +507,7 @@ func main() throws {
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         case "preview": try previewOnce(a[1], Double(a[2])!)
         case "places": try placesOnce()
+        case "batch": try batchOnce(a[1], Int(a[2])!, Int(a[3])!)
         default: throw Failure(description: "unknown child mode")
         }
         return
@@ -457,6 +515,11 @@ func main() throws {
     let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
     if args.contains("--profile") {
         try profile(scenePath)
+        return
+    }
+    if args.contains("--batch") {
+        try batchPhase(runs: option("--runs", in: args).flatMap { Int($0) } ?? 1,
+                       scenes: option("--scenes", in: args).flatMap { Int($0) } ?? 40)
         return
     }
     if args.contains("--designer") {

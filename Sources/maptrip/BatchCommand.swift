@@ -18,10 +18,10 @@ struct BatchCommand: ParsableCommand {
             """)
 
     @Argument(help: "A folder of scenes, scene files, or a batch manifest (JSON with \"scenes\").")
-    var scenes: [String]
+    var scenes: [String] = []
 
     @Option(name: .shortAndLong, help: "The folder the clips go into (created).")
-    var output: String
+    var output: String?
 
     @Option(help: "Container for every clip: mp4, webm, mov (default: mp4, or the manifest's).")
     var format: String?
@@ -50,8 +50,23 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Width of the clips in pixels, same view (default: each scene's).")
     var width: Int?
 
-    @Option(help: "Scenes rendered side by side (threads of this process).")
-    var jobs = 1
+    @Option(help: "Scenes rendered side by side (default: two per core, measured as the most clips per hour).")
+    var jobs: Int?
+
+    @Option(help: "Encoder threads per scene (default: 1 when several scenes run side by side, else the encoder's choice).")
+    var threads: Int?
+
+    @Option(help: ArgumentHelp("Render only shard K of N (K from 0), a share balanced by cost; auto: from a Slurm "
+                               + "job array or a Kubernetes Indexed Job (with --shards). Writes OUT/manifest.K.json.",
+                               valueName: "K/N|auto"))
+    var shard: String?
+
+    @Option(help: "The number of shards for --shard auto in a Kubernetes Indexed Job (its completions).")
+    var shards: Int?
+
+    @Option(help: ArgumentHelp("Join the shards' manifest.K.json in this folder into manifest.json and index.html.",
+                               valueName: "folder"))
+    var merge: String?
 
     @Flag(help: "Render every scene, even clips that are up to date.")
     var force = false
@@ -68,7 +83,16 @@ struct BatchCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1 to 64") }
+        if merge != nil {
+            if output != nil || !scenes.isEmpty || shard != nil {
+                throw ValidationError("--merge takes only the folder: maptrip batch --merge clips/")
+            }
+            return
+        }
+        if output == nil { throw ValidationError("give the output folder with -o OUT") }
+        if shards != nil, shard == nil { throw ValidationError("--shards goes with --shard auto") }
         if let format, ContainerFormat.named(format) == nil {
             throw ValidationError(OutputError.unknownFormat(format).description)
         }
@@ -83,18 +107,46 @@ struct BatchCommand: ParsableCommand {
     func run() throws {
         LibraryLogging.configure(verbose: verbose)
         do {
+            if let merge {
+                let entries = try BatchManifest.merge(folder: URL(fileURLWithPath: merge).standardizedFileURL)
+                let name = merge.hasSuffix("/") ? String(merge.dropLast()) : merge
+                let failed = entries.filter { $0.status == "failed" }
+                if !quiet {
+                    Self.say("\(entries.count) scenes, \(failed.count) failed (\(name)/manifest.json, \(name)/index.html)")
+                }
+                for f in failed {
+                    FileHandle.standardError.write(Data("maptrip: error: \(f.scene): \(f.error ?? "failed")\n".utf8))
+                }
+                if !failed.isEmpty { throw ExitCode.failure }
+                return
+            }
+            let output = self.output ?? ""
             let folder = URL(fileURLWithPath: output).standardizedFileURL
+            let jobs = self.jobs ?? BatchOptions.defaultJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
+            let threads = self.threads ?? (jobs > 1 ? BatchOptions.threadsPerJob : nil)
             let asked = BatchOptions(format: format.flatMap(ContainerFormat.named), codec: codec.flatMap(VideoCodec.named),
                                      encoding: EncodingOptions(crf: crf, bitrate: bitrate.flatMap(RenderCommand.parseBitrate),
-                                                               preset: preset, gop: gop, pixelFormat: pixFmt),
+                                                               preset: preset, gop: gop, pixelFormat: pixFmt,
+                                                               threads: threads),
                                      width: width, fps: fps)
             var plan = try BatchPlan.discover(scenes, outputFolder: folder)
             let options = plan.defaults.overridden(by: asked)
             if options.fileExtension != plan.defaults.fileExtension {
                 plan = try BatchPlan.discover(scenes, outputFolder: folder, fileExtension: options.fileExtension)
             }
-            let runner = BatchRunner(plan: plan, folder: folder, options: options, environment: try common.environment(),
+            let environment = try common.environment()
+            var share: BatchShard.Share?
+            if let shard {
+                // The environment is read here, at the edge, and handed down as values.
+                let part = try BatchShard.parse(shard, shards: shards, environment: ProcessInfo.processInfo.environment)
+                share = part.share(of: plan) {
+                    BatchShard.cost(of: $0.scene, fps: options.fps, width: options.width, resolver: environment.places)
+                }
+                plan = share!.plan
+            }
+            let runner = BatchRunner(plan: plan, folder: folder, options: options, environment: environment,
                                      jobs: jobs, force: force)
+            runner.shard = share
             let signals = SignalCancellation()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -118,7 +170,8 @@ struct BatchCommand: ParsableCommand {
             } else {
                 if !quiet {
                     Self.say("\(report.rendered.count) rendered, \(report.skipped.count) skipped, \(report.failed.count) failed"
-                          + " (\(outputName)/manifest.json, \(outputName)/index.html)")
+                          + (share.map { " (shard \($0.shard), \(outputName)/\($0.shard.manifestName))" }
+                             ?? " (\(outputName)/manifest.json, \(outputName)/index.html)"))
                 }
                 for f in report.failed {
                     FileHandle.standardError.write(Data("maptrip: error: \(f.scene): \(f.error ?? "failed")\n".utf8))
