@@ -64,3 +64,66 @@ public final class ProgressLine {
             : String(format: "%d:%02d", s / 60, s % 60)
     }
 }
+
+/// The status line of a batch on a terminal: scenes done, running and failed, frames written, and the
+/// time left (from the scenes finished so far), redrawn in place under the lines of finished scenes.
+/// Thread-safe: the batch's jobs report from their own threads.
+public final class BatchStatusLine: @unchecked Sendable {
+    private let handle: FileHandle
+    public let enabled: Bool
+    private let lock = NSLock()
+    private let start = Date()
+    private var total = 0, done = 0, running = 0, failed = 0, skipped = 0, frames = 0
+    private var width = 0
+
+    public init(handle: FileHandle = .standardOutput, enabled: Bool? = nil) {
+        self.handle = handle
+        self.enabled = enabled ?? (isatty(handle.fileDescriptor) == 1)
+    }
+
+    /// A scene started (`started`), or ended: rendered with `frames`, skipped, or failed.
+    public enum Change { case started, rendered(frames: Int), skipped, failed }
+
+    /// Records a change, prints `line` (a finished scene's, if any) above the status and redraws it.
+    public func report(_ change: Change, total: Int, line: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.total = total
+        switch change {
+        case .started: running += 1
+        case .rendered(let n): running -= 1; done += 1; frames += n
+        case .skipped: running = max(0, running - 1); skipped += 1
+        case .failed: running = max(0, running - 1); failed += 1
+        }
+        var out = ""
+        if enabled && width > 0 { out += "\r" + String(repeating: " ", count: width) + "\r" }
+        if let line { out += line + "\n" }
+        if enabled {
+            let status = text()
+            width = status.count
+            out += status
+        }
+        if !out.isEmpty { handle.write(Data(out.utf8)) }
+    }
+
+    /// Clears the status line (before the summary).
+    public func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard enabled, width > 0 else { return }
+        handle.write(Data(("\r" + String(repeating: " ", count: width) + "\r").utf8))
+        width = 0
+    }
+
+    func text() -> String {
+        let finished = done + skipped + failed
+        var s = "batch: \(finished)/\(total) done (\(done) rendered, \(skipped) skipped, \(failed) failed), "
+            + "\(running) running, \(frames) frames"
+        let elapsed = Date().timeIntervalSince(start)
+        if done > 0, finished < total {
+            let left = elapsed / Double(finished) * Double(total - finished)
+            s += "  ETA " + ProgressLine.clock(left)
+        }
+        return s
+    }
+}

@@ -152,14 +152,23 @@ struct BatchCommand: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let outputName = output.hasSuffix("/") ? String(output.dropLast()) : output
             let (json, quiet) = (self.json, self.quiet)
+            // On a terminal, one status line (done / running / failed, frames, ETA) under the finished scenes.
+            let status = BatchStatusLine(enabled: json || quiet ? false : nil)
             let report = try runner.run(cancellation: signals.cancellation) { event in
                 // Straight to the file descriptor: one line per event, even into a pipe.
                 if json {
                     if let data = try? encoder.encode(event) { Self.say(String(decoding: data, as: UTF8.self)) }
-                } else if !quiet, let line = Self.line(event, folder: outputName) {
-                    Self.say(line)
+                    return
                 }
+                let change: BatchStatusLine.Change = switch event.event {
+                case .start: .started
+                case .done: .rendered(frames: event.frames ?? 0)
+                case .skipped: .skipped
+                case .failed: .failed
+                }
+                status.report(change, total: event.total, line: quiet ? nil : Self.line(event, folder: outputName))
             }
+            status.finish()
             if json {
                 let summary: [String: Int] = ["rendered": report.rendered.count, "skipped": report.skipped.count,
                                               "failed": report.failed.count]
