@@ -23,32 +23,7 @@ struct BatchCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The folder the clips go into (created).")
     var output: String?
 
-    @Option(help: "Container for every clip: mp4, webm, mov (default: mp4, or the manifest's).")
-    var format: String?
-
-    @Option(help: "Codec within the format: h264, hevc (mp4, mov); vp9, av1 (webm); prores, h264 (mov).")
-    var codec: String?
-
-    @Option(help: "Quality: constant rate factor (H.264/HEVC 0-51; VP9/AV1 0-63).")
-    var crf: Double?
-
-    @Option(help: "Average bit rate instead of --crf, e.g. 8M, 2500k.")
-    var bitrate: String?
-
-    @Option(help: "Encoder speed: x264/x265 ultrafast...veryslow, VP9 0-8, AV1 0-13, replaykit.")
-    var preset: String?
-
-    @Option(help: "Keyframe interval in frames (default: 2 seconds).")
-    var gop: Int?
-
-    @Option(name: .customLong("pix-fmt"), help: "Pixel format, e.g. yuv444p.")
-    var pixFmt: String?
-
-    @Option(help: "Frames per second of the clips (default: each scene's).")
-    var fps: Int?
-
-    @Option(help: "Width of the clips in pixels, same view (default: each scene's).")
-    var width: Int?
+    @OptionGroup var encoding: EncodingFlags
 
     @Option(help: "Scenes rendered side by side (default: two per core, measured as the most clips per hour).")
     var jobs: Int?
@@ -93,15 +68,6 @@ struct BatchCommand: ParsableCommand {
         }
         if output == nil { throw ValidationError("give the output folder with -o OUT") }
         if shards != nil, shard == nil { throw ValidationError("--shards goes with --shard auto") }
-        if let format, ContainerFormat.named(format) == nil {
-            throw ValidationError(OutputError.unknownFormat(format).description)
-        }
-        if let codec, VideoCodec.named(codec) == nil {
-            throw ValidationError(OutputError.unknownCodec(codec).description)
-        }
-        if let bitrate, RenderCommand.parseBitrate(bitrate) == nil {
-            throw ValidationError("--bitrate '\(bitrate)' is not a rate; write e.g. 8M, 2500k or 800000")
-        }
     }
 
     func run() throws {
@@ -124,11 +90,9 @@ struct BatchCommand: ParsableCommand {
             let folder = URL(fileURLWithPath: output).standardizedFileURL
             let jobs = self.jobs ?? BatchOptions.defaultJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
             let threads = self.threads ?? (jobs > 1 ? BatchOptions.threadsPerJob : nil)
-            let asked = BatchOptions(format: format.flatMap(ContainerFormat.named), codec: codec.flatMap(VideoCodec.named),
-                                     encoding: EncodingOptions(crf: crf, bitrate: bitrate.flatMap(RenderCommand.parseBitrate),
-                                                               preset: preset, gop: gop, pixelFormat: pixFmt,
-                                                               threads: threads),
-                                     width: width, fps: fps)
+            let asked = BatchOptions(format: encoding.containerFormat, codec: encoding.videoCodec,
+                                     encoding: encoding.options(threads: threads),
+                                     width: encoding.width, fps: encoding.fps)
             var plan = try BatchPlan.discover(scenes, outputFolder: folder)
             let options = plan.defaults.overridden(by: asked)
             if options.fileExtension != plan.defaults.fileExtension {

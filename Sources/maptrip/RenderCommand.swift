@@ -21,32 +21,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output: a file, name_%05d.png, - (stdout), a FIFO or device, or a URL (default: the scene's path with .mp4).")
     var output: String?
 
-    @Option(help: "Container: mp4, webm, mov, gif, png, ts (mpegts), flv, hls (default: by the output's extension).")
-    var format: String?
-
-    @Option(help: "Codec within the format: h264, hevc (mp4, mov); vp9, av1 (webm); prores, h264 (mov).")
-    var codec: String?
-
-    @Option(help: "Quality: constant rate factor (H.264/HEVC 0-51, 0 lossless; VP9/AV1 0-63).")
-    var crf: Double?
-
-    @Option(help: "Average bit rate instead of --crf, e.g. 8M, 2500k.")
-    var bitrate: String?
-
-    @Option(help: "Encoder speed: x264/x265 ultrafast...veryslow, VP9 0-8, AV1 0-13; replaykit: the original demo's H.264 settings.")
-    var preset: String?
-
-    @Option(help: "Keyframe interval in frames (default: 2 seconds).")
-    var gop: Int?
-
-    @Option(name: .customLong("pix-fmt"), help: "Pixel format, e.g. yuv444p (H.264, HEVC, VP9), yuv422p10le (ProRes 422 HQ).")
-    var pixFmt: String?
-
-    @Option(help: "Frames per second of the output (default: the scene's; GIF 15).")
-    var fps: Int?
-
-    @Option(help: "Width of the output in pixels, same view (default: the scene's; GIF at most 720).")
-    var width: Int?
+    @OptionGroup var encoding: EncodingFlags
 
     @Flag(help: "No base map: pins, labels and cards over transparency (.mov ProRes 4444, .webm VP9, .gif, PNG).")
     var transparent = false
@@ -84,15 +59,6 @@ struct RenderCommand: ParsableCommand {
         if live != nil && output != nil {
             throw ValidationError("give either -o or --live, not both (--live streams to its URL)")
         }
-        if let format, ContainerFormat.named(format) == nil {
-            throw ValidationError(OutputError.unknownFormat(format).description)
-        }
-        if let codec, VideoCodec.named(codec) == nil {
-            throw ValidationError(OutputError.unknownCodec(codec).description)
-        }
-        if let bitrate, Self.parseBitrate(bitrate) == nil {
-            throw ValidationError("--bitrate '\(bitrate)' is not a rate; write e.g. 8M, 2500k or 800000")
-        }
         if posterAt != nil && poster == nil {
             throw ValidationError("--poster-at needs --poster")
         }
@@ -104,27 +70,16 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    /// `8M`, `2500k`, `800000` in bits per second.
-    static func parseBitrate(_ text: String) -> Int? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let multiplier: Double = t.hasSuffix("m") ? 1e6 : t.hasSuffix("k") ? 1e3 : 1
-        let digits = multiplier == 1 ? t : String(t.dropLast())
-        guard let value = Double(digits), value > 0, value.isFinite else { return nil }
-        return Int(value * multiplier)
-    }
-
     func run() throws {
         LibraryLogging.configure(verbose: verbose)
         let progress = ProgressLine(enabled: quiet ? false : nil)
         do {
             let sceneURL = URL(fileURLWithPath: scene)
-            let formatValue = format.flatMap(ContainerFormat.named)
+            let formatValue = encoding.containerFormat
             let defaultExtension = (draft ? "draft." : "") + (formatValue?.extensions.first ?? "mp4")
             let target = live ?? output ?? RenderJob.defaultOutput(for: sceneURL, extension: defaultExtension).relativePath
-            let options = EncodingOptions(crf: crf, bitrate: bitrate.flatMap(Self.parseBitrate), preset: preset,
-                                          gop: gop, pixelFormat: pixFmt)
-            let request = OutputRequest(path: target, format: formatValue, codec: codec.flatMap(VideoCodec.named),
-                                        options: options, fps: fps, width: width)
+            let request = OutputRequest(path: target, format: formatValue, codec: encoding.videoCodec,
+                                        options: encoding.options(), fps: encoding.fps, width: encoding.width)
             var posterRequest: PosterRequest?
             if let poster {
                 let path = poster == Self.defaultPoster
