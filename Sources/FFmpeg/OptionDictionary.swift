@@ -17,15 +17,7 @@ final class OptionDictionary {
 
     deinit { av_dict_free(&pointer) }
 
-    var entries: [String: String] {
-        var result: [String: String] = [:]
-        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
-        while let next = av_dict_get(pointer, "", entry, AV_DICT_IGNORE_SUFFIX) {
-            result[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
-            entry = next
-        }
-        return result
-    }
+    var entries: [String: String] { MediaInfo.dictionary(pointer) }
 
     /// Throws when an open function left options unused (a typo, or an option the codec or format lacks).
     func throwIfUnused(_ operation: String) throws {

@@ -4,7 +4,9 @@ import CFFmpeg
 /// decoding: the demuxing half of a remux (`Muxer.addStream(copying:)` is the other half).
 public final class PacketReader {
     public let path: String
-    private var context: UnsafeMutablePointer<AVFormatContext>?
+    /// The opened file (closed when the reader goes).
+    private let input: InputFile
+    private var context: UnsafeMutablePointer<AVFormatContext> { input.context }
     private let stream: UnsafeMutablePointer<AVStream>
     /// The video stream's index in the file.
     public let streamIndex: Int
@@ -12,28 +14,15 @@ public final class PacketReader {
     /// Opens `path` and finds its best video stream (throws `streamNotFound` when it has none).
     public init(path: String) throws {
         self.path = path
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input \(path)")
-        guard let opened = context else {
-            throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_open_input \(path)")
+        input = try InputFile(path: path)
+        let index = av_find_best_stream(input.context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        try FFmpegError.check(index, "av_find_best_stream video \(path)")
+        guard let stream = input.context.pointee.streams[Int(index)] else {
+            throw FFmpegError(code: FFmpegError.streamNotFound, operation: "av_find_best_stream video \(path)")
         }
-        self.context = opened
-        do {
-            try FFmpegError.check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info \(path)")
-            let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-            try FFmpegError.check(index, "av_find_best_stream video \(path)")
-            guard let stream = opened.pointee.streams[Int(index)] else {
-                throw FFmpegError(code: FFmpegError.streamNotFound, operation: "av_find_best_stream video \(path)")
-            }
-            self.stream = stream
-            streamIndex = Int(index)
-        } catch {
-            avformat_close_input(&self.context)
-            throw error
-        }
+        self.stream = stream
+        streamIndex = Int(index)
     }
-
-    deinit { avformat_close_input(&context) }
 
     /// The video stream's codec parameters (for `Muxer.addStream(copying:)`).
     public var parameters: UnsafePointer<AVCodecParameters> { UnsafePointer(stream.pointee.codecpar) }
@@ -57,22 +46,13 @@ public final class PacketReader {
         return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
     }
     /// How many streams of other kinds (sound, subtitles, data) the file holds beside the video.
-    public var otherStreamCount: Int { max(0, Int(context?.pointee.nb_streams ?? 0) - 1) }
+    public var otherStreamCount: Int { max(0, Int(context.pointee.nb_streams) - 1) }
     /// The container's tags (`title`, `comment`, ...).
-    public var metadata: [String: String] {
-        var out: [String: String] = [:]
-        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
-        while let e = av_dict_get(context?.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
-            out[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
-            entry = e
-        }
-        return out
-    }
+    public var metadata: [String: String] { MediaInfo.dictionary(context.pointee.metadata) }
 
     /// Reads the next packet of the video stream into `packet` (its timestamps in `timeBase`); false
     /// at the end of the file. The packet must be unreferenced (or handed to a muxer) before the next call.
     public func read(into packet: Packet) throws -> Bool {
-        guard let context else { return false }
         while true {
             let status = av_read_frame(context, packet.pointer)
             if status == FFmpegError.eof { return false }

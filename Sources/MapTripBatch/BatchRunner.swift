@@ -174,16 +174,10 @@ public final class BatchRunner: @unchecked Sendable {
     func sourceHash(_ item: BatchItem, scene: Scene) throws -> String {
         let h = try SHA256()
         h.update("maptrip-batch 1\nversion \(maptripVersion)\noptions \(options.fingerprint)\n")
-        h.update("scene \(try Data(contentsOf: item.scene).count)\n")
-        h.update(try Data(contentsOf: item.scene))
-        let dir = item.scene.deletingLastPathComponent()
-        var files: [URL] = []
-        if let tiles = scene.map?.tiles, !tiles.contains("://") {
-            files.append(URL(fileURLWithPath: tiles, relativeTo: dir).standardizedFileURL)
-        }
-        if let audio = scene.audio {
-            files.append(URL(fileURLWithPath: audio.file, relativeTo: dir).standardizedFileURL)
-        }
+        let sceneBytes = try Data(contentsOf: item.scene)
+        h.update("scene \(sceneBytes.count)\n")
+        h.update(sceneBytes)
+        let files = RenderJob.files(named: scene, sceneDirectory: item.scene.deletingLastPathComponent())
         for file in files { try Self.hash(file, into: h) }
         return h.finalHex()
     }

@@ -159,7 +159,7 @@ public struct RenderJob {
     }
 
     /// Files a scene reads (a local tile folder or MBTiles file, its sound track).
-    static func files(named scene: Scene, sceneDirectory: URL) -> [URL] {
+    public static func files(named scene: Scene, sceneDirectory: URL) -> [URL] {
         var files: [URL] = []
         if let tiles = scene.map?.tiles, !tiles.contains("://") {
             files.append(URL(fileURLWithPath: tiles, relativeTo: sceneDirectory).standardizedFileURL)
