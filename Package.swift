@@ -21,6 +21,8 @@ let package = Package(
                        providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CPango", path: "Sources/C/CPango", pkgConfig: "pangocairo",
                        providers: [.apt(["libpango1.0-dev"])]),
+        .systemLibrary(name: "CRsvg", path: "Sources/C/CRsvg", pkgConfig: "librsvg-2.0",
+                       providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(name: "CFFmpeg", path: "Sources/C/CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
                                           "libavfilter-dev", "libswresample-dev"])]),
@@ -38,6 +40,7 @@ let package = Package(
         // One thin Swift wrapper per C library.
         .target(name: "Cairo", dependencies: ["CCairo"]),
         .target(name: "Pango", dependencies: ["CPango", "Cairo"]),
+        .target(name: "Rsvg", dependencies: ["CRsvg", "Cairo"]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         .target(name: "YUV", dependencies: ["CYUV"]),
         .target(name: "Shapefile", dependencies: ["CShapelib"]),
@@ -48,13 +51,13 @@ let package = Package(
         // maptrip itself.
         .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
         .target(name: "MapTripRender",
-                dependencies: ["MapTripCore", "Cairo", "Pango", "Shapefile", "Proj"]),
+                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
-                               "FFmpeg", "YUV", "Cairo", "Pango"]),
+                               "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
         .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripOutput", "MapTripCore", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
@@ -68,7 +71,7 @@ let package = Package(
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",
-                    dependencies: ["Cairo", "Pango", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
+                    dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",

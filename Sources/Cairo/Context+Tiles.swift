@@ -80,10 +80,11 @@ extension Context {
     }
 
     /// Fills an integer rectangle with a colour (no antialiasing needed: it is pixel-aligned).
-    public func fillPixelRect(x: Int, y: Int, width: Int, height: Int, color: Color) {
+    public func fillPixelRect(x: Int, y: Int, width: Int, height: Int,
+                              red: Double, green: Double, blue: Double, alpha: Double = 1) {
         guard width > 0, height > 0 else { return }
         save()
-        setSource(color)
+        setSource(red: red, green: green, blue: blue, alpha: alpha)
         cairo_rectangle(pointer, Double(x), Double(y), Double(width), Double(height))
         cairo_fill(pointer)
         restore()

@@ -31,7 +31,10 @@ public final class Context {
     public func save() { cairo_save(pointer) }
     public func restore() { cairo_restore(pointer) }
 
-    public func setSource(_ c: Color) { cairo_set_source_rgba(pointer, c.red, c.green, c.blue, c.alpha) }
+    /// A solid source with straight (not premultiplied) components in 0...1.
+    public func setSource(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+        cairo_set_source_rgba(pointer, red, green, blue, alpha)
+    }
     public func setSource(_ surface: ImageSurface, x: Double, y: Double) {
         cairo_set_source_surface(pointer, surface.pointer, x, y)
     }
@@ -98,6 +101,8 @@ public final class Context {
 
     public func translate(_ x: Double, _ y: Double) { cairo_translate(pointer, x, y) }
     public func scale(_ x: Double, _ y: Double) { cairo_scale(pointer, x, y) }
+    /// Rotates user space by `radians` (clockwise on screen, where y points down).
+    public func rotate(_ radians: Double) { cairo_rotate(pointer, radians) }
     public func identityMatrix() { cairo_identity_matrix(pointer) }
 
     // MARK: Path

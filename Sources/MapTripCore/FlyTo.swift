@@ -149,6 +149,23 @@ public struct Flight: Equatable, Sendable {
         camera(alongPath: easing(progress))
     }
 
+    /// The fraction of the ground between the two centres covered at `progress` in [0, 1] of the
+    /// flight's time: 0 at 0 and exactly 1 at 1. A vehicle at this fraction of its leg keeps pace
+    /// with the camera (on a zoom-out-and-in flight, most of the ground is covered mid-flight).
+    public func travelled(at progress: Double) -> Double {
+        let k = easing(progress)
+        guard k > 0 else { return 0 }
+        guard k < 1 else { return 1 }
+        switch path {
+        case .still, .zoom:
+            return k
+        case .fly(let r0, let u1):
+            let s = k * length
+            let u = w0 * (cosh(r0) * tanh(r0 + rho * s) - sinh(r0)) / (rho * rho) / u1
+            return min(max(u, 0), 1)
+        }
+    }
+
     /// The camera at fraction `k` of the path (no easing). Exactly `from` at 0 and `to` at 1.
     public func camera(alongPath k: Double) -> Camera {
         guard k > 0 else { return from }

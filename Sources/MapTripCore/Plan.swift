@@ -77,7 +77,7 @@ public struct Plan: Sendable {
             var frames = [["frame", "t", "lon", "lat", "zoom", "slot"]]
             frames.reserveCapacity(timeline.frameCount + 1)
             for n in 0..<timeline.frameCount {
-                let state = timeline.state(at: n)
+                let state = timeline.values(at: n)
                 let c = state.camera
                 frames.append(["\(n)", seconds(n), String(format: "%.6f", c.center.lon),
                                String(format: "%.6f", c.center.lat), String(format: "%.6f", c.zoom),

@@ -20,10 +20,23 @@ public struct Scene: Equatable, Sendable {
     public var background: Background
     /// A sound track, if any.
     public var audio: SceneAudio?
+    /// How the trip looks: map colours, fonts, pins, labels, cards, route defaults (theme + overrides).
+    public var style: Style
+    /// The line of each leg unless its place says otherwise (the style's route defaults + the scene's).
+    public var route: RouteStyle
+    /// What travels each leg unless its place says otherwise.
+    public var vehicle: Vehicle
+    /// The card over the last place's rest, if any.
+    public var end: EndCard?
+    /// Seconds added after the last place's slot (the camera rests on it; the end card stays).
+    public var outro: Double
+    /// A counter of kilometres travelled so far.
+    public var distance: Bool
 
     public init(title: String? = nil, dwell: Double = Scene.defaultDwell, flight: Double = Scene.defaultFlight,
                 video: Video = Video(), places: [Place], map: MapSource? = nil, background: Background = .map,
-                audio: SceneAudio? = nil) {
+                audio: SceneAudio? = nil, style: Style = .standard, route: RouteStyle? = nil,
+                vehicle: Vehicle = .none, end: EndCard? = nil, outro: Double = 0, distance: Bool = false) {
         self.title = title
         self.dwell = dwell
         self.flight = flight
@@ -32,7 +45,87 @@ public struct Scene: Equatable, Sendable {
         self.map = map
         self.background = background
         self.audio = audio
+        self.style = style
+        self.route = route ?? style.route
+        self.vehicle = vehicle
+        self.end = end
+        self.outro = outro
+        self.distance = distance
     }
+
+    /// The line of the leg that arrives at place i (nil for the first place, which no leg arrives at).
+    public func route(into i: Int) -> RouteStyle? {
+        guard i > 0, i < places.count else { return nil }
+        return places[i].route ?? route
+    }
+
+    /// The vehicle of the leg that arrives at place i.
+    public func vehicle(into i: Int) -> Vehicle {
+        guard i > 0, i < places.count else { return .none }
+        return places[i].vehicle ?? vehicle
+    }
+}
+
+/// The card shown over the last place's rest: a closing title and an optional subtitle.
+public struct EndCard: Equatable, Sendable {
+    public var title: String
+    public var subtitle: String?
+
+    public init(title: String, subtitle: String? = nil) {
+        self.title = title
+        self.subtitle = subtitle
+    }
+}
+
+/// How a leg's line is drawn: its path on the map and its stroke, and the stroke it keeps once
+/// travelled.
+public struct RouteStyle: Equatable, Sendable {
+    public enum Path: String, Equatable, Sendable, CaseIterable {
+        /// The great circle: the shortest way, as flights go.
+        case geodesic
+        /// A straight line on the map (a rhumb line).
+        case straight
+        /// No line (the vehicle, if any, still travels the great circle).
+        case none
+    }
+
+    public var path: Path
+    public var color: Color
+    /// Width in layout units (pixels of a 1080-pixel-high frame).
+    public var width: Double
+    /// Dash lengths in multiples of the width; empty: solid.
+    public var dash: [Double]
+    public var outline: Color?
+    /// The stroke of a leg already travelled (nil: as drawn).
+    public var travelledColor: Color?
+
+    public init(path: Path = .geodesic, color: Color = Color(hex: "#e4572e")!, width: Double = 4, dash: [Double] = [],
+                outline: Color? = Color(hex: "#ffffff")!, travelledColor: Color? = nil) {
+        self.path = path
+        self.color = color
+        self.width = width
+        self.dash = dash
+        self.outline = outline
+        self.travelledColor = travelledColor
+    }
+}
+
+/// What travels a leg: nothing, one of the icons that ship with maptrip, or an image file (relative
+/// paths are relative to the scene).
+public enum Vehicle: Equatable, Sendable {
+    case none
+    case icon(BuiltInVehicle)
+    case image(String)
+
+    public init(_ value: String) {
+        if value == "none" { self = .none }
+        else if let v = BuiltInVehicle(rawValue: value) { self = .icon(v) }
+        else { self = .image(value) }
+    }
+}
+
+public enum BuiltInVehicle: String, Equatable, Sendable, CaseIterable {
+    case plane, car, train, ship, bike, walk
 }
 
 public enum Background: String, Equatable, Sendable {
@@ -77,7 +170,7 @@ public struct Video: Equatable, Sendable {
 }
 
 public struct Place: Equatable, Sendable {
-    /// The default zoom when a place gives none: region scale (about 10 degrees across a 1920 frame).
+    /// A region-scale zoom (about 10 degrees across a 1920 frame), for places made in code.
     public static let defaultZoom = 7.0
 
     public var name: String
@@ -87,14 +180,30 @@ public struct Place: Equatable, Sendable {
     public var zoom: Double
     /// Seconds of the flight into this place (nil: the scene's).
     public var flight: Double?
+    /// The flight's curve (van Wijk's rho: higher zooms out further; nil: 1.42).
+    public var curve: Double?
+    /// The line of the leg arriving here (nil: the scene's).
+    public var route: RouteStyle?
+    /// What travels the leg arriving here (nil: the scene's).
+    public var vehicle: Vehicle?
+    /// A lower-third text card while the camera rests here.
+    public var caption: String?
+    /// A photo card while the camera rests here: the file as the scene names it (relative to it).
+    public var photo: String?
 
     public init(name: String, position: LonLat, dwell: Double = Scene.defaultDwell,
-                zoom: Double = Place.defaultZoom, flight: Double? = nil) {
+                zoom: Double = Place.defaultZoom, flight: Double? = nil, curve: Double? = nil,
+                route: RouteStyle? = nil, vehicle: Vehicle? = nil, caption: String? = nil, photo: String? = nil) {
         self.name = name
         self.position = position
         self.dwell = dwell
         self.zoom = zoom
         self.flight = flight
+        self.curve = curve
+        self.route = route
+        self.vehicle = vehicle
+        self.caption = caption
+        self.photo = photo
     }
 }
 
@@ -151,4 +260,32 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
         if let hint { s += " (\(hint))" }
         return s
     }
+}
+
+/// Common frame shapes by name (`"video": {"preset": "story"}`).
+public enum VideoPreset: String, CaseIterable, Sendable {
+    case hd, fullhd, story, square, portrait, uhd = "4k"
+
+    public var width: Int {
+        switch self {
+        case .hd: 1280
+        case .fullhd: 1920
+        case .story, .square, .portrait: 1080
+        case .uhd: 3840
+        }
+    }
+
+    public var height: Int {
+        switch self {
+        case .hd: 720
+        case .fullhd: 1080
+        case .story: 1920
+        case .square: 1080
+        case .portrait: 1350
+        case .uhd: 2160
+        }
+    }
+
+    /// The pixel ratio: 4K shows the view of 1080p, twice as sharp.
+    public var scale: Double { self == .uhd ? 2 : 1 }
 }

@@ -165,6 +165,27 @@ struct SceneChecker {
                 return nil
             }
             return checkObject(value, object, path: path)
+        case .color:
+            guard let s = value.string else {
+                typeError(value, path, expected: "a colour string such as \"#e4572e\"")
+                return nil
+            }
+            guard Color(hex: s) != nil, s.hasPrefix("#") else {
+                fail(value, path, "'\(s)' is not a colour",
+                     hint: "write it as \"#rrggbb\", or \"#rrggbbaa\" with opacity, e.g. \"#e4572e\"")
+                return nil
+            }
+            return .string(s, value)
+        case .numberOr(let words, let rule, let noun):
+            if let s = value.string {
+                guard words.contains(s) else {
+                    let list = words.map { "\"\($0)\"" }.joined(separator: " or ")
+                    fail(value, path, "unknown \(noun) '\(s)'", hint: "give a number of seconds or \(list)")
+                    return nil
+                }
+                return .string(s, value)
+            }
+            return check(value, .number(rule), path: path)
         case .array(let item, let nonEmpty, let what, let itemHint):
             guard let elements = value.elements else {
                 typeError(value, path, expected: what)

@@ -71,6 +71,10 @@ public enum SceneFormat {
         case array(of: Kind, nonEmpty: (message: String, hint: String)?, what: String, itemHint: String?)
         /// A file name, or the object for the long form (`"audio": "music.mp3"`).
         case stringOr(Object, noun: String)
+        /// A colour: `#rrggbb` or `#rrggbbaa`.
+        case color
+        /// A number, or one of a few words (`"flight": "auto"`).
+        case numberOr([String], Rule?, noun: String)
     }
 
     /// One key of an object.
@@ -169,6 +173,10 @@ public enum SceneFormat {
               "frame width in pixels, even"),
         Field("height", .integer(.within(16, 8192, noun: "height"), even: true), default: .number(1080),
               "frame height in pixels, even"),
+        Field("preset", .choice(VideoPreset.allCases.map(\.rawValue), noun: "video preset",
+                                hint: "use " + VideoPreset.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")),
+              "a named frame shape: " + VideoPreset.allCases.map { "`\($0.rawValue)` \($0.width)x\($0.height)" }
+                .joined(separator: ", ") + "; width and height override it"),
         Field("fps", .integer(.within(1, 240, noun: "fps"), even: false), default: .number(30), "frames per second"),
         Field("scale", .number(.positive(atMost: maxScale, noun: "scale",
                                          hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")),
@@ -206,6 +214,69 @@ public enum SceneFormat {
         Field("loop", .boolean, default: .bool(false), "repeat a file shorter than the video (else silence follows)"),
     ])
 
+    static let positiveWidth = Rule.positive(atMost: 100, noun: "width")
+    static let dashes = Kind.array(of: .number(.positive(atMost: 1000, noun: "a dash length")), nonEmpty: nil,
+                                   what: "an array of numbers", itemHint: nil)
+
+    public static let travelled = Object("travelled", [
+        Field("color", .color, default: .words("the line's"), "the colour of a leg once the camera has moved on"),
+    ])
+
+    public static let route = Object("route", [
+        Field("path", .choice(RouteStyle.Path.allCases.map(\.rawValue), noun: "route path",
+                              hint: "use \"geodesic\" (great circle), \"straight\" or \"none\""),
+              default: .string("geodesic"), "the leg's line: the great circle, a straight line on the map, or none"),
+        Field("color", .color, default: .string("#e4572e"), "the line's colour"),
+        Field("width", .number(positiveWidth), default: .number(4), "the line's width in layout units"),
+        Field("dash", dashes, default: .words("solid"), "dash and gap lengths in layout units, e.g. [8, 4]"),
+        Field("outline", .color, default: .string("#ffffff"), "the casing under the line (a transparent colour: none)"),
+        Field("travelled", .object(travelled), "the style of legs already travelled"),
+    ])
+
+    public static let end = Object("end", [
+        Field("title", .string(nonEmpty: true, noun: "end title"), required: true,
+              missingHint: "add \"title\": \"See you\"", "the end card's title"),
+        Field("subtitle", .string(nonEmpty: false, noun: "subtitle"), "a smaller line under it"),
+    ])
+
+    static func stroke(_ name: String) -> Object {
+        Object(name, [
+            Field("color", .color, "line colour"),
+            Field("width", .number(positiveWidth), "width in layout units"),
+            Field("dash", dashes, "dash and gap lengths in layout units"),
+        ])
+    }
+
+    static let label = Object("label", [
+        Field("color", .color, "text colour"),
+        Field("halo", .color, "the halo around the text"),
+        Field("size", .number(.positive(atMost: 500, noun: "size")), "text size in layout units"),
+    ])
+
+    static let card = Object("card", [
+        Field("color", .color, "text colour"),
+        Field("background", .color, "the card's colour"),
+        Field("size", .number(.positive(atMost: 500, noun: "size")), "text size in layout units"),
+    ])
+
+    public static let style = Object("style", [
+        Field("theme", .choice(Style.themes, noun: "theme", hint: "use \"light\", \"dark\" or \"atlas\""),
+              default: .string("light"), "the ready theme to start from (Assets/themes)"),
+        Field("sea", .color, "the sea's colour"),
+        Field("land", .color, "the land's colour"),
+        Field("lakes", .color, "lakes' colour"),
+        Field("borders", .object(stroke("borders")), "country borders"),
+        Field("provinces", .object(stroke("provinces")), "province and state lines"),
+        Field("font", .string(nonEmpty: true, noun: "font"), "the font family of every text"),
+        Field("pin", .color, "pins' colour"),
+        Field("currentPin", .color, "the colour of the pin the camera is on"),
+        Field("label", .object(label), "place names"),
+        Field("currentLabel", .object(label), "the name of the place the camera is on"),
+        Field("caption", .object(card), "captions and the distance counter"),
+        Field("card", .object(card), "the title and end cards"),
+        Field("route", .object(route), "route defaults"),
+    ])
+
     public static let place = Object("place", [
         Field("name", .string(nonEmpty: true, noun: "name"), default: .words("`Place N`"),
               "label (any script); without lat/lon, the place is looked up by this name"),
@@ -214,9 +285,20 @@ public enum SceneFormat {
         Field("country", .string(nonEmpty: true, noun: "country"),
               "narrows a lookup by name: ISO code (`FR`) or the country's name"),
         Field("dwell", .number(dwellRule), default: .words("the scene's"), "seconds this place holds the screen"),
-        Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .number(7, "7 (region)"),
-              "web-map zoom (the world is 256 x 2^zoom pixels wide)"),
-        Field("flight", .number(flightRule), default: .words("the scene's"), "seconds of the flight into this place"),
+        Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .words("automatic"),
+              "web-map zoom (the world is 256 x 2^zoom pixels wide); without zoom or span, one that frames the place and its neighbours"),
+        Field("span", .number(.positive(atMost: 40000, noun: "span")),
+              "kilometres visible across the frame's shorter side (instead of zoom)"),
+        Field("flight", .numberOr(["auto"], flightRule, noun: "flight"), default: .words("the scene's"),
+              "seconds of the flight into this place, or `auto` (longer legs take longer)"),
+        Field("curve", .number(.positive(atMost: 10, noun: "curve", hint: "1.42 is the default; lower is flatter")),
+              default: .number(1.42), "the flight's arc (van Wijk's rho): lower is flatter, higher zooms out further"),
+        Field("route", .object(route), default: .words("the scene's"), "the line of the leg arriving here"),
+        Field("vehicle", .string(nonEmpty: true, noun: "vehicle"), default: .words("the scene's"),
+              "what travels the leg arriving here (as the scene's `vehicle`)"),
+        Field("caption", .string(nonEmpty: true, noun: "caption"), "a lower-third card while the camera rests here"),
+        Field("photo", .string(nonEmpty: true, noun: "photo"),
+              "a PNG, JPEG or WebP shown on a card while the camera rests here, relative to the scene"),
     ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }",
        constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"]])])
 
@@ -225,14 +307,22 @@ public enum SceneFormat {
         Field("title", .string(nonEmpty: true, noun: "title"), "shown on a card over the first place, fading as the trip starts"),
         Field("dwell", .number(dwellRule), default: .number(3),
               "seconds each place holds the screen; a place may override it"),
-        Field("flight", .number(flightRule), default: .number(1.5),
-              "seconds of the flight at the start of each place's slot, capped by the slot; a place may override it"),
+        Field("flight", .numberOr(["auto"], flightRule, noun: "flight"), default: .number(1.5),
+              "seconds of the flight at the start of each place's slot, capped by the slot, or `auto` (from the distance); a place may override it"),
         Field("video", .object(video), "frame size, rate and pixel ratio"),
         Field("map", .object(map), default: .words("the embedded map"), "a tiled base map"),
         Field("background", .choice(["map", "transparent"], noun: "background",
                                     hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map"),
               default: .string("map"), "`transparent`: no base map, for outputs with alpha"),
         Field("audio", .stringOr(audio, noun: "audio"), "a sound track: a file name, or the object below"),
+        Field("style", .object(style), default: .words("the light theme"), "how the trip looks: a theme and overrides"),
+        Field("route", .object(route), "the line of every leg"),
+        Field("vehicle", .string(nonEmpty: true, noun: "vehicle"), default: .string("none"),
+              "what travels each leg: `plane`, `car`, `train`, `ship`, `bike`, `walk`, `none` or an image file"),
+        Field("end", .object(end), "a card over the last place's rest"),
+        Field("outro", .number(.nonNegative(noun: "outro", unit: "seconds")), default: .number(0),
+              "seconds added after the last place, for the end card"),
+        Field("distance", .boolean, default: .bool(false), "a counter of kilometres travelled"),
         Field("places", .array(of: .object(place),
                                nonEmpty: ("places must list at least one place", "add { \"lat\": ..., \"lon\": ... }"),
                                what: "an array", itemHint: nil),
@@ -246,5 +336,7 @@ public enum SceneFormat {
         "lat": "a place in \"places\"", "lon": "a place in \"places\"", "zoom": "a place in \"places\"",
         "country": "a place in \"places\"",
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",
+        "theme": "style", "span": "a place in \"places\"", "caption": "a place in \"places\"",
+        "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
     ])
 }

@@ -190,11 +190,24 @@ private struct SceneBuilder {
         }
         guard let checked, checker.errors.isEmpty else { return nil }
 
-        var scene = Scene(places: places)
+        var style = Style.standard
+        if let c = checked["style"] { style = self.style(c) }
+        var route = style.route
+        if let c = checked["route"] { route = self.route(c, base: route) }
+        var scene = Scene(places: places, style: style, route: route)
         scene.title = checked["title"]?.string
         scene.dwell = sceneDwell
         scene.flight = checked["flight"]?.number ?? Scene.defaultFlight
         if let video = checked["video"] { scene.video = self.video(video) }
+        if let v = checked["vehicle"]?.string { scene.vehicle = Vehicle(v) }
+        if let c = checked["end"], let title = c["title"]?.string {
+            scene.end = EndCard(title: title, subtitle: c["subtitle"]?.string)
+        }
+        scene.outro = checked["outro"]?.number ?? 0
+        scene.distance = checked["distance"]?.bool ?? false
+        if let list = checked["places"]?.elements {
+            placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
+        }
         if let map = checked["map"] { scene.map = self.map(map) }
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] { scene.audio = self.audio(audio) }
@@ -305,6 +318,11 @@ private struct SceneBuilder {
 
     func video(_ c: Checked) -> Video {
         var video = Video()
+        if let name = c["preset"]?.string, let preset = VideoPreset(rawValue: name) {
+            video.width = preset.width
+            video.height = preset.height
+            video.scale = preset.scale
+        }
         if let w = c["width"]?.integer { video.width = w }
         if let h = c["height"]?.integer { video.height = h }
         if let fps = c["fps"]?.integer { video.fps = fps }
@@ -336,15 +354,124 @@ private struct SceneBuilder {
         return audio
     }
 
+    // MARK: Looks and cinematics
+
+    func style(_ c: Checked) -> Style {
+        var style = c["theme"]?.string.flatMap(Style.theme) ?? .standard
+        func color(_ key: String, _ target: inout Color) { if let v = c[key]?.string.flatMap(Color.init(hex:)) { target = v } }
+        color("sea", &style.sea)
+        color("land", &style.land)
+        color("lakes", &style.lakes)
+        color("pin", &style.pin)
+        color("currentPin", &style.currentPin)
+        if let f = c["font"]?.string { style.font = f }
+        func stroke(_ key: String, _ target: inout Style.Stroke) {
+            guard let s = c[key] else { return }
+            if let v = s["color"]?.string.flatMap(Color.init(hex:)) { target.color = v }
+            if let v = s["width"]?.number { target.width = v }
+            if let v = s["dash"]?.elements { target.dash = v.compactMap { $0?.number } }
+        }
+        stroke("borders", &style.borders)
+        stroke("provinces", &style.provinces)
+        func label(_ key: String, _ target: inout Style.Label) {
+            guard let s = c[key] else { return }
+            if let v = s["color"]?.string.flatMap(Color.init(hex:)) { target.color = v }
+            if let v = s["halo"]?.string.flatMap(Color.init(hex:)) { target.halo = v }
+            if let v = s["size"]?.number { target.size = v }
+        }
+        label("label", &style.label)
+        label("currentLabel", &style.currentLabel)
+        func card(_ key: String, _ target: inout Style.Card) {
+            guard let s = c[key] else { return }
+            if let v = s["color"]?.string.flatMap(Color.init(hex:)) { target.color = v }
+            if let v = s["background"]?.string.flatMap(Color.init(hex:)) { target.background = v }
+            if let v = s["size"]?.number { target.size = v }
+        }
+        card("caption", &style.caption)
+        card("card", &style.card)
+        if let r = c["route"] { style.route = route(r, base: style.route) }
+        return style
+    }
+
+    /// A route object's keys over `base`.
+    func route(_ c: Checked, base: RouteStyle) -> RouteStyle {
+        var r = base
+        if let v = c["path"]?.string.flatMap(RouteStyle.Path.init(rawValue:)) { r.path = v }
+        if let v = c["color"]?.string.flatMap(Color.init(hex:)) { r.color = v }
+        if let v = c["width"]?.number { r.width = v }
+        if let v = c["dash"]?.elements { r.dash = v.compactMap { $0?.number } }
+        if let v = c["outline"]?.string.flatMap(Color.init(hex:)) { r.outline = v.alpha > 0 ? v : nil }
+        if let v = c["travelled"]?["color"]?.string.flatMap(Color.init(hex:)) { r.travelledColor = v }
+        return r
+    }
+
+    /// What places say beyond where they are: zoom (given, from a span, or automatic), flight
+    /// (given or automatic), curve, route, vehicle, caption and photo.
+    mutating func placeDetails(_ scene: inout Scene, _ list: [Checked], sceneFlight: Checked?) {
+        guard list.count == scene.places.count else { return }
+        let positions = scene.places.map(\.position)
+        let sceneAuto = sceneFlight?.string == "auto"
+        for (i, c) in list.enumerated() {
+            var place = scene.places[i]
+            if c["zoom"]?.number == nil {
+                let span = c["span"]?.number ?? AutoCamera.span(for: i, positions: positions)
+                place.zoom = AutoCamera.zoom(spanKm: span, latitude: place.position.lat, video: scene.video)
+            } else if c["span"] != nil, let v = c["span"] {
+                checker.fail(v.json, c.path(of: "span") ?? "span", "give zoom or span, not both",
+                             hint: "span sets the zoom from the kilometres across the frame; remove one")
+            }
+            let flight = c["flight"]
+            if i > 0, flight?.string == "auto" || (flight == nil && sceneAuto) {
+                place.flight = AutoCamera.flight(distanceKm: Geodesy.distanceKm(positions[i - 1], place.position),
+                                                 dwell: place.dwell)
+            }
+            place.curve = c["curve"]?.number
+            if let r = c["route"] { place.route = route(r, base: scene.route) }
+            if let v = c["vehicle"]?.string { place.vehicle = Vehicle(v) }
+            place.caption = c["caption"]?.string
+            place.photo = c["photo"]?.string
+            if let v = c["photo"] { checkImage(place.photo!, v.json, c.path(of: "photo") ?? "photo", what: "photo") }
+            if case .image(let file)? = place.vehicle, let v = c["vehicle"] {
+                checkImage(file, v.json, c.path(of: "vehicle") ?? "vehicle", what: "vehicle image")
+            }
+            scene.places[i] = place
+        }
+    }
+
+    /// A picture the scene names must exist and be a PNG, JPEG or WebP (by its first bytes; the
+    /// renderer decodes it fully before the first frame). Checked only when the scene is a file on
+    /// disk (relative paths are relative to it).
+    mutating func checkImage(_ name: String, _ value: JSONValue, _ path: String, what: String) {
+        let sceneURL = URL(fileURLWithPath: checker.file)
+        guard FileManager.default.fileExists(atPath: sceneURL.path) else { return }
+        let url = URL(fileURLWithPath: name, relativeTo: sceneURL.deletingLastPathComponent())
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            checker.fail(value, path, "\(what) '\(name)' not found",
+                         hint: "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
+            return
+        }
+        guard let handle = try? FileHandle(forReadingFrom: url) else {
+            checker.fail(value, path, "cannot read \(what) '\(name)'", hint: "check its permissions")
+            return
+        }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if ImageKind(magic: head) == nil {
+            checker.fail(value, path, "\(what) '\(name)' is not a PNG, JPEG or WebP image",
+                         hint: "convert it to PNG, JPEG or WebP")
+        }
+    }
+
     /// Rejects scenes whose length is absurd (or too short for a single frame).
     mutating func checkTotals(_ scene: Scene, _ root: Checked) {
         guard let placesValue = root["places"]?.json else { return }
-        let total = scene.places.reduce(0) { $0 + $1.dwell }
+        let total = scene.places.reduce(0) { $0 + $1.dwell } + scene.outro
         guard total <= SceneLoader.maxDuration else {
             checker.fail(placesValue, "places", "the places' dwells add up to \(Self.clock(total)), over the 24-hour limit")
             return
         }
-        let frames = FrameGrid(dwells: scene.places.map(\.dwell), fps: scene.video.fps).frameCount
+        let frames = FrameGrid(dwells: scene.places.map(\.dwell) + [scene.outro], fps: scene.video.fps).frameCount
         let fps = root["video"]?["fps"]
         if frames > SceneLoader.maxFrames {
             checker.fail(fps?.json ?? placesValue, fps == nil ? "places" : "video.fps",

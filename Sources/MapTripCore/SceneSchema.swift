@@ -71,6 +71,10 @@ public enum SceneSchema {
             return s
         case .stringOr(let o, _):
             return ["anyOf": [["type": "string", "pattern": "\\S"], object(o)]]
+        case .color:
+            return ["type": "string", "pattern": "^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"]
+        case .numberOr(let words, let rule, _):
+            return ["anyOf": [kind(.number(rule)), ["type": "string", "enum": words]]]
         }
     }
 
@@ -113,6 +117,7 @@ public enum SceneSchema {
         switch k {
         case .number(let rule?), .integer(let rule?, _): rule.summary
         case .choice(let options, _, _): options.map { "`\($0)`" }.joined(separator: " or ")
+        case .numberOr(let words, let rule?, _): rule.summary + " or " + words.map { "`\($0)`" }.joined(separator: " or ")
         default: nil
         }
     }

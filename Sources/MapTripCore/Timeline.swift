@@ -72,51 +72,160 @@ extension Place {
     public var camera: Camera { Camera(center: position, zoom: zoom) }
 }
 
-/// Everything that decides what frame n looks like. Equal states draw identical pictures, so the
-/// recorder can reuse a frame when the state has not changed.
-public struct FrameState: Equatable, Sendable {
+/// A pin's value at one frame.
+public struct PinValue: Equatable, Sendable {
+    /// The place's index.
+    public var place: Int
+    /// How far its arrival animation has run: 0 to 1 (1: fully shown).
+    public var appear: Double
+    /// The camera is on this place.
+    public var current: Bool
+}
+
+/// A leg's value at one frame: the leg that arrives at place `place`, drawn up to `progress`.
+public struct LegValue: Equatable, Sendable {
+    public var place: Int
+    /// The fraction of the leg's line drawn: its tip is where the vehicle is.
+    public var progress: Double
+    /// The camera has moved on from the leg's place (the leg takes its travelled style).
+    public var travelled: Bool
+}
+
+/// The vehicle's value at one frame: on leg `place`'s line at `progress`.
+public struct VehicleValue: Equatable, Sendable {
+    public var place: Int
+    public var progress: Double
+    public var position: LonLat
+    /// Degrees clockwise from north.
+    public var heading: Double
+}
+
+/// A card's value at one frame.
+public struct CardValue: Equatable, Sendable {
+    public var cue: Cue.Kind
+    public var opacity: Double
+}
+
+/// Something shown for a stretch of the video with a fade in and out: the title card, a place's
+/// caption or photo, the end card. Times are frame numbers (fractional for fades).
+public struct Cue: Equatable, Sendable {
+    public enum Kind: Equatable, Hashable, Sendable {
+        case title
+        case caption(Int)
+        case photo(Int)
+        case end
+    }
+
+    public var kind: Kind
+    /// First frame shown (fading in from here).
+    public var start: Double
+    /// First frame no longer shown (faded out by here).
+    public var end: Double
+    public var fadeIn: Double
+    public var fadeOut: Double
+
+    /// The opacity at frame n: ramping up over `fadeIn` frames from `start`, 1, then down over
+    /// `fadeOut` frames to `end`; 0 outside.
+    public func opacity(at n: Int) -> Double {
+        let x = Double(n)
+        guard x >= start, x < end else { return 0 }
+        var o = 1.0
+        if fadeIn > 0 { o = min(o, (x - start + 1) / fadeIn) }
+        if fadeOut > 0 { o = min(o, (end - x) / fadeOut) }
+        return min(max(o, 0), 1)
+    }
+
+    /// A cue over [start, end) whose fades take `fade` frames each, at most a third of it each.
+    static func window(_ kind: Kind, start: Int, end: Int, fadeIn: Double, fadeOut: Double) -> Cue {
+        let length = Double(end - start)
+        return Cue(kind: kind, start: Double(start), end: Double(end),
+                   fadeIn: min(fadeIn, length / 3), fadeOut: min(fadeOut, length / 3))
+    }
+}
+
+/// Everything that decides what frame n looks like: the value of every track (the camera, each
+/// pin, each leg's line, the vehicle, each card, the distance counter). Equal values draw identical
+/// pictures, so the recorder draws a frame only when a value has changed: anything animated is
+/// redrawn, anything still is drawn once.
+public struct FrameValues: Equatable, Sendable {
     public var camera: Camera
-    /// How many places have pins: place j is reached from its slot's `arriveFrame`.
-    public var reached: Int
     /// The index of the slot the frame belongs to.
     public var current: Int
-    /// The opacity of the title card, 0 when there is none.
-    public var titleOpacity: Double
+    /// Pins of the places reached so far, in place order.
+    public var pins: [PinValue]
+    /// Legs begun so far (with a line to draw), in place order.
+    public var legs: [LegValue]
+    public var vehicle: VehicleValue?
+    /// Cards showing (opacity > 0), in drawing order.
+    public var cards: [CardValue]
+    /// Kilometres travelled so far, when the scene counts them.
+    public var distanceKm: Double?
 
-    public init(camera: Camera, reached: Int, current: Int, titleOpacity: Double) {
+    public init(camera: Camera, current: Int, pins: [PinValue] = [], legs: [LegValue] = [],
+                vehicle: VehicleValue? = nil, cards: [CardValue] = [], distanceKm: Double? = nil) {
         self.camera = camera
-        self.reached = reached
         self.current = current
-        self.titleOpacity = titleOpacity
+        self.pins = pins
+        self.legs = legs
+        self.vehicle = vehicle
+        self.cards = cards
+        self.distanceKm = distanceKm
     }
+
+    /// A frame with the pins of the first `reached` places fully shown, the camera in slot `current`
+    /// (its pin the current one, if reached) and the title card at `titleOpacity`.
+    public init(camera: Camera, reached: Int, current: Int, titleOpacity: Double) {
+        self.init(camera: camera, current: current,
+                  pins: (0..<reached).map { PinValue(place: $0, appear: 1, current: $0 == current) },
+                  cards: titleOpacity > 0 ? [CardValue(cue: .title, opacity: titleOpacity)] : [])
+    }
+
+    /// How many places have pins.
+    public var reached: Int { pins.count }
+
+    /// The opacity of a card, 0 when it is not showing.
+    public func opacity(of cue: Cue.Kind) -> Double { cards.first { $0.cue == cue }?.opacity ?? 0 }
 }
 
 /// The timer-driven animation on a virtual clock: frame n shows time n / fps. Place i holds the
 /// screen for its dwell (slot i); at the start of each slot after the first, the camera flies from the
-/// previous place to the new one, then rests there until the slot ends. Deterministic and exact:
-/// every frame of a resting camera has the same `FrameState`.
+/// previous place to the new one, then rests there until the slot ends; an outro may follow the last
+/// slot. Each track (camera, pins, legs, vehicle, cues, distance) is a pure function of the frame
+/// number, evaluated into `FrameValues`. Deterministic and exact.
 public struct Timeline: Sendable {
     /// Seconds over which the title fades out at the end of the first slot.
     public static let titleFade = 0.5
+    /// Seconds a caption or photo takes to fade in or out.
+    public static let cardFade = 0.4
+    /// Seconds the end card takes to fade in.
+    public static let endFade = 0.6
+    /// Seconds of a pin's arrival animation.
+    public static let pinPop = 0.35
 
     public let fps: Int
     public let frameCount: Int
     public var duration: Double { Double(frameCount) / Double(fps) }
     public let slots: [Slot]
     public let hasTitle: Bool
+    /// The cards' cues, in drawing order.
+    public let cues: [Cue]
+    /// The line of the leg into place i (nil for place 0).
+    public let routes: [RouteLine?]
 
     /// The flight into slot i (nil for slot 0 and for jumps).
     private let flights: [Flight?]
-    /// The title is fully visible up to this frame (a fractional frame number) ...
-    private let titleFadeStart: Double
-    /// ... and gone at this one (the end of slot 0).
-    private let titleFadeEnd: Double
+    private let routeDrawn: [Bool]
+    private let hasVehicle: [Bool]
+    private let countsDistance: Bool
+    /// Kilometres before leg i (the sum of the legs before it).
+    private let distanceBefore: [Double]
+    private let popFrames: Double
 
     public init(scene: Scene) {
         precondition(!scene.places.isEmpty, "a scene has at least one place")
         precondition(scene.video.fps > 0, "fps must be positive")
         let fps = scene.video.fps
-        let grid = FrameGrid(dwells: scene.places.map(\.dwell), fps: fps)
+        let grid = FrameGrid(dwells: scene.places.map(\.dwell) + (scene.outro > 0 ? [scene.outro] : []), fps: fps)
         var slots: [Slot] = []
         slots.reserveCapacity(scene.places.count)
         for (i, place) in scene.places.enumerated() {
@@ -136,14 +245,57 @@ public struct Timeline: Sendable {
         self.slots = slots
         self.flights = slots.indices.map { i in
             guard i > 0, slots[i].flightFrames > 0 else { return nil }
-            return Flight(from: slots[i - 1].camera, to: slots[i].camera, viewSize: viewSize)
+            return Flight(from: slots[i - 1].camera, to: slots[i].camera, rho: slots[i].place.curve ?? Flight.defaultRho,
+                          viewSize: viewSize)
         }
+        routes = Self.routes(for: scene)
+        routeDrawn = scene.places.indices.map { scene.route(into: $0).map { $0.path != .none } ?? false }
+        hasVehicle = scene.places.indices.map { scene.vehicle(into: $0) != .none }
+        countsDistance = scene.distance
+        var before: [Double] = [0]
+        for i in 1..<max(1, scene.places.count) { before.append(before[i - 1] + (routes[i]?.lengthKm ?? 0)) }
+        distanceBefore = before
+        popFrames = max(1, (Self.pinPop * Double(fps)).rounded())
 
         hasTitle = scene.title != nil
-        let firstEnd = Double(slots[0].endFrame)
-        let fade = firstEnd >= 3 * Self.titleFade * Double(fps) ? Self.titleFade * Double(fps) : firstEnd / 3
-        titleFadeStart = firstEnd - fade
-        titleFadeEnd = firstEnd
+        let seconds = Double(fps)
+        var cues: [Cue] = []
+        if hasTitle {
+            let firstEnd = Double(slots[0].endFrame)
+            let fade = firstEnd >= 3 * Self.titleFade * seconds ? Self.titleFade * seconds : firstEnd / 3
+            cues.append(Cue(kind: .title, start: 0, end: firstEnd, fadeIn: 0, fadeOut: fade))
+        }
+        let last = slots.count - 1
+        for slot in slots {
+            // A rest lasts to the next slot, the last one to the end of the video (outro included).
+            let end = slot.index == last ? grid.frameCount : slot.endFrame
+            guard end > slot.arriveFrame else { continue }
+            // The opening shot has no arrival to fade in from.
+            let fadeIn = slot.index == 0 ? 0 : Self.cardFade * seconds
+            if slot.place.photo != nil {
+                cues.append(.window(.photo(slot.index), start: slot.arriveFrame, end: end, fadeIn: fadeIn,
+                                    fadeOut: Self.cardFade * seconds))
+            }
+            if slot.place.caption != nil {
+                cues.append(.window(.caption(slot.index), start: slot.arriveFrame, end: end, fadeIn: fadeIn,
+                                    fadeOut: Self.cardFade * seconds))
+            }
+        }
+        if scene.end != nil {
+            let start = slots[last].arriveFrame
+            cues.append(.window(.end, start: start, end: grid.frameCount, fadeIn: Self.endFade * seconds, fadeOut: 0))
+        }
+        self.cues = cues
+    }
+
+    /// The line of every leg (nil for place 0): the great circle unless the leg's route says
+    /// straight. A leg drawn with no line still has one for its vehicle and distance.
+    public static func routes(for scene: Scene) -> [RouteLine?] {
+        scene.places.indices.map { i in
+            guard let route = scene.route(into: i) else { return nil }
+            let from = scene.places[i - 1].position, to = scene.places[i].position
+            return RouteLine(from: from, to: to, kind: route.path == .straight ? .straight : .geodesic)
+        }
     }
 
     /// Time in seconds of frame n.
@@ -161,14 +313,42 @@ public struct Timeline: Sendable {
         return low
     }
 
-    public func state(at frame: Int) -> FrameState {
+    /// Every track's value at frame n (clamped into the video).
+    public func values(at frame: Int) -> FrameValues {
         let n = clamp(frame)
         let i = slotIndex(at: n)
         let slot = slots[i]
-        return FrameState(camera: camera(in: slot, at: n),
-                          reached: i + (n >= slot.arriveFrame ? 1 : 0),
-                          current: i,
-                          titleOpacity: titleOpacity(at: n))
+        let arrived = n >= slot.arriveFrame
+        var values = FrameValues(camera: camera(in: slot, at: n), current: i)
+
+        let reached = i + (arrived ? 1 : 0)
+        values.pins.reserveCapacity(reached)
+        for j in 0..<reached {
+            let appear = j == 0 ? 1 : min(1, Double(n - slots[j].arriveFrame + 1) / popFrames)
+            values.pins.append(PinValue(place: j, appear: appear, current: j == i))
+        }
+
+        // Legs 1...i: finished before this slot, or flying now.
+        let progress = legProgress(in: slot, at: n)
+        var km = 0.0
+        if i > 0 {
+            for j in 1...i {
+                let p = j < i ? 1 : progress
+                if routeDrawn[j], p > 0 { values.legs.append(LegValue(place: j, progress: p, travelled: j < i)) }
+            }
+            km = distanceBefore[i - 1] + (routes[i]?.lengthKm ?? 0) * progress
+            if hasVehicle[i], !arrived, progress > 0, let line = routes[i] {
+                let at = line.point(at: progress)
+                values.vehicle = VehicleValue(place: i, progress: progress, position: at.position, heading: at.heading)
+            }
+        }
+        if countsDistance { values.distanceKm = km }
+
+        for cue in cues {
+            let o = cue.opacity(at: n)
+            if o > 0 { values.cards.append(CardValue(cue: cue.kind, opacity: o)) }
+        }
+        return values
     }
 
     public func camera(at frame: Int) -> Camera {
@@ -179,11 +359,16 @@ public struct Timeline: Sendable {
     /// The title's opacity: 1 through slot 0, fading linearly to 0 over its last 0.5 s (or its last
     /// third, if it is shorter than 1.5 s); 0 afterwards, and always 0 without a title.
     public func titleOpacity(at frame: Int) -> Double {
-        guard hasTitle else { return 0 }
-        let n = Double(clamp(frame))
-        if n <= titleFadeStart { return 1 }
-        if n >= titleFadeEnd { return 0 }
-        return (titleFadeEnd - n) / (titleFadeEnd - titleFadeStart)
+        cues.first { $0.kind == .title }?.opacity(at: clamp(frame)) ?? 0
+    }
+
+    /// How far along its leg the flight into `slot` is at frame n: 0 before it starts, 1 once
+    /// arrived, and in between the share of the ground the camera has covered.
+    private func legProgress(in slot: Slot, at n: Int) -> Double {
+        guard slot.index > 0 else { return 0 }
+        if n >= slot.arriveFrame { return 1 }
+        guard let flight = flights[slot.index] else { return 1 }
+        return flight.travelled(at: Double(n - slot.startFrame) / Double(slot.flightFrames))
     }
 
     private func camera(in slot: Slot, at n: Int) -> Camera {

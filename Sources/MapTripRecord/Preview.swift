@@ -89,7 +89,8 @@ public struct PreviewJob {
         try PosterWriter.check(url, inputs: files, label: subject == .sheet ? "sheet" : "preview")
 
         let baseMap = try RenderJob.baseMap(for: loaded, sceneFile: scene, environment: environment)
-        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap)
+        let media = try SceneMedia.load(for: loaded, sceneFile: scene, assets: environment.assets)
+        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media)
         // Only these frames' viewports: the base map loads and fetches nothing else.
         try baseMap.prepare(for: shots.compactMap(\.frame).map { renderer.viewport(timeline.camera(at: $0)) })
         let transparent = loaded.background == .transparent
@@ -100,7 +101,7 @@ public struct PreviewJob {
                 if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
                 var thumbnail: ImageSurface?
                 if let n = shot.frame {
-                    try renderer.render(timeline.state(at: n))
+                    try renderer.render(timeline.values(at: n))
                     thumbnail = renderer.surface
                 }
                 try sheet.draw(cell: i, thumbnail: thumbnail, caption: Self.caption(shot, scene: loaded))
@@ -108,7 +109,7 @@ public struct PreviewJob {
             try PosterWriter.write(try sheet.finish(), transparent: transparent, to: url)
             size = (layout.width, layout.height)
         } else {
-            try renderer.render(timeline.state(at: shots[0].frame!))
+            try renderer.render(timeline.values(at: shots[0].frame!))
             if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
             try PosterWriter.write(renderer.surface, transparent: transparent, to: url)
             size = (loaded.video.width, loaded.video.height)

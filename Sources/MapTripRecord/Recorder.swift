@@ -37,11 +37,11 @@ public final class Recorder {
     /// up with the encoder or it does not; more surfaces only cost memory (8 MB each at 1080p).
     public let ahead: Int
 
-    public init(scene: Scene, baseMap: BaseMap, ahead: Int = 1) throws {
+    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1) throws {
         self.scene = scene
         timeline = Timeline(scene: scene)
         self.ahead = max(1, ahead)
-        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, buffers: self.ahead + 1)
+        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, buffers: self.ahead + 1)
     }
 
     /// Every distinct viewport the trip shows (or the frames `frames` of it), for the base map to load
@@ -213,9 +213,10 @@ final class DrawingThread: @unchecked Sendable {
     }
 
     private func run() {
-        var last: FrameState?
+        var last: FrameValues?
         for n in frames {
-            let state = timeline.state(at: n)
+            // Every track's value: a frame is drawn when any of them has changed, repeated otherwise.
+            let state = timeline.values(at: n)
             if state == last {
                 if !pipeline.push(.repeatLast) { return }
                 continue

@@ -186,8 +186,9 @@ public struct RenderJob {
             }
             try frames.check(frameCount: Timeline(scene: scene).frameCount)
         }
+        let media = try SceneMedia.load(for: scene, sceneFile: self.scene, assets: environment.assets)
         let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
-        let recorder = try Recorder(scene: scene, baseMap: baseMap)
+        let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media)
         let part = frames?.range
         var audio = prepared.audio
         var warnings = prepared.warnings
@@ -265,7 +266,7 @@ extension OutputPlan {
 public enum BaseMaps {
     public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
-            return try ShapefileBaseMap(assets: environment.assets, store: environment.shapefiles)
+            return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         let http = HTTPTileOptions(

@@ -1,19 +1,32 @@
 import Cairo
 import MapTripCore
 
-/// Draws frames: the base map, then the overlays in order, onto reusable Cairo surfaces. It keeps
-/// `buffers` surfaces so a frame can be drawn while earlier ones are still being encoded.
+/// Draws frames: the base map, then the overlay layers in order, onto reusable Cairo surfaces. It
+/// keeps `buffers` surfaces so a frame can be drawn while earlier ones are still being encoded.
 public final class FrameRenderer {
     public let scene: Scene
     public let baseMap: BaseMap
     public var overlays: [Overlay]
     public let surfaces: [ImageSurface]
+    public let layout: FrameLayout
+    public let media: SceneMedia
+    private let routes: [RouteLine?]
     private let contexts: [Context]
 
-    public init(scene: Scene, baseMap: BaseMap, overlays: [Overlay]? = nil, buffers: Int = 1) throws {
+    /// The layers every trip draws, bottom to top.
+    public static func standardOverlays() -> [Overlay] {
+        [RouteOverlay(), PlacesOverlay(), VehicleOverlay(), PhotoOverlay(), CaptionOverlay(), DistanceOverlay(),
+         TitleOverlay(), AttributionOverlay()]
+    }
+
+    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), overlays: [Overlay]? = nil,
+                buffers: Int = 1) throws {
         self.scene = scene
         self.baseMap = baseMap
-        self.overlays = overlays ?? [PlacesOverlay(), TitleOverlay(), AttributionOverlay()]
+        self.media = media
+        self.overlays = overlays ?? Self.standardOverlays()
+        layout = FrameLayout(width: scene.video.width, height: scene.video.height)
+        routes = Timeline.routes(for: scene)
         surfaces = try (0..<max(1, buffers)).map { _ in
             try ImageSurface(width: scene.video.width, height: scene.video.height)
         }
@@ -28,10 +41,11 @@ public final class FrameRenderer {
     }
 
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.
-    public func render(_ state: FrameState, into buffer: Int = 0) throws {
+    public func render(_ values: FrameValues, into buffer: Int = 0) throws {
         let cr = contexts[buffer]
-        let v = viewport(state.camera)
-        let frame = FrameContext(scene: scene, state: state, viewport: v, baseMap: baseMap)
+        let v = viewport(values.camera)
+        let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
+                                 routes: routes, media: media)
         cr.save()
         try baseMap.draw(v, in: cr)
         for overlay in overlays {

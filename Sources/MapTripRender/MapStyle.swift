@@ -1,4 +1,5 @@
 import Cairo
+import MapTripCore
 
 /// How the embedded base map looks. Kept apart from the data (Mapnik's layer / style split).
 public struct MapStyle: Sendable {
@@ -18,22 +19,27 @@ public struct MapStyle: Sendable {
     public var water: Color
     /// Land is a fill, with no outline: its edge against the water is the coastline.
     public var land: Color
+    public var lakes: Color
     public var border: Stroke
     public var province: Stroke
 
-    public init(water: Color, land: Color, border: Stroke, province: Stroke) {
+    public init(water: Color, land: Color, lakes: Color? = nil, border: Stroke, province: Stroke) {
         self.water = water
         self.land = land
+        self.lakes = lakes ?? water
         self.border = border
         self.province = province
     }
 
-    /// Soft blue water, warm paper land, plum borders: quiet under pins and labels.
-    public static let standard = MapStyle(
-        water: Color(hex: "#a9d3ea")!,
-        land: Color(hex: "#f3efe4")!,
-        border: Stroke(color: Color(hex: "#9b7fa6")!, width: 1.1, dash: [4, 2.5]),
-        province: Stroke(color: Color(hex: "#c2b2c6")!, width: 0.6, dash: [2, 2]))
+    /// The base-map part of a trip's style.
+    public init(_ style: Style) {
+        self.init(water: style.sea, land: style.land, lakes: style.lakes,
+                  border: Stroke(color: style.borders.color, width: style.borders.width, dash: style.borders.dash),
+                  province: Stroke(color: style.provinces.color, width: style.provinces.width, dash: style.provinces.dash))
+    }
+
+    /// The light theme's map: soft blue water, warm paper land, plum borders.
+    public static let standard = MapStyle(Style.standard)
 }
 
 /// What a layer paints with.
@@ -89,7 +95,7 @@ public struct MapLayer: Sendable {
         return [
             MapLayer(name: "land", source: "110m/ne_110m_admin_0_countries", maxZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "land", source: "10m/ne_10m_land", minZoom: z, symbolizer: .fill(style.land)),
-            MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, fadeIn: f, symbolizer: .fill(style.water)),
+            MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, fadeIn: f, symbolizer: .fill(style.lakes)),
             MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 6, fadeIn: f,
                      symbolizer: .stroke(style.province)),
             MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z, fadeOut: f,

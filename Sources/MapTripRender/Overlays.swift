@@ -3,29 +3,35 @@ import Foundation
 import MapTripCore
 import Pango
 
-/// Everything an overlay needs to draw one frame.
+/// Everything an overlay needs to draw one frame: the scene, every track's value at this frame,
+/// the viewport, the layout, the base map and the pictures the scene names.
 public struct FrameContext {
     public var scene: Scene
-    public var state: FrameState
+    public var values: FrameValues
     public var viewport: Viewport
+    public var layout: FrameLayout
     public var baseMap: BaseMap
+    /// The line of the leg into place i (nil for place 0).
+    public var routes: [RouteLine?]
+    public var media: SceneMedia
 }
 
-/// Something drawn over the base map (pins, labels, captions, title cards...). The renderer draws
-/// its overlays in order; new ones join the list without touching the others.
+/// A layer drawn over the base map (route, pins and labels, vehicle, cards, credit). It draws the
+/// values of its tracks, placed by the frame's layout; the renderer draws its layers in order, and
+/// new ones join the list without touching the others.
 public protocol Overlay: AnyObject {
     func draw(_ frame: FrameContext, in cr: Context) throws
 }
 
-/// Text styling shared by overlays: Pango font descriptions in logical pixels.
+/// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
 public struct TextStyle: Sendable {
     public var family: String
     public var weight: String
-    /// Size in logical pixels (multiplied by the frame's pixel ratio).
+    /// Size in layout units (multiplied by the layout's unit).
     public var size: Double
     public var color: Color
     public var halo: Color
-    /// Halo width in logical pixels (0: none).
+    /// Halo width in layout units (0: none).
     public var haloWidth: Double
 
     public init(family: String = "Noto Sans", weight: String = "Semi-Bold", size: Double, color: Color,
@@ -90,62 +96,67 @@ final class TextCache {
     }
 }
 
-/// A pin on every place reached so far, with its name; the place the camera is on stands out.
+/// A pin on every place reached so far, popping in as the camera arrives, with its name on a halo;
+/// the place the camera is on stands out. Labels are placed by `LabelPlacer`: none overlaps another
+/// or leaves the frame, and the current place's label always shows.
 public final class PlacesOverlay: Overlay {
-    public var pin = Color(hex: "#d9412b")!
-    public var currentPin = Color(hex: "#c0262d")!
-    public var label = TextStyle(size: 22, color: Color(hex: "#2b2b2b")!)
-    public var currentLabel = TextStyle(weight: "Bold", size: 28, color: Color(hex: "#1c1c1c")!)
     private let text = TextCache()
 
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        let s = frame.viewport.scale
-        let reached = min(frame.state.reached, frame.scene.places.count)
-        guard reached > 0 else { return }
-        let current = frame.state.current < reached ? frame.state.current : -1
-        var occupied: [Box] = []
-        // The current place first so its label wins any collision, then the most recent ones.
-        let order = ([current] + (0..<reached).reversed().filter { $0 != current }).filter { $0 >= 0 }
-        var pins: [(x: Double, y: Double, current: Bool)] = []
-        for i in order {
-            let p = frame.viewport.pixel(frame.scene.places[i].position)
-            pins.append((p.x, p.y, i == current))
+        let pins = frame.values.pins
+        guard !pins.isEmpty else { return }
+        let layout = frame.layout, style = frame.scene.style
+        let margin = layout.size(60)
+        struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue }
+        var shown: [Shown] = []
+        for pin in pins {
+            let p = frame.viewport.pixel(frame.scene.places[pin.place].position)
+            guard p.x > -margin, p.y > -margin, p.x < layout.width + margin, p.y < layout.height + margin else { continue }
+            let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin))
         }
-        // Pins under labels: draw older pins first, the current one last.
-        for p in pins.reversed() where onFrame(p.x, p.y, frame.viewport, margin: 60 * s) {
-            drawPin(x: p.x, y: p.y, size: (p.current ? 1.3 : 1.0) * s, color: p.current ? currentPin : pin, in: cr)
+        // Older pins first, the current one last (on top).
+        for p in shown where !p.pin.current {
+            drawPin(x: p.x, y: p.y, size: p.size, color: style.pin, in: cr)
         }
-        for (k, i) in order.enumerated() {
-            let p = pins[k]
-            guard onFrame(p.x, p.y, frame.viewport, margin: 400 * s) else { continue }
-            let style = p.current ? currentLabel : label
-            let l = try text.layout(frame.scene.places[i].name, style, scale: s, in: cr)
+        for p in shown where p.pin.current {
+            drawPin(x: p.x, y: p.y, size: p.size, color: style.currentPin, in: cr)
+        }
+
+        // Labels: the current place's first, then the most recent ones.
+        let ordered = shown.filter(\.pin.current) + shown.filter { !$0.pin.current }.reversed()
+        var requests: [LabelPlacer.Request] = []
+        var layouts: [(Pango.Layout, TextStyle)] = []
+        for p in ordered {
+            let label = p.pin.current ? style.currentLabel : style.label
+            let ts = TextStyle(family: style.font, weight: p.pin.current ? "Bold" : "Semi-Bold", size: label.size,
+                               color: label.color, halo: label.halo, haloWidth: 4)
+            let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit, in: cr)
             let (w, h) = l.size
-            let gap = 14 * s * (p.current ? 1.3 : 1.0)
-            // Right of the pin, else left, else above, else below; skip when all collide.
-            let candidates = [
-                (p.x + gap, p.y - h * 0.75),
-                (p.x - gap - w, p.y - h * 0.75),
-                (p.x - w / 2, p.y - 44 * s - h),
-                (p.x - w / 2, p.y + 6 * s),
-            ]
-            for (x, y) in candidates {
-                let box = Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
-                let inside = box.minX >= 0 && box.maxX <= Double(frame.viewport.width)
-                    && box.minY >= 0 && box.maxY <= Double(frame.viewport.height)
-                if (inside || p.current) && !occupied.contains(where: { $0.intersects(box) }) {
-                    text.draw(l, style, x: x, y: y, scale: s, in: cr)
-                    occupied.append(box)
-                    break
-                }
-            }
+            let k = p.pin.current ? 1.3 : 1.0
+            requests.append(LabelPlacer.Request(anchorX: p.x, anchorY: p.y, width: w, height: h,
+                                                gap: layout.size(14 * k), rise: layout.size(34 * k),
+                                                always: p.pin.current))
+            layouts.append((l, ts))
+        }
+        let inset = layout.size(8)
+        let bounds = Box(minX: inset, minY: inset, maxX: layout.width - inset, maxY: layout.height - inset)
+        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: [],
+                                      padding: layout.size(4))
+        for (k, box) in boxes.enumerated() {
+            guard let box else { continue }
+            let (l, ts) = layouts[k]
+            text.draw(l, ts, x: box.minX, y: box.minY, scale: layout.unit, alpha: ordered[k].pin.appear, in: cr)
         }
     }
 
-    private func onFrame(_ x: Double, _ y: Double, _ v: Viewport, margin: Double) -> Bool {
-        x > -margin && y > -margin && x < Double(v.width) + margin && y < Double(v.height) + margin
+    /// The pin's size through its arrival: grows past full size and settles back (ease-out-back).
+    static func pop(_ t: Double) -> Double {
+        guard t < 1 else { return 1 }
+        let c1 = 1.70158, c3 = c1 + 1, u = t - 1
+        return max(0, 1 + c3 * u * u * u + c1 * u * u)
     }
 
     /// A map pin with its tip at (x, y): a drop shape with a white rim and a soft shadow.
@@ -181,31 +192,68 @@ public final class PlacesOverlay: Overlay {
     }
 }
 
-/// The scene's title on a card at the top of the opening shot, fading as the trip begins.
+/// The title card at the top of the opening shot (fading as the trip begins) and the end card over
+/// the last place's rest (fading in).
 public final class TitleOverlay: Overlay {
-    public var style = TextStyle(weight: "Bold", size: 54, color: Color(red: 1, green: 1, blue: 1), haloWidth: 0)
-    public var card = Color(red: 0.09, green: 0.13, blue: 0.2, alpha: 0.72)
     private let text = TextCache()
 
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        guard let title = frame.scene.title, !title.isEmpty, frame.state.titleOpacity > 0 else { return }
-        let s = frame.viewport.scale, alpha = frame.state.titleOpacity
-        let maxWidth = Double(frame.viewport.width) * 0.8
-        let l = try text.layout(title, style, scale: s, width: maxWidth, in: cr)
-        let ink = l.inkRect
-        let padX = 36 * s, padY = 22 * s
-        let cardW = ink.width + 2 * padX, cardH = ink.height + 2 * padY
-        let cx = Double(frame.viewport.width) / 2, top = Double(frame.viewport.height) * 0.09
-        let cardX = cx - cardW / 2
+        let layout = frame.layout, card = frame.scene.style.card
+        for value in frame.values.cards {
+            switch value.cue {
+            case .title:
+                guard let title = frame.scene.title, !title.isEmpty else { continue }
+                let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size,
+                                      color: card.color, haloWidth: 0)
+                let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * 0.9, in: cr)
+                drawCard([(l, style)], centerX: layout.width / 2, top: layout.titleTop, background: card.background,
+                         alpha: value.opacity, layout: layout, in: cr)
+            case .end:
+                guard let end = frame.scene.end else { continue }
+                let titleStyle = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 1.15,
+                                           color: card.color, haloWidth: 0)
+                var lines = [(try text.layout(end.title, titleStyle, scale: layout.unit, width: layout.textWidth * 0.9,
+                                              in: cr), titleStyle)]
+                if let subtitle = end.subtitle, !subtitle.isEmpty {
+                    let subStyle = TextStyle(family: frame.scene.style.font, weight: "Regular", size: card.size * 0.55,
+                                             color: card.color, haloWidth: 0)
+                    lines.append((try text.layout(subtitle, subStyle, scale: layout.unit, width: layout.textWidth * 0.9,
+                                                  in: cr), subStyle))
+                }
+                let height = cardHeight(lines, layout: layout)
+                // Below the frame's centre, where the camera holds the last place and its pin.
+                drawCard(lines, centerX: layout.width / 2, top: min(layout.height * 0.58, layout.safe.maxY - height),
+                         background: card.background, alpha: value.opacity, layout: layout, in: cr)
+            default:
+                continue
+            }
+        }
+    }
+
+    private func cardHeight(_ lines: [(Pango.Layout, TextStyle)], layout: FrameLayout) -> Double {
+        lines.reduce(2 * layout.size(22)) { $0 + $1.0.inkRect.height } + Double(max(0, lines.count - 1)) * layout.size(14)
+    }
+
+    /// Lines of centred text on one rounded card, its top edge at `top`.
+    private func drawCard(_ lines: [(Pango.Layout, TextStyle)], centerX: Double, top: Double, background: Color,
+                          alpha: Double, layout: FrameLayout, in cr: Context) {
+        let padX = layout.size(36), padY = layout.size(22), gap = layout.size(14)
+        let width = lines.map { $0.0.inkRect.width }.max() ?? 0
+        let cardW = width + 2 * padX, cardH = cardHeight(lines, layout: layout)
+        let cardX = centerX - cardW / 2
         cr.save()
-        cr.roundedRectangle(cardX, top, cardW, cardH, radius: 14 * s)
-        cr.setSource(card.withAlpha(card.alpha * alpha))
+        cr.roundedRectangle(cardX, top, cardW, cardH, radius: layout.size(14))
+        cr.setSource(background.withAlpha(background.alpha * alpha))
         cr.fill()
-        // The layout is centred in its own width; place its ink box inside the card's padding.
-        let x = cardX + padX - ink.x, y = top + padY - ink.y
-        text.draw(l, style, x: x, y: y, scale: s, alpha: alpha, in: cr)
+        var y = top + padY
+        for (l, style) in lines {
+            let ink = l.inkRect
+            // A layout is centred in its own width; place its ink box centred on the card.
+            text.draw(l, style, x: centerX - ink.width / 2 - ink.x, y: y - ink.y, scale: layout.unit, alpha: alpha, in: cr)
+            y += ink.height + gap
+        }
         cr.restore()
     }
 }
@@ -221,12 +269,12 @@ public final class AttributionOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let warning = frame.baseMap.attributionWarning
         guard let line = warning ?? frame.baseMap.attribution, !line.isEmpty else { return }
-        let s = frame.viewport.scale
+        let s = frame.layout.unit
         let st = warning == nil ? style : warningStyle
         let l = try text.layout(line, st, scale: s, in: cr)
         let (w, h) = l.size
         let pad = 6 * s
-        let x = Double(frame.viewport.width) - w - 2 * pad, y = Double(frame.viewport.height) - h - 2 * pad
+        let x = frame.layout.width - w - 2 * pad, y = frame.layout.height - h - 2 * pad
         cr.save()
         cr.rectangle(x - pad, y - pad / 2, w + 2 * pad, h + pad)
         cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.7))

@@ -236,10 +236,10 @@ func profile(_ scenePath: String) throws {
     let scene = try loadScene(scenePath)
     let timeline = Timeline(scene: scene)
     let assets = try assetsURL()
-    var states: [FrameState] = []
-    var last: FrameState?
+    var states: [FrameValues] = []
+    var last: FrameValues?
     for n in 0..<timeline.frameCount {
-        let s = timeline.state(at: n)
+        let s = timeline.values(at: n)
         if s != last { states.append(s) }
         last = s
     }

@@ -23,7 +23,10 @@ struct SceneLoaderTests {
                                        tileSize: 256, minZoom: 0, maxZoom: 19, subdomains: ["a", "b"],
                                        contact: "me@example.org"))
         #expect(scene.places == [
-            Place(name: "Seoul", position: LonLat(lon: 126.978, lat: 37.5665), dwell: 3, zoom: 7, flight: nil),
+            // No zoom: one that frames Seoul and its neighbour Busan (2.2 times the distance across).
+            Place(name: "Seoul", position: LonLat(lon: 126.978, lat: 37.5665), dwell: 3,
+                  zoom: AutoCamera.zoom(spanKm: 2.2 * Geodesy.distanceKm(scene.places[0].position, scene.places[1].position),
+                                        latitude: 37.5665, video: scene.video), flight: nil),
             Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), dwell: 5, zoom: 9, flight: 2),
         ])
     }
@@ -31,16 +34,19 @@ struct SceneLoaderTests {
     @Test func fillsInDefaults() throws {
         let scene = try SceneLoader.decode(Data(#"{"places": [{"lat": 1, "lon": 2}, {"lat": -3, "lon": -4}]}"#.utf8),
                                            file: "t.json")
+        let span = 2.2 * Geodesy.distanceKm(LonLat(lon: 2, lat: 1), LonLat(lon: -4, lat: -3))
         #expect(scene == Scene(places: [
-            Place(name: "Place 1", position: LonLat(lon: 2, lat: 1)),
-            Place(name: "Place 2", position: LonLat(lon: -4, lat: -3)),
+            Place(name: "Place 1", position: LonLat(lon: 2, lat: 1),
+                  zoom: AutoCamera.zoom(spanKm: span, latitude: 1, video: Video())),
+            Place(name: "Place 2", position: LonLat(lon: -4, lat: -3),
+                  zoom: AutoCamera.zoom(spanKm: span, latitude: -3, video: Video())),
         ]))
         #expect(scene.title == nil)
         #expect(scene.dwell == Scene.defaultDwell)
         #expect(scene.flight == Scene.defaultFlight)
         #expect(scene.video == Video(width: 1920, height: 1080, fps: 30, scale: 1))
         #expect(scene.map == nil)
-        #expect(scene.places[0].zoom == Place.defaultZoom)
+        #expect(abs(scene.places[0].zoom - 6.58) < 0.01)
         #expect(scene.places[0].flight == nil)
     }
 
@@ -230,7 +236,7 @@ struct SceneLoaderTests {
              hint: "did you mean 'audio'?"),
         Case(json: #"{"colour": "red", "places": [\#(place)]}"#, path: "colour", at: #""colour""#,
              message: "unknown key 'colour'",
-             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, places"),
+             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, style, route, vehicle, end, outro, distance, places"),
         // JSON errors come through with the scene's file name.
         Case(json: "{\"places\": [\(place)],}", path: "", at: ",}", message: "trailing comma before '}'"),
     ]

@@ -47,7 +47,7 @@ struct TimelineTests {
         let s = scene(places: [Place(name: "Seoul", position: seoul, zoom: 8),
                                Place(name: "Busan", position: busan, zoom: 9)])
         let t = Timeline(scene: s)
-        let state = t.state(at: 0)
+        let state = t.values(at: 0)
         #expect(state.camera == Camera(center: seoul, zoom: 8))
         #expect(state.reached == 1)
         #expect(state.current == 0)
@@ -68,11 +68,15 @@ struct TimelineTests {
         #expect(t.camera(at: 90) == s.places[0].camera)
         #expect(t.camera(at: 91) != s.places[0].camera)
         #expect(t.camera(at: 134) != s.places[1].camera)
-        // Exactly on Busan from the arrive frame to the end of the slot, identically every frame.
-        let resting = t.state(at: 135)
-        #expect(resting.camera == Camera(center: busan, zoom: 9))
-        for n in 135..<180 { #expect(t.state(at: n) == resting, "frame \(n)") }
-        #expect(t.state(at: 180) != resting)
+        // Exactly on Busan from the arrive frame to the end of the slot; once its pin has popped in
+        // (0.35 s, 11 frames: fully grown on the 11th), identically every frame.
+        for n in 135..<180 { #expect(t.camera(at: n) == Camera(center: busan, zoom: 9), "frame \(n)") }
+        #expect(t.values(at: 135).pins[1].appear < t.values(at: 140).pins[1].appear)
+        let resting = t.values(at: 145)
+        #expect(resting.pins[1].appear == 1)
+        for n in 145..<180 { #expect(t.values(at: n) == resting, "frame \(n)") }
+        #expect(t.values(at: 144) != resting)
+        #expect(t.values(at: 180) != resting)
 
         // The camera during the flight is the Flight's.
         let flight = Flight(from: s.places[0].camera, to: s.places[1].camera)
@@ -98,8 +102,8 @@ struct TimelineTests {
         let t = Timeline(scene: s)
         // A 2 s flight into a 1 s slot: it ends on the slot's last frame, so B is still visited.
         #expect((t.slots[1].startFrame, t.slots[1].arriveFrame, t.slots[1].endFrame) == (60, 89, 90))
-        #expect(t.state(at: 88).reached == 1)
-        #expect(t.state(at: 89).reached == 2)
+        #expect(t.values(at: 88).reached == 1)
+        #expect(t.values(at: 89).reached == 2)
         #expect(t.camera(at: 89) == s.places[1].camera)
         #expect((t.slots[2].startFrame, t.slots[2].arriveFrame) == (90, 105))  // scene flight 0.5 s
         // The flight into C starts from B.
@@ -112,7 +116,7 @@ struct TimelineTests {
         #expect(t.slots[1].arriveFrame == t.slots[1].startFrame)
         #expect(t.camera(at: 89) == s.places[0].camera)
         #expect(t.camera(at: 90) == s.places[1].camera)
-        #expect(t.state(at: 90).reached == 2)
+        #expect(t.values(at: 90).reached == 2)
     }
 
     @Test func reachedCounts() {
@@ -121,7 +125,7 @@ struct TimelineTests {
         let expected = [(0, 1, 0), (19, 1, 0), (20, 1, 1), (29, 1, 1), (30, 2, 1), (45, 2, 2), (50, 3, 2),
                         (69, 3, 3), (70, 4, 3), (79, 4, 3)]
         for (frame, reached, current) in expected {
-            let state = t.state(at: frame)
+            let state = t.values(at: frame)
             #expect(state.reached == reached, "frame \(frame)")
             #expect(state.current == current, "frame \(frame)")
         }
@@ -129,8 +133,8 @@ struct TimelineTests {
 
     @Test func framesOutsideTheVideoClamp() {
         let t = Timeline(scene: scene(places: places(3, dwell: 1)))
-        #expect(t.state(at: -10) == t.state(at: 0))
-        #expect(t.state(at: t.frameCount + 5) == t.state(at: t.frameCount - 1))
+        #expect(t.values(at: -10) == t.values(at: 0))
+        #expect(t.values(at: t.frameCount + 5) == t.values(at: t.frameCount - 1))
         #expect(t.slotIndex(at: t.frameCount) == 2)
     }
 
@@ -141,22 +145,22 @@ struct TimelineTests {
                                                Place(name: "C", position: tokyo, dwell: 1)]))
         #expect(t.slots[1].frameCount == 0)
         #expect(t.slotIndex(at: 30) == 2)
-        #expect(t.state(at: 29).current == 0)
-        #expect(t.state(at: 30).reached == 2)
+        #expect(t.values(at: 29).current == 0)
+        #expect(t.values(at: 30).reached == 2)
         #expect(t.frameCount == 60)
     }
 
     @Test func titleFades() {
         let t = Timeline(scene: scene(places: places(2, dwell: 3), title: "Trip"))
         // Slot 0 is 90 frames; the fade is the last 15 (0.5 s).
-        for n in 0...75 { #expect(t.state(at: n).titleOpacity == 1) }
+        for n in 0...75 { #expect(t.values(at: n).opacity(of: .title) == 1) }
         #expect(abs(t.titleOpacity(at: 76) - 14.0 / 15) < 1e-12)
         #expect(abs(t.titleOpacity(at: 82) - 8.0 / 15) < 1e-12)
         #expect(abs(t.titleOpacity(at: 89) - 1.0 / 15) < 1e-12)
-        for n in 90..<t.frameCount { #expect(t.state(at: n).titleOpacity == 0) }
+        for n in 90..<t.frameCount { #expect(t.values(at: n).opacity(of: .title) == 0) }
         // Still frames stay equal through the title's full-opacity part.
-        #expect(t.state(at: 10) == t.state(at: 60))
-        #expect(t.state(at: 76) != t.state(at: 77))
+        #expect(t.values(at: 10) == t.values(at: 60))
+        #expect(t.values(at: 76) != t.values(at: 77))
     }
 
     @Test func titleFadesOverTheLastThirdOfAShortSlot() {
@@ -171,13 +175,13 @@ struct TimelineTests {
     @Test func noTitleNoOpacity() {
         let t = Timeline(scene: scene(places: places(2, dwell: 3)))
         #expect(!t.hasTitle)
-        for n in 0..<t.frameCount { #expect(t.state(at: n).titleOpacity == 0) }
+        for n in 0..<t.frameCount { #expect(t.values(at: n).opacity(of: .title) == 0) }
     }
 
     @Test func deterministic() {
         let s = scene(places: places(5, dwell: 1.7, flight: 1.1), title: "T", fps: 25)
         let a = Timeline(scene: s), b = Timeline(scene: s)
-        #expect((0..<a.frameCount).allSatisfy { a.state(at: $0) == b.state(at: $0) })
+        #expect((0..<a.frameCount).allSatisfy { a.values(at: $0) == b.values(at: $0) })
         #expect(a.time(ofFrame: 50) == 2)
     }
 

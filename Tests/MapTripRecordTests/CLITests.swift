@@ -18,7 +18,7 @@ struct CLITests {
             #expect(result.stderr.isEmpty, "\(result)")
             let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.count == 2 && lines.last == "", "\(result)")
-            #expect(result.stdout.hasPrefix("wrote out.mp4: 3.50 s, 84 frames (27 drawn) in "), "\(result)")
+            #expect(result.stdout.hasPrefix("wrote out.mp4: 3.50 s, 84 frames (41 drawn) in "), "\(result)")
             #expect(result.stdout.hasSuffix("x real time\n"), "\(result)")
             #expect(Trip.contents(dir) == ["out.mp4", "scene.json"])
 

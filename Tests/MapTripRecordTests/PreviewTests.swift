@@ -184,10 +184,10 @@ enum Preview {
             let expected = [PosterWriter.defaultFrame(timeline), 59, 83]
             #expect(expected == (0..<3).map { PreviewJob.restFrame(ofPlace: $0, in: timeline) })
             for (i, n) in expected.enumerated() {
-                let state = timeline.state(at: n)
+                let state = timeline.values(at: n)
                 #expect(state.camera == timeline.slots[i].camera && state.reached == i + 1 && state.current == i)
             }
-            #expect(timeline.state(at: expected[0]).titleOpacity == 1)
+            #expect(timeline.values(at: expected[0]).opacity(of: .title) == 1)
             let grabbed = try FrameGrabber.record(scene, directory: dir, wanted: Set(expected))
             for (i, n) in expected.enumerated() {
                 let result = try CLIProcess.run(["preview", "scene.json", "--place", "\(i + 1)", "-o", "p\(i + 1).png"], in: dir)

@@ -171,9 +171,11 @@ enum Trip {
 
     /// Where the body of a pin with its tip at `tip` is (the current place's pin at scale 1 is 44 px
     /// tall, its round head centred about 30 px above the tip).
-    static func pinBody(above tip: (x: Double, y: Double)) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
+    /// `unit`: the frame's layout unit (its shorter side / 1080): pins are sized in it.
+    static func pinBody(above tip: (x: Double, y: Double), unit: Double = 1) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
         let x = Int(tip.x.rounded()), y = Int(tip.y.rounded())
-        return ((x - 12)...(x + 12), (y - 42)...(y - 16))
+        func u(_ v: Double) -> Int { Int((v * unit).rounded()) }
+        return ((x - u(18))...(x + u(18)), (y - u(50))...(y - u(8)))
     }
 
     /// Mean absolute difference per channel (B, G, R) between a decoded frame and a Cairo surface.

@@ -91,16 +91,18 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         let sc = scene(places, title: "Korea")
         let r = try FrameRenderer(scene: sc, baseMap: try ShapefileBaseMap(assets: assets))
         let camera = Camera(center: places[0].position, zoom: 7)
-        try r.render(FrameState(camera: camera, reached: 1, current: 0, titleOpacity: 1))
+        try r.render(FrameValues(camera: camera, reached: 1, current: 0, titleOpacity: 1))
         dump(r.surface, "frame-seoul")
         let v = r.viewport(camera)
         let tip = v.pixel(places[0].position)
         // The pin's body: red, a little above the tip (outside its white centre dot).
-        let body = r.surface.pixel(x: Int(tip.x) + 8, y: Int(tip.y) - 26)
+        // Sizes are in layout units: the frame's shorter side over 1080.
+        let u = r.layout.unit * 1.3
+        let body = r.surface.pixel(x: Int(tip.x + 6.5 * u), y: Int(tip.y - 23 * u))
         #expect(body.r > 150 && body.g < 90 && body.b < 90)
         // Busan is not reached yet: no pin there.
         let busan = v.pixel(places[1].position)
-        let nothing = r.surface.pixel(x: Int(busan.x) + 8, y: Int(busan.y) - 26)
+        let nothing = r.surface.pixel(x: Int(busan.x + 6.5 * u), y: Int(busan.y - 23 * u))
         #expect(!(nothing.r > 150 && nothing.g < 90 && nothing.b < 90))
         // The title card darkens the top of the frame.
         let card = r.surface.pixel(x: 320, y: 45)
@@ -111,7 +113,7 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         let places = [Place(name: "A", position: LonLat(lon: 0, lat: 0))]
         let r = try FrameRenderer(scene: scene(places, title: "A title"), baseMap: try ShapefileBaseMap(assets: assets))
         let camera = Camera(center: LonLat(lon: -20, lat: 0), zoom: 5)  // open Atlantic
-        try r.render(FrameState(camera: camera, reached: 0, current: 0, titleOpacity: 0))
+        try r.render(FrameValues(camera: camera, reached: 0, current: 0, titleOpacity: 0))
         let p = r.surface.pixel(x: 320, y: 45)
         #expect(looks(r.surface, (320, 45), like: MapStyle.standard.water), "\(p)")
     }

@@ -67,7 +67,7 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             layout.text = text
             #expect(layout.unknownGlyphsCount == 0, "\(text) has \(layout.unknownGlyphsCount) missing glyphs")
             #expect(layout.size.width > 20)
-            cr.setSource(Color(red: 0, green: 0, blue: 0))
+            cr.setSource(red: 0, green: 0, blue: 0)
             cr.move(to: 10, 10)
             layout.show(in: cr)
         }
@@ -94,7 +94,7 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     @Test func argb32IsBGRAInMemory() throws {
         let s = try ImageSurface(width: 4, height: 4)
         try s.withContext { cr in
-            cr.setSource(Color(red: 1, green: 0.5, blue: 0))
+            cr.setSource(red: 1, green: 0.5, blue: 0)
             cr.paint()
         }
         let p = s.pixel(x: 1, y: 1)
@@ -110,19 +110,13 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     @Test func pngRoundTrip() throws {
         let s = try ImageSurface(width: 8, height: 8)
         try s.withContext { cr in
-            cr.setSource(Color(red: 0, green: 0, blue: 1))
+            cr.setSource(red: 0, green: 0, blue: 1)
             cr.paint()
         }
         let data = try s.pngData()
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         let back = try ImageSurface(pngData: data)
         #expect(back.width == 8 && back.pixel(x: 3, y: 3).b == 255)
-    }
-
-    @Test func colorHex() {
-        #expect(Color(hex: "#ff8000") == Color(red: 1, green: 128.0 / 255, blue: 0))
-        #expect(Color(hex: "#00000080")?.alpha == 128.0 / 255)
-        #expect(Color(hex: "nope") == nil)
     }
 }
 

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The camera choices a scene may leave to maptrip: a zoom from a span in kilometres, a zoom that
+/// frames a place and its neighbours, a flight's length from its distance. All relative to the
+/// frame's shorter side, so a 9:16 trip shows the same region as a 16:9 one.
+public enum AutoCamera {
+    /// The Earth's equatorial circumference in metres (the Web Mercator world's width at the equator).
+    static let circumference = 40_075_016.686
+
+    /// The zoom at which `spanKm` kilometres fill the frame's shorter side at `latitude`.
+    public static func zoom(spanKm: Double, latitude: Double, video: Video) -> Double {
+        let side = Double(min(video.width, video.height)) / video.scale  // logical pixels
+        let metresPerPixel = spanKm * 1000 / side
+        let lat = WebMercator.clampLatitude(latitude) * .pi / 180
+        let z = log2(circumference * cos(lat) / (WebMercator.tileSize * metresPerPixel))
+        return min(max(z, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
+    }
+
+    /// Kilometres across the shorter side for a place with no zoom: about twice the distance to its
+    /// nearer neighbour (so the place it came from or goes to is near the frame's edge), between a
+    /// city's and a subcontinent's; a trip of one place shows a region.
+    public static let spanRange = 30.0...6000.0
+    public static let loneSpanKm = 1000.0
+
+    public static func span(for i: Int, positions: [LonLat]) -> Double {
+        var nearest = Double.infinity
+        if i > 0 { nearest = min(nearest, Geodesy.distanceKm(positions[i - 1], positions[i])) }
+        if i + 1 < positions.count { nearest = min(nearest, Geodesy.distanceKm(positions[i], positions[i + 1])) }
+        guard nearest.isFinite, nearest > 0 else { return loneSpanKm }
+        return min(max(2.2 * nearest, spanRange.lowerBound), spanRange.upperBound)
+    }
+
+    /// Seconds of an automatic flight over `distanceKm`: about a second for a hop, four across an
+    /// ocean (growing with the logarithm of the distance), and never more than 85% of the slot, so the
+    /// place is seen at rest.
+    public static func flight(distanceKm: Double, dwell: Double) -> Double {
+        let seconds = 0.8 + 0.45 * log2(1 + max(0, distanceKm) / 50)
+        let rounded = (seconds * 20).rounded() / 20  // on a 0.05 s grid, so plans read well
+        return min(min(max(rounded, 1), 6), 0.85 * dwell)
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// The picture formats a scene may name (photos, vehicle images), told apart by their first bytes.
+public enum ImageKind: String, Sendable {
+    case png, jpeg, webp
+
+    /// The kind whose signature `head` starts with (at least 12 bytes for WebP), or nil.
+    public init?(magic head: Data) {
+        let b = [UInt8](head.prefix(12))
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { self = .png }
+        else if b.starts(with: [0xFF, 0xD8, 0xFF]) { self = .jpeg }
+        else if b.count >= 12, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) { self = .webp }
+        else { return nil }
+    }
+}

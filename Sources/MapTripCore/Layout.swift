@@ -1,0 +1,162 @@
+import Foundation
+
+/// Where things go in a frame, for every overlay: one unit of size, the safe area and the regions of
+/// the cards. Sizes are in layout units, pixels of a frame whose shorter side is 1080, so a 9:16
+/// phone frame, a square and a 4K frame all look designed, not stretched: text is as large relative
+/// to the frame's shorter side, and stays inside the safe area (5% in from each edge; a tall frame
+/// keeps more clear at the top and bottom, where phone apps put their buttons).
+public struct FrameLayout: Equatable, Sendable {
+    /// The shorter side, in layout units.
+    public static let reference = 1080.0
+
+    public let width: Double
+    public let height: Double
+    /// Frame pixels per layout unit.
+    public let unit: Double
+    /// The title-safe area: text and cards stay inside it.
+    public let safe: Box
+
+    public init(width: Int, height: Int) {
+        let w = Double(width), h = Double(height)
+        self.width = w
+        self.height = h
+        unit = min(w, h) / Self.reference
+        let side = 0.05 * w
+        let portrait = h > w * 1.2
+        let top = (portrait ? 0.10 : 0.05) * h, bottom = (portrait ? 0.14 : 0.05) * h
+        safe = Box(minX: side, minY: top, maxX: w - side, maxY: h - bottom)
+    }
+
+    public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
+    public var isPortrait: Bool { height > width * 1.2 }
+
+    /// A size in layout units, in frame pixels.
+    @inline(__always) public func size(_ units: Double) -> Double { units * unit }
+
+    /// The widest a line of card text may run.
+    public var textWidth: Double { safe.maxX - safe.minX }
+
+    /// The top centre of the title card.
+    public var titleTop: Double { safe.minY + size(20) }
+
+    /// The box a caption card sits in, centred on its bottom edge.
+    public var captionBottom: Double { safe.maxY }
+
+    /// Where a photo of this aspect (width / height) goes: in a landscape frame, the right half of the
+    /// safe area, vertically centred above the caption; in a tall frame, the upper part, full width
+    /// of the safe area. The box holds the photo and its frame.
+    public func photoBox(aspect: Double) -> Box {
+        let a = aspect.isFinite && aspect > 0 ? aspect : 1
+        let area: Box
+        if isPortrait {
+            area = Box(minX: safe.minX, minY: safe.minY + size(120), maxX: safe.maxX,
+                       maxY: safe.minY + (safe.maxY - safe.minY) * 0.55)
+        } else {
+            let left = width / 2 + size(40)
+            area = Box(minX: left, minY: safe.minY + size(60), maxX: safe.maxX, maxY: safe.maxY - size(170))
+        }
+        var w = area.maxX - area.minX, h = w / a
+        if h > area.maxY - area.minY {
+            h = area.maxY - area.minY
+            w = h * a
+        }
+        let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
+        return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
+    }
+
+    /// The top-left corner of the distance counter.
+    public var counterOrigin: (x: Double, y: Double) { (safe.minX, safe.minY) }
+}
+
+/// Places labels next to their anchors so that none overlaps another or leaves the frame: each label
+/// tries the candidate positions around its anchor in order (right, left, above, below, then the
+/// corners) and takes the first free one; a label with no free position is hidden, except the
+/// ones marked `always` (the current place), which are placed first and win every collision.
+public enum LabelPlacer {
+    public struct Request: Equatable, Sendable {
+        public var anchorX: Double
+        public var anchorY: Double
+        public var width: Double
+        public var height: Double
+        /// The gap between the anchor and the label.
+        public var gap: Double
+        /// How far the anchor's own mark (a pin) rises above it.
+        public var rise: Double
+        public var always: Bool
+
+        public init(anchorX: Double, anchorY: Double, width: Double, height: Double, gap: Double, rise: Double,
+                    always: Bool = false) {
+            self.anchorX = anchorX
+            self.anchorY = anchorY
+            self.width = width
+            self.height = height
+            self.gap = gap
+            self.rise = rise
+            self.always = always
+        }
+
+        /// The candidate boxes, in order of preference.
+        func candidates() -> [Box] {
+            let x = anchorX, w = width, h = height
+            // Beside a pin, the label's middle sits level with the pin's head.
+            let mid = anchorY - rise * 0.7
+            let boxes = [
+                (x + gap, mid - h / 2),                 // right
+                (x - gap - w, mid - h / 2),             // left
+                (x - w / 2, anchorY - rise - gap / 2 - h),  // above
+                (x - w / 2, anchorY + gap / 2),         // below
+                (x + gap * 0.7, anchorY - rise - h),    // upper right
+                (x - gap * 0.7 - w, anchorY - rise - h),  // upper left
+                (x + gap * 0.7, anchorY),               // lower right
+                (x - gap * 0.7 - w, anchorY),           // lower left
+            ]
+            return boxes.map { Box(minX: $0.0, minY: $0.1, maxX: $0.0 + w, maxY: $0.1 + h) }
+        }
+    }
+
+    /// The box each label takes (nil: hidden), in the order of `requests`. `bounds` is where labels
+    /// must lie (the frame, inset); `obstacles` are boxes labels must not cover (cards, pins).
+    public static func place(_ requests: [Request], within bounds: Box, avoiding obstacles: [Box] = [],
+                             padding: Double = 0) -> [Box?] {
+        var placed = [Box?](repeating: nil, count: requests.count)
+        var occupied: [Box] = []
+        func padded(_ b: Box) -> Box {
+            Box(minX: b.minX - padding, minY: b.minY - padding, maxX: b.maxX + padding, maxY: b.maxY + padding)
+        }
+        func overlaps(_ b: Box, _ o: Box) -> Bool {
+            b.minX < o.maxX && b.maxX > o.minX && b.minY < o.maxY && b.maxY > o.minY
+        }
+        let order = requests.indices.filter { requests[$0].always } + requests.indices.filter { !requests[$0].always }
+        for k in order {
+            let r = requests[k]
+            let candidates = r.candidates()
+            var choice: Box?
+            for b in candidates where bounds.contains(b) {
+                let p = padded(b)
+                if !occupied.contains(where: { overlaps(p, $0) }) && !obstacles.contains(where: { overlaps(b, $0) }) {
+                    choice = b
+                    break
+                }
+            }
+            if choice == nil, r.always {
+                // The current place's label always shows: the first candidate free of other labels,
+                // else the first one kept inside the frame.
+                choice = candidates.first { c in !occupied.contains { overlaps(padded(c), $0) } }
+                    .map { clamp($0, into: bounds) } ?? clamp(candidates[0], into: bounds)
+            }
+            if let choice {
+                placed[k] = choice
+                occupied.append(choice)
+            }
+        }
+        return placed
+    }
+
+    /// `b` moved (not resized) to lie inside `bounds` as far as it fits.
+    static func clamp(_ b: Box, into bounds: Box) -> Box {
+        let w = b.maxX - b.minX, h = b.maxY - b.minY
+        let x = min(max(b.minX, bounds.minX), bounds.maxX - w)
+        let y = min(max(b.minY, bounds.minY), bounds.maxY - h)
+        return Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
+    }
+}

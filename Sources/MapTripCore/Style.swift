@@ -1,0 +1,171 @@
+import Foundation
+
+/// How a trip looks, kept apart from what it shows (as Mapnik keeps styles apart from layers): the
+/// base map's colours, the font, pins and labels, caption and title cards, and the route defaults.
+/// A scene names a ready theme (`Assets/themes/`) and overrides any part of it. Sizes are in layout
+/// units: pixels of a frame whose shorter side is 1080.
+public struct Style: Equatable, Sendable {
+    /// A line on the base map.
+    public struct Stroke: Equatable, Sendable {
+        public var color: Color
+        public var width: Double
+        /// Dash lengths (in layout units); empty: solid.
+        public var dash: [Double]
+
+        public init(color: Color, width: Double, dash: [Double] = []) {
+            self.color = color
+            self.width = width
+            self.dash = dash
+        }
+    }
+
+    /// Text drawn on the map, with a halo so it reads over any ground.
+    public struct Label: Equatable, Sendable {
+        public var color: Color
+        public var halo: Color
+        public var size: Double
+
+        public init(color: Color, halo: Color, size: Double) {
+            self.color = color
+            self.halo = halo
+            self.size = size
+        }
+    }
+
+    /// A card: text on a rounded panel.
+    public struct Card: Equatable, Sendable {
+        public var color: Color
+        public var background: Color
+        public var size: Double
+
+        public init(color: Color, background: Color, size: Double) {
+            self.color = color
+            self.background = background
+            self.size = size
+        }
+    }
+
+    /// The theme the style starts from.
+    public var theme: String
+    public var sea: Color
+    public var land: Color
+    public var lakes: Color
+    public var borders: Stroke
+    public var provinces: Stroke
+    /// The font family of every text (Pango picks fallbacks for scripts it lacks).
+    public var font: String
+    public var pin: Color
+    /// The pin of the place the camera is on.
+    public var currentPin: Color
+    public var label: Label
+    /// The label of the place the camera is on.
+    public var currentLabel: Label
+    /// Lower-third captions, the distance counter and photo frames.
+    public var caption: Card
+    /// The title and end cards.
+    public var card: Card
+    /// The line of every leg unless the scene says otherwise.
+    public var route: RouteStyle
+
+    public init(theme: String, sea: Color, land: Color, lakes: Color, borders: Stroke, provinces: Stroke,
+                font: String, pin: Color, currentPin: Color, label: Label, currentLabel: Label, caption: Card,
+                card: Card, route: RouteStyle) {
+        self.theme = theme
+        self.sea = sea
+        self.land = land
+        self.lakes = lakes
+        self.borders = borders
+        self.provinces = provinces
+        self.font = font
+        self.pin = pin
+        self.currentPin = currentPin
+        self.label = label
+        self.currentLabel = currentLabel
+        self.caption = caption
+        self.card = card
+        self.route = route
+    }
+
+    /// The names of the ready themes (files in `Assets/themes/`).
+    public static let themes = ["light", "dark", "atlas"]
+
+    /// The light theme, built in (`Assets/themes/light.json` says the same; a test keeps them equal):
+    /// soft blue water, warm paper land, plum borders, quiet under pins and labels.
+    public static let standard = Style(
+        theme: "light",
+        sea: Color(hex: "#a9d3ea")!, land: Color(hex: "#f3efe4")!, lakes: Color(hex: "#a9d3ea")!,
+        borders: Stroke(color: Color(hex: "#9b7fa6")!, width: 1.1, dash: [4, 2.5]),
+        provinces: Stroke(color: Color(hex: "#c2b2c6")!, width: 0.6, dash: [2, 2]),
+        font: "Noto Sans",
+        pin: Color(hex: "#d9412b")!, currentPin: Color(hex: "#c0262d")!,
+        label: Label(color: Color(hex: "#2b2b2b")!, halo: Color(hex: "#ffffffeb")!, size: 22),
+        currentLabel: Label(color: Color(hex: "#1c1c1c")!, halo: Color(hex: "#ffffffeb")!, size: 28),
+        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#17213385")!, size: 34),
+        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#172133b8")!, size: 54),
+        route: RouteStyle())
+
+    /// Night: slate land on deep blue water, warm pins and an amber route.
+    public static let dark = Style(
+        theme: "dark",
+        sea: Color(hex: "#17202e")!, land: Color(hex: "#2c3442")!, lakes: Color(hex: "#17202e")!,
+        borders: Stroke(color: Color(hex: "#8a7fa0")!, width: 1.1, dash: [4, 2.5]),
+        provinces: Stroke(color: Color(hex: "#4a5468")!, width: 0.6, dash: [2, 2]),
+        font: "Noto Sans",
+        pin: Color(hex: "#ff6b4a")!, currentPin: Color(hex: "#ff8c42")!,
+        label: Label(color: Color(hex: "#e6e9ef")!, halo: Color(hex: "#17202ee0")!, size: 22),
+        currentLabel: Label(color: Color(hex: "#ffffff")!, halo: Color(hex: "#17202ee0")!, size: 28),
+        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220c8")!, size: 34),
+        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220d8")!, size: 54),
+        route: RouteStyle(color: Color(hex: "#ffb347")!, outline: Color(hex: "#17202e")!))
+
+    /// An old atlas: parchment land, sea-green water, sienna borders, a serif and a dashed route.
+    public static let atlas = Style(
+        theme: "atlas",
+        sea: Color(hex: "#c4dcd6")!, land: Color(hex: "#efe2c4")!, lakes: Color(hex: "#c4dcd6")!,
+        borders: Stroke(color: Color(hex: "#a0522d")!, width: 1.3),
+        provinces: Stroke(color: Color(hex: "#c8a27a")!, width: 0.7, dash: [2, 2]),
+        font: "Noto Serif",
+        pin: Color(hex: "#8b1e1e")!, currentPin: Color(hex: "#b22222")!,
+        label: Label(color: Color(hex: "#3b2f2f")!, halo: Color(hex: "#f7efdcd0")!, size: 22),
+        currentLabel: Label(color: Color(hex: "#2a1f1f")!, halo: Color(hex: "#f7efdcd0")!, size: 28),
+        caption: Card(color: Color(hex: "#3b2f2f")!, background: Color(hex: "#f7efdceb")!, size: 34),
+        card: Card(color: Color(hex: "#3b2f2f")!, background: Color(hex: "#f7efdcf2")!, size: 54),
+        route: RouteStyle(color: Color(hex: "#8b1e1e")!, width: 3.5, dash: [10, 7], outline: Color(hex: "#f7efdc")!))
+
+    /// A ready theme by name.
+    public static func theme(_ name: String) -> Style? {
+        switch name {
+        case "light": standard
+        case "dark": dark
+        case "atlas": atlas
+        default: nil
+        }
+    }
+}
+
+extension Style {
+    /// The style as a scene's `"style"` object says it, every key spelt out: what
+    /// `Assets/themes/NAME.json` holds (a test keeps the files equal to the built-in themes), for a
+    /// designer to copy into a scene and change.
+    public func json() -> String {
+        func stroke(_ s: Stroke) -> [String: Any] { ["color": s.color.description, "width": s.width, "dash": s.dash] }
+        func label(_ l: Label) -> [String: Any] { ["color": l.color.description, "halo": l.halo.description, "size": l.size] }
+        func card(_ c: Card) -> [String: Any] {
+            ["color": c.color.description, "background": c.background.description, "size": c.size]
+        }
+        var route: [String: Any] = ["path": self.route.path.rawValue, "color": self.route.color.description,
+                                    "width": self.route.width, "dash": self.route.dash,
+                                    "outline": (self.route.outline ?? Color(red: 0, green: 0, blue: 0, alpha: 0)).description]
+        if let t = self.route.travelledColor { route["travelled"] = ["color": t.description] }
+        let object: [String: Any] = [
+            "theme": theme, "sea": sea.description, "land": land.description, "lakes": lakes.description,
+            "borders": stroke(borders), "provinces": stroke(provinces), "font": font,
+            "pin": pin.description, "currentPin": currentPin.description,
+            "label": label(self.label), "currentLabel": label(currentLabel),
+            "caption": card(caption), "card": card(self.card), "route": route,
+        ]
+        let data = try! JSONSerialization.data(withJSONObject: ["style": object],
+                                               options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,89 @@
+import Cairo
+import Foundation
+import MapTripCore
+import MapTripRender
+import MapTripTiles
+import Rsvg
+
+/// A picture the scene names that cannot be used: which, where in the scene, and why.
+public struct MediaError: Error, CustomStringConvertible, LocalizedError {
+    public let scene: String
+    /// JSON path (`places[2].photo`).
+    public let path: String
+    public let file: String
+    public let reason: String
+
+    public var description: String {
+        "\(scene): \(path): cannot use '\(file)': \(reason) (use a PNG, JPEG or WebP image, or fix the path)"
+    }
+    public var errorDescription: String? { description }
+}
+
+extension SceneMedia {
+    /// Decodes every picture the scene names before the first frame: photos (scaled once to the
+    /// size they are shown at), vehicle icons (from `assets/icons`) and vehicle images.
+    public static func load(for scene: Scene, sceneFile: URL, assets: URL) throws -> SceneMedia {
+        let directory = sceneFile.deletingLastPathComponent()
+        let layout = FrameLayout(width: scene.video.width, height: scene.video.height)
+        var media = SceneMedia()
+        var icons: [BuiltInVehicle: SVGDocument] = [:]
+        var images: [String: ImageSurface] = [:]
+        for (i, place) in scene.places.enumerated() {
+            let placePath = "places[\(i)]"
+            if let photo = place.photo {
+                let image = try decode(photo, relativeTo: directory, scene: sceneFile, path: placePath + ".photo")
+                media.photos[i] = try fitted(image, layout: layout)
+            }
+            switch scene.vehicle(into: i) {
+            case .none:
+                break
+            case .icon(let kind):
+                if icons[kind] == nil {
+                    let url = assets.appendingPathComponent("icons/\(kind.rawValue).svg")
+                    do {
+                        icons[kind] = try SVGDocument(contentsOf: url)
+                    } catch {
+                        throw MediaError(scene: sceneFile.relativePath, path: placePath, file: url.path,
+                                         reason: "\(error)")
+                    }
+                }
+                media.vehicles[i] = .svg(icons[kind]!)
+            case .image(let file):
+                if images[file] == nil {
+                    let path = place.vehicle == nil ? "vehicle" : placePath + ".vehicle"
+                    images[file] = try decode(file, relativeTo: directory, scene: sceneFile, path: path)
+                }
+                media.vehicles[i] = .image(images[file]!)
+            }
+        }
+        return media
+    }
+
+    static func decode(_ name: String, relativeTo directory: URL, scene: URL, path: String) throws -> ImageSurface {
+        let url = URL(fileURLWithPath: name, relativeTo: directory)
+        do {
+            let data = try Data(contentsOf: url)
+            return try StandardTileDecoder().decode(data)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: url.path) ? "\(error)" : "no such file"
+            throw MediaError(scene: scene.relativePath, path: path, file: name, reason: reason)
+        }
+    }
+
+    /// The photo at the size of its card (a 24-megapixel photo is not rescaled every frame).
+    static func fitted(_ image: ImageSurface, layout: FrameLayout) throws -> ImageSurface {
+        let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
+        let w = max(1, Int((box.maxX - box.minX).rounded())), h = max(1, Int((box.maxY - box.minY).rounded()))
+        guard w < image.width || h < image.height else { return image }
+        let out = try ImageSurface(width: w, height: h)
+        try out.withContext { cr in
+            cr.scale(Double(w) / Double(image.width), Double(h) / Double(image.height))
+            cr.setSource(image, x: 0, y: 0)
+            cr.setSourceFilter(.best)
+            cr.setSourceExtendPad()
+            cr.paint()
+        }
+        out.flush()
+        return out
+    }
+}

@@ -1,0 +1,123 @@
+import Cairo
+import Foundation
+import MapTripCore
+import Pango
+
+/// Pictures a scene names, decoded before the first frame (a missing or broken file is an error
+/// before rendering, never mid-video): each place's photo, each leg's vehicle.
+public struct SceneMedia {
+    /// Photo of place i, premultiplied.
+    public var photos: [Int: ImageSurface]
+    /// The vehicle of the leg into place i.
+    public var vehicles: [Int: VehicleArt]
+
+    public init(photos: [Int: ImageSurface] = [:], vehicles: [Int: VehicleArt] = [:]) {
+        self.photos = photos
+        self.vehicles = vehicles
+    }
+}
+
+/// A lower-third card with a place's caption while the camera rests there.
+public final class CaptionOverlay: Overlay {
+    private let text = TextCache()
+
+    public init() {}
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        let layout = frame.layout, card = frame.scene.style.caption
+        for value in frame.values.cards {
+            guard case .caption(let i) = value.cue, let caption = frame.scene.places[i].caption, !caption.isEmpty else {
+                continue
+            }
+            let style = TextStyle(family: frame.scene.style.font, weight: "Semi-Bold", size: card.size,
+                                  color: card.color, haloWidth: 0)
+            let padX = layout.size(28), padY = layout.size(16)
+            let l = try text.layout(caption, style, scale: layout.unit, width: layout.textWidth - 2 * padX, in: cr)
+            let ink = l.inkRect
+            let w = ink.width + 2 * padX, h = ink.height + 2 * padY
+            let x = (layout.width - w) / 2, y = layout.captionBottom - h
+            cr.save()
+            cr.roundedRectangle(x, y, w, h, radius: layout.size(12))
+            cr.setSource(card.background.withAlpha(card.background.alpha * value.opacity))
+            cr.fill()
+            text.draw(l, style, x: layout.width / 2 - ink.width / 2 - ink.x, y: y + padY - ink.y, scale: layout.unit,
+                      alpha: value.opacity, in: cr)
+            cr.restore()
+        }
+    }
+}
+
+/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box.
+public final class PhotoOverlay: Overlay {
+    public init() {}
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        let layout = frame.layout
+        for value in frame.values.cards {
+            guard case .photo(let i) = value.cue, let image = frame.media.photos[i] else { continue }
+            let border = layout.size(10)
+            let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
+            let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
+                            maxY: box.maxY - border)
+            cr.save()
+            cr.pushGroup()
+            // A soft shadow, the white frame, then the picture.
+            let shadow = layout.size(6)
+            cr.roundedRectangle(box.minX + shadow / 2, box.minY + shadow, box.maxX - box.minX, box.maxY - box.minY,
+                                radius: layout.size(8))
+            cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.28))
+            cr.fill()
+            cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: layout.size(8))
+            cr.setSource(Color(red: 1, green: 1, blue: 1))
+            cr.fill()
+            let w = inner.maxX - inner.minX, h = inner.maxY - inner.minY
+            cr.save()
+            cr.rectangle(inner.minX, inner.minY, w, h)
+            cr.clip()
+            cr.translate(inner.minX, inner.minY)
+            cr.scale(w / Double(image.width), h / Double(image.height))
+            cr.setSource(image, x: 0, y: 0)
+            cr.setSourceFilter(.good)
+            cr.paint()
+            cr.restore()
+            cr.popGroupToSource()
+            cr.paint(alpha: value.opacity)
+            cr.restore()
+        }
+    }
+}
+
+/// Kilometres travelled so far, counting up during flights, in the top-left of the safe area.
+public final class DistanceOverlay: Overlay {
+    private let text = TextCache()
+
+    public init() {}
+
+    /// `1,234 km`: whole kilometres, grouped by thousands.
+    public static func format(_ km: Double) -> String {
+        let n = Int(km.rounded(.down))
+        var digits = String(n), out = ""
+        while digits.count > 3 {
+            out = "," + digits.suffix(3) + out
+            digits.removeLast(3)
+        }
+        return digits + out + " km"
+    }
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        guard let km = frame.values.distanceKm else { return }
+        let layout = frame.layout, card = frame.scene.style.caption
+        let style = TextStyle(family: frame.scene.style.font + " Mono", weight: "Bold", size: card.size * 0.85,
+                              color: card.color, haloWidth: 0)
+        let l = try text.layout(Self.format(km), style, scale: layout.unit, in: cr)
+        let ink = l.inkRect
+        let padX = layout.size(20), padY = layout.size(12)
+        let (x, y) = layout.counterOrigin
+        cr.save()
+        cr.roundedRectangle(x, y, ink.width + 2 * padX, ink.height + 2 * padY, radius: layout.size(10))
+        cr.setSource(card.background)
+        cr.fill()
+        text.draw(l, style, x: x + padX - ink.x, y: y + padY - ink.y, scale: layout.unit, in: cr)
+        cr.restore()
+    }
+}
