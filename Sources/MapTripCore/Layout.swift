@@ -42,17 +42,17 @@ public struct FrameLayout: Equatable, Sendable {
     /// The box a caption card sits in, centred on its bottom edge.
     public var captionBottom: Double { safe.maxY }
 
-    /// Where a photo of this aspect (width / height) goes: in a landscape frame, the right half of the
-    /// safe area, vertically centred above the caption; in a tall frame, the upper part, full width
-    /// of the safe area. The box holds the photo and its frame.
+    /// Where a photo of this aspect (width / height) goes, clear of the frame's centre (where the
+    /// camera holds the place, its pin and its label): in a landscape frame, the right part of the
+    /// safe area, vertically centred above the caption; in a tall frame, above the centre, the full
+    /// width of the safe area. The box holds the photo and its frame.
     public func photoBox(aspect: Double) -> Box {
         let a = aspect.isFinite && aspect > 0 ? aspect : 1
         let area: Box
         if isPortrait {
-            area = Box(minX: safe.minX, minY: safe.minY + size(120), maxX: safe.maxX,
-                       maxY: safe.minY + (safe.maxY - safe.minY) * 0.55)
+            area = Box(minX: safe.minX, minY: safe.minY + size(20), maxX: safe.maxX, maxY: height / 2 - size(110))
         } else {
-            let left = width / 2 + size(40)
+            let left = width / 2 + size(150)
             area = Box(minX: left, minY: safe.minY + size(60), maxX: safe.maxX, maxY: safe.maxY - size(170))
         }
         var w = area.maxX - area.minX, h = w / a
@@ -62,6 +62,11 @@ public struct FrameLayout: Equatable, Sendable {
         }
         let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
         return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
+    }
+
+    /// The box the distance counter takes at most (its text is up to "40,075 km").
+    public var counterBox: Box {
+        Box(minX: safe.minX, minY: safe.minY, maxX: safe.minX + size(250), maxY: safe.minY + size(64))
     }
 
     /// The top-left corner of the distance counter.

@@ -416,6 +416,9 @@ private struct SceneBuilder {
             if c["zoom"]?.number == nil {
                 let span = c["span"]?.number ?? AutoCamera.span(for: i, positions: positions)
                 place.zoom = AutoCamera.zoom(spanKm: span, latitude: place.position.lat, video: scene.video)
+                // An automatic zoom stays within what the map can show.
+                let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapDeepestZoom : nil)
+                if c["span"] == nil, let deepest { place.zoom = min(place.zoom, deepest) }
             } else if c["span"] != nil, let v = c["span"] {
                 checker.fail(v.json, c.path(of: "span") ?? "span", "give zoom or span, not both",
                              hint: "span sets the zoom from the kilometres across the frame; remove one")
@@ -513,7 +516,7 @@ private struct SceneBuilder {
                 let at = c["zoom"]?.json ?? c.json
                 let source = scene.map == nil ? "the embedded map's data" : "the tile source's maxZoom"
                 warning(at, JSONPath.appending(key: "zoom", to: path),
-                        "zoom \(JSONText.number(place.zoom)) is deeper than \(source) (\(JSONText.number(deepest))): "
+                        "zoom \(JSONText.number((place.zoom * 100).rounded() / 100)) is deeper than \(source) (\(JSONText.number(deepest))): "
                             + "the map will look coarse", hint: "zoom \(JSONText.number(deepest)) or less")
             }
         }

@@ -143,7 +143,16 @@ public final class PlacesOverlay: Overlay {
         }
         let inset = layout.size(8)
         let bounds = Box(minX: inset, minY: inset, maxX: layout.width - inset, maxY: layout.height - inset)
-        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: [],
+        // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
+        // centred; they fade over labels).
+        var obstacles: [Box] = []
+        if frame.values.distanceKm != nil { obstacles.append(layout.counterBox) }
+        for card in frame.values.cards {
+            if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
+                obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height)))
+            }
+        }
+        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles,
                                       padding: layout.size(4))
         for (k, box) in boxes.enumerated() {
             guard let box else { continue }

@@ -76,12 +76,22 @@ struct ValidateCommand: ParsableCommand {
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the JSON Schema of scene files (for editors), or the README's table of keys.")
+        abstract: "Print the JSON Schema of scene files (for editors), the README's table of keys, or a theme.")
 
     @Flag(help: "Print the Markdown table of keys instead.")
     var markdown = false
 
+    @Option(help: "Print a ready theme's \"style\" section in full (\(Style.themes.joined(separator: ", "))), to copy and change.")
+    var theme: String?
+
     func run() throws {
+        if let theme {
+            guard let style = Style.theme(theme) else {
+                throw ValidationError("unknown theme '\(theme)': use \(Style.themes.joined(separator: ", "))")
+            }
+            print(style.json(), terminator: "")
+            return
+        }
         print(markdown ? SceneSchema.markdownTable() : SceneSchema.json(), terminator: "")
     }
 }
