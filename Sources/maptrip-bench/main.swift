@@ -494,6 +494,48 @@ func designerPhase(scenePath: String, runs: Int) throws {
                  s.max()! * 1e3))
 }
 
+/// `--cinematics`: the scene rendered with no route or vehicle, then with a great-circle route and a
+/// plane on every leg and the distance counter, alternately, `runs` times each: what the cinematics
+/// layers cost (the issue asks at most 10% more).
+func cinematicsPhase(scenePath: String, runs: Int) throws {
+    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scenePath))) as! [String: Any]
+    let directory = URL(fileURLWithPath: scenePath).deletingLastPathComponent().path
+    func write(_ tag: String, _ edit: (inout [String: Any]) -> Void) throws -> String {
+        var o = obj
+        edit(&o)
+        // Beside the original, so relative paths in it still resolve.
+        let out = directory + "/.maptrip-bench-\(tag)-\(getpid()).json"
+        try JSONSerialization.data(withJSONObject: o).write(to: URL(fileURLWithPath: out))
+        return out
+    }
+    obj.removeValue(forKey: "$schema")
+    let plain = try write("plain") { $0["route"] = ["path": "none"]; $0["vehicle"] = "none" }
+    let full = try write("cinematics") {
+        $0["route"] = ["path": "geodesic"]; $0["vehicle"] = "plane"; $0["distance"] = true
+    }
+    defer {
+        try? FileManager.default.removeItem(atPath: plain)
+        try? FileManager.default.removeItem(atPath: full)
+    }
+    let v = try loadScene(scenePath).video
+    print("maptrip-bench --cinematics: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, veryfast; "
+          + "\(runs) alternating runs, medians [range]")
+    var a: [Double] = [], b: [Double] = []
+    var drawn = (0.0, 0.0)
+    for _ in 0..<runs {
+        let x = try child(["pipeline", plain, "veryfast"]), y = try child(["pipeline", full, "veryfast"])
+        a.append(x["seconds"]!)
+        b.append(y["seconds"]!)
+        drawn = (x["drawn"]!, y["drawn"]!)
+    }
+    let ma = median(a), mb = median(b)
+    print(String(format: "no route, no vehicle                %7.2f s [%.2f-%.2f]  %.0f frames drawn", ma, a.min()!,
+                 a.max()!, drawn.0))
+    print(String(format: "routes + plane + distance counter   %7.2f s [%.2f-%.2f]  %.0f frames drawn", mb, b.min()!,
+                 b.max()!, drawn.1))
+    print(String(format: "cost of the cinematics layers       %+6.1f%%", (mb / ma - 1) * 100))
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -520,6 +562,10 @@ func main() throws {
     if args.contains("--batch") {
         try batchPhase(runs: option("--runs", in: args).flatMap { Int($0) } ?? 1,
                        scenes: option("--scenes", in: args).flatMap { Int($0) } ?? 40)
+        return
+    }
+    if args.contains("--cinematics") {
+        try cinematicsPhase(scenePath: scenePath, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
         return
     }
     if args.contains("--designer") {
