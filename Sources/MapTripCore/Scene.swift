@@ -93,7 +93,7 @@ public struct RouteStyle: Equatable, Sendable {
     public var color: Color
     /// Width in layout units (pixels of a 1080-pixel-high frame).
     public var width: Double
-    /// Dash lengths in multiples of the width; empty: solid.
+    /// Dash and gap lengths in layout units; empty: solid.
     public var dash: [Double]
     public var outline: Color?
     /// The stroke of a leg already travelled (nil: as drawn).

@@ -29,10 +29,21 @@ public final class CaptionOverlay: Overlay {
             guard case .caption(let i) = value.cue, let caption = frame.scene.places[i].caption, !caption.isEmpty else {
                 continue
             }
-            let style = TextStyle(family: frame.scene.style.font, weight: "Semi-Bold", size: card.size,
+            var style = TextStyle(family: frame.scene.style.font, weight: "Semi-Bold", size: card.size,
                                   color: card.color, haloWidth: 0)
             let padX = layout.size(28), padY = layout.size(16)
-            let l = try text.layout(caption, style, scale: layout.unit, width: layout.textWidth - 2 * padX, in: cr)
+            let wrap = layout.textWidth - 2 * padX, tallest = layout.safe.maxY - layout.safe.minY - 2 * padY
+            var l = try text.layout(caption, style, scale: layout.unit, width: wrap, in: cr)
+            // Pango wraps at word boundaries only: a word longer than a line (a long compound, a long
+            // name) runs past the card's sides and out of the frame, and a very long caption grows
+            // above the safe area. Such a caption's text is made smaller until the card fits.
+            for _ in 0..<4 {
+                let ink = l.inkRect
+                // (Ink may overhang a wrapped line's logical width by a hair; that is no overflow.)
+                guard ink.width > wrap + layout.size(2) || ink.height > tallest else { break }
+                style.size *= min(wrap / ink.width, tallest / ink.height, 1) * 0.97
+                l = try text.layout(caption, style, scale: layout.unit, width: wrap, in: cr)
+            }
             let ink = l.inkRect
             let w = ink.width + 2 * padX, h = ink.height + 2 * padY
             let x = (layout.width - w) / 2, y = layout.captionBottom - h

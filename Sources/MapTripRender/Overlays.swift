@@ -70,6 +70,7 @@ final class TextCache {
         l.setFont(font)
         if let width {
             l.setWidth(width)
+            l.setWrapWordChar()
             l.setAlignment(.center)
         }
         l.text = text
@@ -147,6 +148,10 @@ public final class PlacesOverlay: Overlay {
         // centred; they fade over labels).
         var obstacles: [Box] = []
         if frame.values.distanceKm != nil { obstacles.append(layout.counterBox) }
+        // ... and of other places' pins (a label's own positions are beside its pin).
+        for p in shown {
+            obstacles.append(Box(minX: p.x - 11 * p.size, minY: p.y - 34 * p.size, maxX: p.x + 11 * p.size, maxY: p.y))
+        }
         for card in frame.values.cards {
             if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
                 obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height)))

@@ -67,6 +67,9 @@ public final class Layout {
     }
 
     /// Ellipsizes at the end rather than overflow when a width is set.
+    /// Wraps at word boundaries, and inside a word only when it is longer than a line.
+    public func setWrapWordChar() { pango_layout_set_wrap(pointer, PANGO_WRAP_WORD_CHAR) }
+
     public func setEllipsizeEnd() { pango_layout_set_ellipsize(pointer, PANGO_ELLIPSIZE_END) }
 
     /// The logical size in pixels.
