@@ -144,10 +144,11 @@ public enum LabelPlacer {
                 }
             }
             if choice == nil, r.always {
-                // The current place's label always shows: the first candidate free of other labels,
-                // else the first one kept inside the frame.
-                choice = candidates.first { c in !occupied.contains { overlaps(padded(c), $0) } }
-                    .map { clamp($0, into: bounds) } ?? clamp(candidates[0], into: bounds)
+                // The current place's label always shows: the first candidate, kept inside the frame,
+                // that is free of other labels, else the first one kept inside the frame. (Checked
+                // after the move: a candidate free outside the frame may land on a label once moved in.)
+                let inside = candidates.map { clamp($0, into: bounds) }
+                choice = inside.first { c in !occupied.contains { overlaps(padded(c), $0) } } ?? inside[0]
             }
             if let choice {
                 placed[k] = choice
