@@ -44,16 +44,9 @@ public final class CaptionOverlay: Overlay {
                 style.size *= min(wrap / ink.width, tallest / ink.height, 1) * 0.97
                 l = try text.layout(caption, style, scale: layout.unit, width: wrap, in: cr)
             }
-            let ink = l.inkRect
-            let w = ink.width + 2 * padX, h = ink.height + 2 * padY
-            let x = (layout.width - w) / 2, y = layout.captionBottom - h
-            cr.save()
-            cr.roundedRectangle(x, y, w, h, radius: layout.size(12))
-            cr.setSource(card.background.withAlpha(card.background.alpha * value.opacity))
-            cr.fill()
-            text.draw(l, style, x: layout.width / 2 - ink.width / 2 - ink.x, y: y + padY - ink.y, scale: layout.unit,
-                      alpha: value.opacity, in: cr)
-            cr.restore()
+            let captionCard = TextCard([(l, style)], padX: padX, padY: padY, radius: layout.size(12))
+            captionCard.draw(centerX: layout.width / 2, top: layout.captionBottom - captionCard.height,
+                             background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
         }
     }
 }
@@ -121,14 +114,9 @@ public final class DistanceOverlay: Overlay {
         let style = TextStyle(family: frame.scene.style.font + " Mono", weight: "Bold", size: card.size * 0.85,
                               color: card.color, haloWidth: 0)
         let l = try text.layout(Self.format(km), style, scale: layout.unit, in: cr)
-        let ink = l.inkRect
-        let padX = layout.size(20), padY = layout.size(12)
+        let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
         let (x, y) = layout.counterOrigin
-        cr.save()
-        cr.roundedRectangle(x, y, ink.width + 2 * padX, ink.height + 2 * padY, radius: layout.size(10))
-        cr.setSource(card.background)
-        cr.fill()
-        text.draw(l, style, x: x + padX - ink.x, y: y + padY - ink.y, scale: layout.unit, in: cr)
-        cr.restore()
+        counter.draw(centerX: x + counter.width / 2, top: y, background: card.background, unit: layout.unit, text: text,
+                     in: cr)
     }
 }

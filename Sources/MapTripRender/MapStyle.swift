@@ -3,18 +3,8 @@ import MapTripCore
 
 /// How the embedded base map looks. Kept apart from the data (Mapnik's layer / style split).
 public struct MapStyle: Sendable {
-    public struct Stroke: Sendable {
-        public var color: Color
-        /// Width in logical pixels (multiplied by the frame's pixel ratio).
-        public var width: Double
-        public var dash: [Double]
-
-        public init(color: Color, width: Double, dash: [Double] = []) {
-            self.color = color
-            self.width = width
-            self.dash = dash
-        }
-    }
+    /// A line on the map: the core style's stroke (colour, width in logical pixels, dashes).
+    public typealias Stroke = Style.Stroke
 
     public var water: Color
     /// Land is a fill, with no outline: its edge against the water is the coastline.
@@ -33,9 +23,7 @@ public struct MapStyle: Sendable {
 
     /// The base-map part of a trip's style.
     public init(_ style: Style) {
-        self.init(water: style.sea, land: style.land, lakes: style.lakes,
-                  border: Stroke(color: style.borders.color, width: style.borders.width, dash: style.borders.dash),
-                  province: Stroke(color: style.provinces.color, width: style.provinces.width, dash: style.provinces.dash))
+        self.init(water: style.sea, land: style.land, lakes: style.lakes, border: style.borders, province: style.provinces)
     }
 
     /// The light theme's map: soft blue water, warm paper land, plum borders.

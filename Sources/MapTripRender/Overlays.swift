@@ -222,8 +222,10 @@ public final class TitleOverlay: Overlay {
                 let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size,
                                       color: card.color, haloWidth: 0)
                 let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * 0.9, in: cr)
-                drawCard([(l, style)], centerX: layout.width / 2, top: layout.titleTop, background: card.background,
-                         alpha: value.opacity, layout: layout, in: cr)
+                TextCard([(l, style)], padX: layout.size(36), padY: layout.size(22), gap: layout.size(14),
+                         radius: layout.size(14))
+                    .draw(centerX: layout.width / 2, top: layout.titleTop, background: card.background,
+                          alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             case .end:
                 guard let end = frame.scene.end else { continue }
                 let titleStyle = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 1.15,
@@ -236,36 +238,50 @@ public final class TitleOverlay: Overlay {
                     lines.append((try text.layout(subtitle, subStyle, scale: layout.unit, width: layout.textWidth * 0.9,
                                                   in: cr), subStyle))
                 }
-                let height = cardHeight(lines, layout: layout)
+                let endCard = TextCard(lines, padX: layout.size(36), padY: layout.size(22), gap: layout.size(14),
+                                       radius: layout.size(14))
                 // Below the frame's centre, where the camera holds the last place and its pin.
-                drawCard(lines, centerX: layout.width / 2, top: min(layout.height * 0.58, layout.safe.maxY - height),
-                         background: card.background, alpha: value.opacity, layout: layout, in: cr)
+                endCard.draw(centerX: layout.width / 2, top: min(layout.height * 0.58, layout.safe.maxY - endCard.height),
+                             background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             default:
                 continue
             }
         }
     }
 
-    private func cardHeight(_ lines: [(Pango.Layout, TextStyle)], layout: FrameLayout) -> Double {
-        lines.reduce(2 * layout.size(22)) { $0 + $1.0.inkRect.height } + Double(max(0, lines.count - 1)) * layout.size(14)
+}
+
+/// Lines of text centred on a rounded card, sized by their ink: the title, end, caption and counter
+/// cards all look this way.
+struct TextCard {
+    let lines: [(Pango.Layout, TextStyle)]
+    let padX: Double, padY: Double, gap: Double, radius: Double
+
+    init(_ lines: [(Pango.Layout, TextStyle)], padX: Double, padY: Double, gap: Double = 0, radius: Double) {
+        self.lines = lines
+        self.padX = padX
+        self.padY = padY
+        self.gap = gap
+        self.radius = radius
     }
 
-    /// Lines of centred text on one rounded card, its top edge at `top`.
-    private func drawCard(_ lines: [(Pango.Layout, TextStyle)], centerX: Double, top: Double, background: Color,
-                          alpha: Double, layout: FrameLayout, in cr: Context) {
-        let padX = layout.size(36), padY = layout.size(22), gap = layout.size(14)
-        let width = lines.map { $0.0.inkRect.width }.max() ?? 0
-        let cardW = width + 2 * padX, cardH = cardHeight(lines, layout: layout)
-        let cardX = centerX - cardW / 2
+    var width: Double { (lines.map { $0.0.inkRect.width }.max() ?? 0) + 2 * padX }
+    var height: Double {
+        lines.reduce(2 * padY) { $0 + $1.0.inkRect.height } + Double(max(0, lines.count - 1)) * gap
+    }
+
+    /// Draws the card with its top edge at `top`, centred on `centerX`; `alpha` fades card and text.
+    func draw(centerX: Double, top: Double, background: Color, alpha: Double = 1, unit: Double, text: TextCache,
+              in cr: Context) {
         cr.save()
-        cr.roundedRectangle(cardX, top, cardW, cardH, radius: layout.size(14))
+        cr.roundedRectangle(centerX - width / 2, top, width, height, radius: radius)
         cr.setSource(background.withAlpha(background.alpha * alpha))
         cr.fill()
         var y = top + padY
         for (l, style) in lines {
             let ink = l.inkRect
             // A layout is centred in its own width; place its ink box centred on the card.
-            text.draw(l, style, x: centerX - ink.width / 2 - ink.x, y: y - ink.y, scale: layout.unit, alpha: alpha, in: cr)
+            text.draw(l, style, x: centerX - ink.width / 2 - ink.x, y: y - ink.y, scale: unit, alpha: alpha, in: cr)
             y += ink.height + gap
         }
         cr.restore()

@@ -58,14 +58,15 @@ public enum VehicleArt {
 public final class VehicleOverlay: Overlay {
     /// The icon's size in layout units.
     public static let size = 56.0
-    private var rasters: [Int: ImageSurface] = [:]
+    /// Each distinct art drawn once at its size (a plane on every leg is one raster).
+    private var rasters: [ObjectIdentifier: ImageSurface] = [:]
 
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let vehicle = frame.values.vehicle, let art = frame.media.vehicles[vehicle.place] else { return }
         let side = frame.layout.size(Self.size)
-        let icon = try raster(art, place: vehicle.place, side: side)
+        let icon = try raster(art, side: side)
         let p = frame.viewport.pixel(vehicle.position)
         cr.save()
         cr.translate(p.x, p.y)
@@ -78,8 +79,13 @@ public final class VehicleOverlay: Overlay {
     }
 
     /// The art drawn once at its size on the frame (kept: the size does not change during a render).
-    private func raster(_ art: VehicleArt, place: Int, side: Double) throws -> ImageSurface {
-        if let r = rasters[place] { return r }
+    private func raster(_ art: VehicleArt, side: Double) throws -> ImageSurface {
+        let key: ObjectIdentifier
+        switch art {
+        case .svg(let document): key = ObjectIdentifier(document)
+        case .image(let image): key = ObjectIdentifier(image)
+        }
+        if let r = rasters[key] { return r }
         let n = max(1, Int(side.rounded()))
         let surface = try ImageSurface(width: n, height: n)
         try surface.withContext { cr in
@@ -97,7 +103,7 @@ public final class VehicleOverlay: Overlay {
             }
         }
         surface.flush()
-        rasters[place] = surface
+        rasters[key] = surface
         return surface
     }
 }
