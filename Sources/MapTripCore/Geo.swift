@@ -68,55 +68,142 @@ public enum WebMercator {
     }
 }
 
-/// Where the camera looks: a centre and a web-map zoom (the world is 256 x 2^zoom logical pixels wide).
+/// Where the camera looks: a centre, a web-map zoom (the world is 256 x 2^zoom logical pixels wide at
+/// the equator) and a bearing (degrees clockwise from north that point up the frame).
 public struct Camera: Equatable, Hashable, Sendable {
     public var center: LonLat
     public var zoom: Double
-    public init(center: LonLat, zoom: Double) {
+    public var bearing: Double
+    public init(center: LonLat, zoom: Double, bearing: Double = 0) {
         self.center = center
         self.zoom = zoom
+        self.bearing = bearing
     }
 }
 
-/// A camera seen through a frame of a given size: maps the unit world to frame pixels.
+/// The view: a camera seen through a frame of a given size, through a projection. It maps positions
+/// to frame pixels and back, tells what part of the Earth shows, and cuts lines where the projection
+/// ends (the globe's horizon, a world map's seam). Base maps, overlays, routes and labels all draw
+/// through it; Web Mercator is one projection among others.
 /// `scale` is the pixel ratio (2 renders a 3840x2160 frame with the view of a 1920x1080 one).
 public struct Viewport: Equatable, Sendable {
-    public var camera: Camera
-    public var width: Int
-    public var height: Int
-    public var scale: Double
+    public let camera: Camera
+    public let width: Int
+    public let height: Int
+    public let scale: Double
+    public let projection: Projection
+    /// The camera centre in the projection's unit world (the globe's own plane: (0.5, 0.5)).
+    public let center: WorldPoint
+    /// The globe's view frame (nil for planar projections).
+    public let orthographic: Orthographic?
+    /// The bearing's rotation (cos, sin); (1, 0) when north is up.
+    let rotation: (cos: Double, sin: Double)
 
-    public init(camera: Camera, width: Int, height: Int, scale: Double = 1) {
+    public init(camera: Camera, width: Int, height: Int, scale: Double = 1, projection: Projection = .webMercator) {
         self.camera = camera
         self.width = width
         self.height = height
         self.scale = scale
+        self.projection = projection
+        switch projection {
+        case .webMercator:
+            center = WebMercator.project(camera.center)
+            orthographic = nil
+        case .globe:
+            center = WorldPoint(x: 0.5, y: 0.5)
+            orthographic = Orthographic(center: camera.center)
+        case .plane:
+            center = projection.planePoint(camera.center) ?? WorldPoint(x: 0.5, y: 0.5)
+            orthographic = nil
+        }
+        let b = camera.bearing * .pi / 180
+        rotation = camera.bearing == 0 ? (1, 0) : (cos(b), sin(b))
     }
 
-    /// World width in frame pixels.
+    public static func == (a: Viewport, b: Viewport) -> Bool {
+        a.camera == b.camera && a.width == b.width && a.height == b.height && a.scale == b.scale
+            && a.projection == b.projection
+    }
+
+    /// World width in frame pixels (the equator's length at the frame's scale).
     public var worldSize: Double { WebMercator.worldSize(zoom: camera.zoom) * scale }
-    /// The camera centre in the unit world.
+    /// The camera centre in the Web Mercator unit world (what tiles are placed by).
     public var centerWorld: WorldPoint { WebMercator.project(camera.center) }
+    /// Whether the map turns (a bearing other than north up).
+    public var isRotated: Bool { rotation.sin != 0 || rotation.cos != 1 }
 
-    /// Frame pixel of a unit-world point (no wrapping).
+    /// The unit world to frame pixels, for planar projections: scale, turn by the bearing, centre.
+    public var transform: PixelTransform {
+        let s = worldSize
+        return PixelTransform(scale: s, cos: rotation.cos, sin: rotation.sin,
+                              centerX: center.x, centerY: center.y,
+                              frameX: Double(width) / 2, frameY: Double(height) / 2)
+    }
+
+    /// Frame pixel of a unit-world point of a planar projection (no wrapping).
     public func pixel(_ w: WorldPoint) -> (x: Double, y: Double) {
-        let c = centerWorld, s = worldSize
-        return ((w.x - c.x) * s + Double(width) / 2, (w.y - c.y) * s + Double(height) / 2)
+        let c = center, s = worldSize
+        if !isRotated {
+            return ((w.x - c.x) * s + Double(width) / 2, (w.y - c.y) * s + Double(height) / 2)
+        }
+        return turned((w.x - c.x) * s, (w.y - c.y) * s)
     }
 
-    /// Frame pixel of a position, taking the copy of the world nearest the centre (so a pin east of
-    /// the antimeridian shows beside a camera west of it).
-    public func pixel(_ p: LonLat) -> (x: Double, y: Double) {
-        var w = WebMercator.project(p)
-        let c = centerWorld
-        w.x -= (w.x - c.x).rounded()
-        return pixel(w)
+    /// A pixel offset from the frame's centre (map axes: x east, y south) turned by the bearing.
+    @inline(__always)
+    func turned(_ dx: Double, _ dy: Double) -> (x: Double, y: Double) {
+        (Double(width) / 2 + rotation.cos * dx + rotation.sin * dy,
+         Double(height) / 2 - rotation.sin * dx + rotation.cos * dy)
     }
 
-    /// The unit-world rectangle the frame covers (x may run outside [0, 1) near the antimeridian).
+    /// Radius of the globe's disc in frame pixels (the Earth's radius in the unit world is 1 / 2π).
+    public var globeRadius: Double { worldSize / (2 * .pi) }
+
+    /// Frame pixel of a position; nil when the projection does not show it (the far side of the
+    /// globe, outside a projection's domain). On Web Mercator, the copy of the world nearest the
+    /// centre (a pin east of the antimeridian shows beside a camera west of it).
+    public func pixel(_ p: LonLat) -> (x: Double, y: Double)? {
+        switch projection {
+        case .webMercator:
+            var w = WebMercator.project(p)
+            w.x -= (w.x - center.x).rounded()
+            return pixel(w)
+        case .globe:
+            let v = orthographic!.view(p)
+            guard v.z >= 0 else { return nil }
+            let k = globeRadius
+            return turned(v.x * k, -v.y * k)
+        case .plane:
+            return projection.planePoint(p).map { pixel($0) }
+        }
+    }
+
+    /// The position under a frame pixel; nil off the map (beyond the globe's limb, outside the
+    /// projection's domain).
+    public func location(atPixel x: Double, _ y: Double) -> LonLat? {
+        // Undo the bearing: the offset from the centre in map axes.
+        let fx = x - Double(width) / 2, fy = y - Double(height) / 2
+        let dx = rotation.cos * fx - rotation.sin * fy, dy = rotation.sin * fx + rotation.cos * fy
+        switch projection {
+        case .globe:
+            let k = globeRadius
+            return orthographic!.location(x: dx / k, y: -dy / k)
+        case .webMercator, .plane:
+            let s = worldSize
+            let w = WorldPoint(x: center.x + dx / s, y: center.y + dy / s)
+            guard var p = projection.location(planePoint: w) else { return nil }
+            if case .webMercator = projection { p.lon = WebMercator.wrapLongitude(p.lon) }
+            return p
+        }
+    }
+
+    /// The unit-world rectangle the frame covers (x may run outside [0, 1) near the antimeridian);
+    /// a turned frame's bounding rectangle.
     public var worldBounds: (minX: Double, minY: Double, maxX: Double, maxY: Double) {
-        let c = centerWorld, s = worldSize
-        let hw = Double(width) / 2 / s, hh = Double(height) / 2 / s
+        let c = center, s = worldSize
+        let w = Double(width) / 2, h = Double(height) / 2
+        let ac = abs(rotation.cos), asn = abs(rotation.sin)
+        let hw = (ac * w + asn * h) / s, hh = (asn * w + ac * h) / s
         return (c.x - hw, c.y - hh, c.x + hw, c.y + hh)
     }
 }

@@ -94,31 +94,76 @@ public struct IndexedGeometry: Sendable {
     public var vertexCount: Int { xs.count }
 }
 
-/// Unit world to frame pixels: `px = x * scale + offsetX`, `py = y * scale + offsetY`.
+/// Unit world to frame pixels: `px = x * a + y * b + offsetX`, `py = x * c + y * d + offsetY`: a scale,
+/// turned by the view's bearing. North up, `b` and `c` are 0 and this is `x * scale + offsetX`.
 public struct PixelTransform: Equatable, Sendable {
     public var scale: Double
+    public var a: Double, b: Double, c: Double, d: Double
     public var offsetX: Double
     public var offsetY: Double
 
     public init(scale: Double, offsetX: Double, offsetY: Double) {
         self.scale = scale
+        a = scale
+        b = 0
+        c = 0
+        d = scale
         self.offsetX = offsetX
         self.offsetY = offsetY
     }
 
-    /// The transforms for a viewport: one per copy of the world it shows (several near the
-    /// antimeridian or when zoomed far out).
-    public static func copies(for viewport: Viewport) -> [PixelTransform] {
-        let b = viewport.worldBounds, c = viewport.centerWorld, s = viewport.worldSize
-        let ox = Double(viewport.width) / 2 - c.x * s, oy = Double(viewport.height) / 2 - c.y * s
-        let first = Int((b.minX).rounded(.down)), last = Int((b.maxX).rounded(.down))
-        return (first...last).map { k in PixelTransform(scale: s, offsetX: ox + Double(k) * s, offsetY: oy) }
+    /// The unit world scaled by `scale` about (centerX, centerY), turned by the bearing (cos, sin)
+    /// and placed at frame pixel (frameX, frameY).
+    public init(scale s: Double, cos: Double, sin: Double, centerX: Double, centerY: Double, frameX: Double,
+                frameY: Double) {
+        if sin == 0 && cos == 1 {
+            self.init(scale: s, offsetX: frameX - centerX * s, offsetY: frameY - centerY * s)
+        } else {
+            let a = s * cos, b = s * sin, c = -s * sin, d = s * cos
+            self.init(scale: s, offsetX: frameX - (centerX * a + centerY * b), offsetY: frameY - (centerX * c + centerY * d))
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
+        }
     }
 
-    /// The unit-world box that maps onto a pixel box.
+    /// This transform moved `dx` unit worlds east (another copy of the world).
+    public func shifted(worlds dx: Double) -> PixelTransform {
+        var t = self
+        t.offsetX += dx * a
+        t.offsetY += dx * c
+        return t
+    }
+
+    /// Whether the map turns.
+    public var isRotated: Bool { b != 0 || c != 0 }
+
+    @inline(__always) public func x(_ x: Double, _ y: Double) -> Double { x * a + y * b + offsetX }
+    @inline(__always) public func y(_ x: Double, _ y: Double) -> Double { x * c + y * d + offsetY }
+
+    /// The transforms for a Web Mercator viewport: one per copy of the world it shows (several near
+    /// the antimeridian or when zoomed far out).
+    public static func copies(for viewport: Viewport) -> [PixelTransform] {
+        let b = viewport.worldBounds
+        let t = viewport.transform
+        let first = Int((b.minX).rounded(.down)), last = Int((b.maxX).rounded(.down))
+        return (first...last).map { k in t.shifted(worlds: Double(k)) }
+    }
+
+    /// The unit-world box that maps onto a pixel box (the bounding box of it, when turned).
     public func worldBox(ofPixels p: Box) -> Box {
-        Box(minX: (p.minX - offsetX) / scale, minY: (p.minY - offsetY) / scale,
-            maxX: (p.maxX - offsetX) / scale, maxY: (p.maxY - offsetY) / scale)
+        if !isRotated {
+            return Box(minX: (p.minX - offsetX) / scale, minY: (p.minY - offsetY) / scale,
+                       maxX: (p.maxX - offsetX) / scale, maxY: (p.maxY - offsetY) / scale)
+        }
+        let det = a * d - b * c
+        var box = Box.empty
+        for (px, py) in [(p.minX, p.minY), (p.maxX, p.minY), (p.minX, p.maxY), (p.maxX, p.maxY)] {
+            let u = px - offsetX, v = py - offsetY
+            box.add((d * u - b * v) / det, (-c * u + a * v) / det)
+        }
+        return box
     }
 }
 
@@ -145,8 +190,8 @@ public struct PixelPath: Sendable {
 public struct PathClipper: Sendable {
     /// Points closer than this (pixels, per axis) to the last kept one are dropped.
     public var tolerance: Double
-    private var bufX: [Double] = [], bufY: [Double] = []
-    private var tmpX: [Double] = [], tmpY: [Double] = []
+    var bufX: [Double] = [], bufY: [Double] = []
+    var tmpX: [Double] = [], tmpY: [Double] = []
 
     public init(tolerance: Double = 0.5) { self.tolerance = tolerance }
 
@@ -177,12 +222,12 @@ public struct PathClipper: Sendable {
             if !inside && g.chunkBoxes[chunk].beyondOneEdge(of: worldClip) {
                 // The run lies in a half-plane outside the frame: its ends joined by a segment wind
                 // around every visible point exactly as the run did.
-                bufX.append(g.xs[i] * t.scale + t.offsetX); bufY.append(g.ys[i] * t.scale + t.offsetY)
-                bufX.append(g.xs[j - 1] * t.scale + t.offsetX); bufY.append(g.ys[j - 1] * t.scale + t.offsetY)
+                bufX.append(t.x(g.xs[i], g.ys[i])); bufY.append(t.y(g.xs[i], g.ys[i]))
+                bufX.append(t.x(g.xs[j - 1], g.ys[j - 1])); bufY.append(t.y(g.xs[j - 1], g.ys[j - 1]))
             } else {
                 for v in i..<j {
-                    bufX.append(g.xs[v] * t.scale + t.offsetX)
-                    bufY.append(g.ys[v] * t.scale + t.offsetY)
+                    bufX.append(t.x(g.xs[v], g.ys[v]))
+                    bufY.append(t.y(g.xs[v], g.ys[v]))
                 }
             }
             i = j
@@ -210,7 +255,7 @@ public struct PathClipper: Sendable {
     }
 
     /// Sutherland-Hodgman against the four edges of `clip`, on `bufX/bufY`.
-    private mutating func clipPolygon(to clip: Box) {
+    mutating func clipPolygon(to clip: Box) {
         clipEdge(axisX: true, limit: clip.minX, keepGreater: true)
         clipEdge(axisX: true, limit: clip.maxX, keepGreater: false)
         clipEdge(axisX: false, limit: clip.minY, keepGreater: true)
@@ -291,18 +336,18 @@ public struct PathClipper: Sendable {
             }
             if t1 < 1 { penDown = false }
         }
-        var prevX = g.xs[part.start] * t.scale + t.offsetX, prevY = g.ys[part.start] * t.scale + t.offsetY
+        var prevX = t.x(g.xs[part.start], g.ys[part.start]), prevY = t.y(g.xs[part.start], g.ys[part.start])
         while i < part.end {
             let j = min(i + IndexedGeometry.chunkSize, part.end)
             if !g.chunkBoxes[chunk].intersects(worldClip) {
                 // Only the segment into this run can show; the run itself is off frame.
-                let fx = g.xs[i] * t.scale + t.offsetX, fy = g.ys[i] * t.scale + t.offsetY
+                let fx = t.x(g.xs[i], g.ys[i]), fy = t.y(g.xs[i], g.ys[i])
                 if i > part.start { segment(prevX, prevY, fx, fy, &path) }
                 penDown = false
-                prevX = g.xs[j - 1] * t.scale + t.offsetX; prevY = g.ys[j - 1] * t.scale + t.offsetY
+                prevX = t.x(g.xs[j - 1], g.ys[j - 1]); prevY = t.y(g.xs[j - 1], g.ys[j - 1])
             } else {
                 for v in i..<j where v > part.start {
-                    let x = g.xs[v] * t.scale + t.offsetX, y = g.ys[v] * t.scale + t.offsetY
+                    let x = t.x(g.xs[v], g.ys[v]), y = t.y(g.xs[v], g.ys[v])
                     segment(prevX, prevY, x, y, &path)
                     prevX = x; prevY = y
                 }

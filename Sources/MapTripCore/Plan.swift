@@ -27,6 +27,7 @@ public struct Plan: Sendable {
         let fps = timeline.fps
         func seconds(_ frame: Int) -> String { JSONText.number(Double(frame) / Double(fps)) }
         var out = "{\"fps\":\(fps),\"frames\":\(timeline.frameCount),"
+        out += "\"projection\":\(JSONText.quoted(timeline.projection.description)),"
         out += "\"duration\":\(JSONText.number(timeline.duration)),\"slots\":["
         for slot in timeline.slots {
             if slot.index > 0 { out += "," }
@@ -44,7 +45,9 @@ public struct Plan: Sendable {
                 if n > 0 { out += "," }
                 let c = timeline.camera(at: n)
                 out += "{\"t\":\(seconds(n)),\"lon\":\(Self.rounded(c.center.lon)),"
-                out += "\"lat\":\(Self.rounded(c.center.lat)),\"zoom\":\(Self.rounded(c.zoom))}"
+                out += "\"lat\":\(Self.rounded(c.center.lat)),\"zoom\":\(Self.rounded(c.zoom))"
+                if c.bearing != 0 { out += ",\"bearing\":\(Self.rounded(c.bearing))" }
+                out += "}"
             }
             out += "]"
         }
@@ -58,7 +61,7 @@ public struct Plan: Sendable {
         func seconds(_ frame: Int) -> String { String(format: "%.3f", Double(frame) / Double(fps)) }
         var lines: [String] = []
         if let title = scene.title { lines.append(TextTable.printable(title)) }
-        lines.append("\(fps) fps, \(timeline.frameCount) frames, "
+        lines.append("\(fps) fps, \(timeline.frameCount) frames, \(timeline.projection), "
                      + String(format: "%.3f s", timeline.duration) + " (\(Self.clock(timeline.duration)))")
         lines.append("")
         var rows = [["#", "name", "lat", "lon", "zoom", "start", "arrive", "end", "frame", "frames"]]

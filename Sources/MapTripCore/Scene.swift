@@ -32,11 +32,18 @@ public struct Scene: Equatable, Sendable {
     public var outro: Double
     /// A counter of kilometres travelled so far.
     public var distance: Bool
+    /// How the map is projected: Web Mercator (default), the globe, or a PROJ CRS (`map.projection`).
+    public var projection: ProjectionSpec
+    /// Degrees between graticule lines (nil: none) (`map.graticule`).
+    public var graticule: Double?
 
     public init(title: String? = nil, dwell: Double = Scene.defaultDwell, flight: Double = Scene.defaultFlight,
                 video: Video = Video(), places: [Place], map: MapSource? = nil, background: Background = .map,
                 audio: SceneAudio? = nil, style: Style = .standard, route: RouteStyle? = nil,
-                vehicle: Vehicle = .none, end: EndCard? = nil, outro: Double = 0, distance: Bool = false) {
+                vehicle: Vehicle = .none, end: EndCard? = nil, outro: Double = 0, distance: Bool = false,
+                projection: ProjectionSpec = .webMercator, graticule: Double? = nil) {
+        self.projection = projection
+        self.graticule = graticule
         self.title = title
         self.dwell = dwell
         self.flight = flight
@@ -190,10 +197,14 @@ public struct Place: Equatable, Sendable {
     public var caption: String?
     /// A photo card while the camera rests here: the file as the scene names it (relative to it).
     public var photo: String?
+    /// Degrees clockwise from north that point up while the camera rests here.
+    public var bearing: Double
 
     public init(name: String, position: LonLat, dwell: Double = Scene.defaultDwell,
                 zoom: Double = Place.defaultZoom, flight: Double? = nil, curve: Double? = nil,
-                route: RouteStyle? = nil, vehicle: Vehicle? = nil, caption: String? = nil, photo: String? = nil) {
+                route: RouteStyle? = nil, vehicle: Vehicle? = nil, caption: String? = nil, photo: String? = nil,
+                bearing: Double = 0) {
+        self.bearing = bearing
         self.name = name
         self.position = position
         self.dwell = dwell

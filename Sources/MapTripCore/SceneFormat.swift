@@ -184,9 +184,12 @@ public enum SceneFormat {
     ])
 
     public static let map = Object("map", [
-        Field("tiles", .string(nonEmpty: true, noun: "tiles"), required: true,
-              missingHint: "add \"tiles\": \"https://tile.example.org/{z}/{x}/{y}.png\" (or a folder or .mbtiles file)",
+        Field("tiles", .string(nonEmpty: true, noun: "tiles"), default: .words("the embedded map"),
               "an XYZ URL template, a tile folder or an .mbtiles file (below)"),
+        Field("projection", .string(nonEmpty: true, noun: "projection"), default: .string("EPSG:3857"),
+              "`globe` (a turning globe), or any CRS or projection PROJ knows: `EPSG:3035`, `ESRI:54030`, `+proj=robin`, ..."),
+        Field("graticule", .number(.positive(atMost: 90, noun: "graticule")),
+              "degrees between meridians and parallels drawn over the map (none without it)"),
         Field("attribution", .string(nonEmpty: false, noun: "attribution"),
               "the map's credit, drawn bottom-right"),
         Field("contact", .string(nonEmpty: false, noun: "contact"),
@@ -275,6 +278,10 @@ public enum SceneFormat {
         Field("caption", .object(card), "captions and the distance counter"),
         Field("card", .object(card), "the title and end cards"),
         Field("route", .object(route), "route defaults"),
+        Field("space", .color, "around the globe"),
+        Field("atmosphere", .color, "the glow at the globe's edge"),
+        Field("graticule", .object(stroke("graticule")), "meridians and parallels (with `map.graticule`)"),
+        Field("polar", .color, "where tiles end, beyond 85.05 degrees north and south"),
     ])
 
     public static let place = Object("place", [
@@ -299,6 +306,8 @@ public enum SceneFormat {
         Field("caption", .string(nonEmpty: true, noun: "caption"), "a lower-third card while the camera rests here"),
         Field("photo", .string(nonEmpty: true, noun: "photo"),
               "a PNG, JPEG or WebP shown on a card while the camera rests here, relative to the scene"),
+        Field("bearing", .number(.within(-360, 360, noun: "bearing")), default: .number(0),
+              "degrees clockwise from north that point up while the camera rests here; flights turn the short way"),
     ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }",
        constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"]])])
 
@@ -310,7 +319,7 @@ public enum SceneFormat {
         Field("flight", .numberOr(["auto"], flightRule, noun: "flight"), default: .number(1.5),
               "seconds of the flight at the start of each place's slot, capped by the slot, or `auto` (from the distance); a place may override it"),
         Field("video", .object(video), "frame size, rate and pixel ratio"),
-        Field("map", .object(map), default: .words("the embedded map"), "a tiled base map"),
+        Field("map", .object(map), default: .words("the embedded map"), "the base map: tiles, projection, graticule"),
         Field("background", .choice(["map", "transparent"], noun: "background",
                                     hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map"),
               default: .string("map"), "`transparent`: no base map, for outputs with alpha"),
@@ -332,7 +341,7 @@ public enum SceneFormat {
     ], misplaced: [
         "width": "video", "height": "video", "fps": "video", "scale": "video",
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
-        "subdomains": "map", "contact": "map",
+        "subdomains": "map", "contact": "map", "projection": "map", "graticule": "map",
         "lat": "a place in \"places\"", "lon": "a place in \"places\"", "zoom": "a place in \"places\"",
         "country": "a place in \"places\"",
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",

@@ -208,7 +208,11 @@ private struct SceneBuilder {
         if let list = checked["places"]?.elements {
             placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
         }
-        if let map = checked["map"] { scene.map = self.map(map) }
+        if let map = checked["map"] {
+            if map["tiles"] != nil { scene.map = self.map(map) }
+            if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
+            scene.graticule = map["graticule"]?.number
+        }
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] { scene.audio = self.audio(audio) }
         checkTotals(scene, checked)
@@ -233,7 +237,7 @@ private struct SceneBuilder {
         let name = c["name"]?.string
         var place = Place(name: name ?? "Place \(number)", position: LonLat(lon: 0, lat: 0),
                           dwell: c["dwell"]?.number ?? sceneDwell, zoom: c["zoom"]?.number ?? Place.defaultZoom,
-                          flight: c["flight"]?.number)
+                          flight: c["flight"]?.number, bearing: c["bearing"]?.number ?? 0)
         switch (c["lat"]?.number, c["lon"]?.number) {
         case (let lat?, let lon?):
             place.position = LonLat(lon: lon, lat: lat)
@@ -364,6 +368,9 @@ private struct SceneBuilder {
         color("lakes", &style.lakes)
         color("pin", &style.pin)
         color("currentPin", &style.currentPin)
+        color("space", &style.space)
+        color("atmosphere", &style.atmosphere)
+        color("polar", &style.polar)
         if let f = c["font"]?.string { style.font = f }
         func stroke(_ key: String, _ target: inout Style.Stroke) {
             guard let s = c[key] else { return }
@@ -373,6 +380,7 @@ private struct SceneBuilder {
         }
         stroke("borders", &style.borders)
         stroke("provinces", &style.provinces)
+        stroke("graticule", &style.graticule)
         func label(_ key: String, _ target: inout Style.Label) {
             guard let s = c[key] else { return }
             if let v = s["color"]?.string.flatMap(Color.init(hex:)) { target.color = v }
@@ -415,7 +423,10 @@ private struct SceneBuilder {
             var place = scene.places[i]
             if c["zoom"]?.number == nil {
                 let span = c["span"]?.number ?? AutoCamera.span(for: i, positions: positions)
-                place.zoom = AutoCamera.zoom(spanKm: span, latitude: place.position.lat, video: scene.video)
+                // Web Mercator stretches the map by 1 / cos(latitude); other projections keep the
+                // ground's scale near the centre.
+                let latitude = scene.projection == .webMercator ? place.position.lat : 0
+                place.zoom = AutoCamera.zoom(spanKm: span, latitude: latitude, video: scene.video)
                 // An automatic zoom stays within what the map can show.
                 let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapDeepestZoom : nil)
                 if c["span"] == nil, let deepest { place.zoom = min(place.zoom, deepest) }

@@ -66,11 +66,25 @@ public struct Style: Equatable, Sendable {
     public var card: Card
     /// The line of every leg unless the scene says otherwise.
     public var route: RouteStyle
+    /// Around the globe: space, and the atmosphere's glow at the limb.
+    public var space: Color
+    public var atmosphere: Color
+    /// Meridians and parallels, when the scene asks for a graticule.
+    public var graticule: Stroke
+    /// Where a tiled map has no tiles: beyond Web Mercator's 85.05 degrees, north and south.
+    public var polar: Color
 
     public init(theme: String, sea: Color, land: Color, lakes: Color, borders: Stroke, provinces: Stroke,
                 font: String, pin: Color, currentPin: Color, label: Label, currentLabel: Label, caption: Card,
-                card: Card, route: RouteStyle) {
+                card: Card, route: RouteStyle, space: Color = Color(hex: "#05070d")!,
+                atmosphere: Color = Color(hex: "#8fc3ff")!,
+                graticule: Stroke = Stroke(color: Color(hex: "#ffffff73")!, width: 0.8),
+                polar: Color = Color(hex: "#eef2f5")!) {
         self.theme = theme
+        self.space = space
+        self.atmosphere = atmosphere
+        self.graticule = graticule
+        self.polar = polar
         self.sea = sea
         self.land = land
         self.lakes = lakes
@@ -116,7 +130,9 @@ public struct Style: Equatable, Sendable {
         currentLabel: Label(color: Color(hex: "#ffffff")!, halo: Color(hex: "#17202ee0")!, size: 28),
         caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220c8")!, size: 34),
         card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220d8")!, size: 54),
-        route: RouteStyle(color: Color(hex: "#ffb347")!, outline: Color(hex: "#17202e")!))
+        route: RouteStyle(color: Color(hex: "#ffb347")!, outline: Color(hex: "#17202e")!),
+        space: Color(hex: "#020308")!, atmosphere: Color(hex: "#4f7fd1")!,
+        graticule: Stroke(color: Color(hex: "#8a9ab859")!, width: 0.8), polar: Color(hex: "#1f2736")!)
 
     /// An old atlas: parchment land, sea-green water, sienna borders, a serif and a dashed route.
     public static let atlas = Style(
@@ -130,7 +146,9 @@ public struct Style: Equatable, Sendable {
         currentLabel: Label(color: Color(hex: "#2a1f1f")!, halo: Color(hex: "#f7efdcd0")!, size: 28),
         caption: Card(color: Color(hex: "#3b2f2f")!, background: Color(hex: "#f7efdceb")!, size: 34),
         card: Card(color: Color(hex: "#3b2f2f")!, background: Color(hex: "#f7efdcf2")!, size: 54),
-        route: RouteStyle(color: Color(hex: "#8b1e1e")!, width: 3.5, dash: [10, 7], outline: Color(hex: "#f7efdc")!))
+        route: RouteStyle(color: Color(hex: "#8b1e1e")!, width: 3.5, dash: [10, 7], outline: Color(hex: "#f7efdc")!),
+        space: Color(hex: "#2a2118")!, atmosphere: Color(hex: "#e9d9b0")!,
+        graticule: Stroke(color: Color(hex: "#a0522d66")!, width: 0.7, dash: [3, 3]), polar: Color(hex: "#f4ead2")!)
 
     /// A ready theme by name.
     public static func theme(_ name: String) -> Style? {
@@ -163,6 +181,8 @@ extension Style {
             "pin": pin.description, "currentPin": currentPin.description,
             "label": label(self.label), "currentLabel": label(currentLabel),
             "caption": card(caption), "card": card(self.card), "route": route,
+            "space": space.description, "atmosphere": atmosphere.description, "graticule": stroke(graticule),
+            "polar": polar.description,
         ]
         let data = try! JSONSerialization.data(withJSONObject: ["style": object],
                                                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

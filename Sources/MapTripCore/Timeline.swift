@@ -69,7 +69,7 @@ public struct Slot: Equatable, Sendable {
 
 extension Place {
     /// The camera resting on this place: centred on it at its zoom.
-    public var camera: Camera { Camera(center: position, zoom: zoom) }
+    public var camera: Camera { Camera(center: position, zoom: zoom, bearing: bearing) }
 }
 
 /// A pin's value at one frame.
@@ -221,7 +221,14 @@ public struct Timeline: Sendable {
     private let distanceBefore: [Double]
     private let popFrames: Double
 
-    public init(scene: Scene) {
+    /// The projection the cameras fly over (straight in a plane, along great circles on the globe).
+    public let projection: Projection
+
+    /// `projection`: the scene's, resolved (a PROJ plane is made outside Core); nil takes the
+    /// scene's when Core can make it, Web Mercator's ground otherwise.
+    public init(scene: Scene, projection: Projection? = nil) {
+        let projection = projection ?? Projection(builtIn: scene.projection) ?? .webMercator
+        self.projection = projection
         precondition(!scene.places.isEmpty, "a scene has at least one place")
         precondition(scene.video.fps > 0, "fps must be positive")
         let fps = scene.video.fps
@@ -246,7 +253,7 @@ public struct Timeline: Sendable {
         self.flights = slots.indices.map { i in
             guard i > 0, slots[i].flightFrames > 0 else { return nil }
             return Flight(from: slots[i - 1].camera, to: slots[i].camera, rho: slots[i].place.curve ?? Flight.defaultRho,
-                          viewSize: viewSize)
+                          viewSize: viewSize, projection: projection)
         }
         routes = Self.routes(for: scene)
         routeDrawn = scene.places.indices.map { scene.route(into: $0).map { $0.path != .none } ?? false }

@@ -72,7 +72,8 @@ public struct PreviewJob {
         RenderJob.resize(&loaded, to: OutputPlan.geometry(
             codec: .h264, width: drawWidth, fps: nil, sceneWidth: loaded.video.width,
             sceneHeight: loaded.video.height, sceneFPS: loaded.video.fps))
-        let timeline = Timeline(scene: loaded)
+        let projection = try Projection.make(for: loaded)
+        let timeline = Timeline(scene: loaded, projection: projection)
         let shots = try Self.shots(subject, timeline: timeline)
         var layout: SheetLayout?
         if subject == .sheet {
@@ -90,7 +91,7 @@ public struct PreviewJob {
 
         let baseMap = try RenderJob.baseMap(for: loaded, sceneFile: scene, environment: environment)
         let media = try SceneMedia.load(for: loaded, sceneFile: scene, assets: environment.assets)
-        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media)
+        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media, projection: projection)
         // Only these frames' viewports: the base map loads and fetches nothing else.
         try baseMap.prepare(for: shots.compactMap(\.frame).map { renderer.viewport(timeline.camera(at: $0)) })
         let transparent = loaded.background == .transparent

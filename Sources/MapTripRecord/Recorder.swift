@@ -39,9 +39,11 @@ public final class Recorder {
 
     public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1) throws {
         self.scene = scene
-        timeline = Timeline(scene: scene)
+        let projection = try Projection.make(for: scene)
+        timeline = Timeline(scene: scene, projection: projection)
         self.ahead = max(1, ahead)
-        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, buffers: self.ahead + 1)
+        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, buffers: self.ahead + 1,
+                                     projection: projection)
     }
 
     /// Every distinct viewport the trip shows (or the frames `frames` of it), for the base map to load

@@ -10,18 +10,22 @@ public final class FrameRenderer {
     public let surfaces: [ImageSurface]
     public let layout: FrameLayout
     public let media: SceneMedia
+    /// The projection every frame is drawn through.
+    public let projection: Projection
     private let routes: [RouteLine?]
     private let contexts: [Context]
 
     /// The layers every trip draws, bottom to top.
     public static func standardOverlays() -> [Overlay] {
-        [RouteOverlay(), PlacesOverlay(), VehicleOverlay(), PhotoOverlay(), CaptionOverlay(), DistanceOverlay(),
+        [GraticuleOverlay(), RouteOverlay(), PlacesOverlay(), VehicleOverlay(), PhotoOverlay(), CaptionOverlay(), DistanceOverlay(),
          TitleOverlay(), AttributionOverlay()]
     }
 
+    /// `projection`: the scene's, made (nil: made here from the scene).
     public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), overlays: [Overlay]? = nil,
-                buffers: Int = 1) throws {
+                buffers: Int = 1, projection: Projection? = nil) throws {
         self.scene = scene
+        self.projection = try projection ?? Projection.make(for: scene)
         self.baseMap = baseMap
         self.media = media
         self.overlays = overlays ?? Self.standardOverlays()
@@ -37,7 +41,8 @@ public final class FrameRenderer {
     public var surface: ImageSurface { surfaces[0] }
 
     public func viewport(_ camera: Camera) -> Viewport {
-        Viewport(camera: camera, width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+        Viewport(camera: camera, width: scene.video.width, height: scene.video.height, scale: scene.video.scale,
+                 projection: projection)
     }
 
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.

@@ -12,6 +12,11 @@ public struct MapStyle: Sendable {
     public var lakes: Color
     public var border: Stroke
     public var province: Stroke
+    /// Around the globe, and its glow at the limb.
+    public var space = Style.standard.space
+    public var atmosphere = Style.standard.atmosphere
+    /// Where there is no map (outside a world projection's outline).
+    public var polar = Style.standard.polar
 
     public init(water: Color, land: Color, lakes: Color? = nil, border: Stroke, province: Stroke) {
         self.water = water
@@ -24,6 +29,9 @@ public struct MapStyle: Sendable {
     /// The base-map part of a trip's style.
     public init(_ style: Style) {
         self.init(water: style.sea, land: style.land, lakes: style.lakes, border: style.borders, province: style.provinces)
+        space = style.space
+        atmosphere = style.atmosphere
+        polar = style.polar
     }
 
     /// The light theme's map: soft blue water, warm paper land, plum borders.

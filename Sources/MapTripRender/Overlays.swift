@@ -113,7 +113,7 @@ public final class PlacesOverlay: Overlay {
         struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue }
         var shown: [Shown] = []
         for pin in pins {
-            let p = frame.viewport.pixel(frame.scene.places[pin.place].position)
+            guard let p = frame.viewport.pixel(frame.scene.places[pin.place].position) else { continue }
             guard p.x > -margin, p.y > -margin, p.x < layout.width + margin, p.y < layout.height + margin else { continue }
             let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
             shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin))

@@ -12,7 +12,6 @@ public final class RouteOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard !frame.values.legs.isEmpty else { return }
         let layout = frame.layout
-        let copies = PixelTransform.copies(for: frame.viewport)
         cr.save()
         defer { cr.restore() }
         cr.setLineJoin(.round)
@@ -22,13 +21,12 @@ public final class RouteOverlay: Overlay {
                   let line = frame.routes[leg.place] else { continue }
             let points = leg.progress >= 1 ? line.points : line.prefix(leg.progress)
             guard points.count >= 2 else { continue }
-            let pieces = RouteLine.splitAtAntimeridian(points).map { $0.map(WebMercator.project) }
+            let lines = frame.viewport.lines(points)
+            guard !lines.isEmpty else { continue }
             cr.newPath()
-            for t in copies {
-                for piece in pieces where piece.count >= 2 {
-                    cr.move(to: piece[0].x * t.scale + t.offsetX, piece[0].y * t.scale + t.offsetY)
-                    for p in piece.dropFirst() { cr.line(to: p.x * t.scale + t.offsetX, p.y * t.scale + t.offsetY) }
-                }
+            for line in lines {
+                cr.move(to: line[0].x, line[0].y)
+                for p in line.dropFirst() { cr.line(to: p.x, p.y) }
             }
             let width = layout.size(style.width)
             let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
@@ -67,15 +65,29 @@ public final class VehicleOverlay: Overlay {
         guard let vehicle = frame.values.vehicle, let art = frame.media.vehicles[vehicle.place] else { return }
         let side = frame.layout.size(Self.size)
         let icon = try raster(art, side: side)
-        let p = frame.viewport.pixel(vehicle.position)
+        guard let p = frame.viewport.pixel(vehicle.position) else { return }
         cr.save()
         cr.translate(p.x, p.y)
-        cr.rotate(vehicle.heading * .pi / 180)
+        cr.rotate(Self.screenHeading(vehicle, frame.viewport) * .pi / 180)
         cr.translate(-Double(icon.width) / 2, -Double(icon.height) / 2)
         cr.setSource(icon, x: 0, y: 0)
         cr.setSourceFilter(.good)
         cr.paint()
         cr.restore()
+    }
+
+    /// The vehicle's heading on the frame (degrees clockwise from up): its heading on the ground,
+    /// unless the projection or the bearing turn the map under it, then the direction a step ahead
+    /// takes on the frame.
+    static func screenHeading(_ vehicle: VehicleValue, _ viewport: Viewport) -> Double {
+        if case .webMercator = viewport.projection, !viewport.isRotated { return vehicle.heading }
+        let h = vehicle.heading * .pi / 180, step = 0.01
+        let lat = vehicle.position.lat
+        let ahead = LonLat(lon: vehicle.position.lon + step * sin(h) / max(cos(lat * .pi / 180), 1e-6),
+                           lat: min(max(lat + step * cos(h), -90), 90))
+        guard let a = viewport.pixel(vehicle.position), let b = viewport.pixel(ahead),
+              a.x != b.x || a.y != b.y else { return vehicle.heading - viewport.camera.bearing }
+        return atan2(b.x - a.x, a.y - b.y) * 180 / .pi
     }
 
     /// The art drawn once at its size on the frame (kept: the size does not change during a render).
@@ -105,5 +117,52 @@ public final class VehicleOverlay: Overlay {
         surface.flush()
         rasters[key] = surface
         return surface
+    }
+}
+
+/// Meridians and parallels every `scene.graticule` degrees, over the base map and under the route,
+/// cut by the projection like every other line (at the globe's horizon, at a world map's seam).
+public final class GraticuleOverlay: Overlay {
+    private var cached: (step: Double, lines: [[LonLat]])?
+
+    public init() {}
+
+    /// The graticule's lines: meridians from pole to pole (stopping short of the poles, where they
+    /// all meet, unless every fourth one) and parallels around the world, a point every degree.
+    static func lines(step: Double) -> [[LonLat]] {
+        var out: [[LonLat]] = []
+        var lon = -180.0
+        while lon < 180 - 1e-9 {
+            out.append(stride(from: -90.0, through: 90.0, by: 1).map { LonLat(lon: lon, lat: $0) })
+            lon += step
+        }
+        var lat = (-90 / step).rounded(.up) * step
+        while lat <= 90 {
+            if abs(lat) < 90 {
+                out.append(stride(from: -180.0, through: 180.0, by: 1).map { LonLat(lon: $0, lat: lat) })
+            }
+            lat += step
+        }
+        return out
+    }
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        guard let step = frame.scene.graticule else { return }
+        if cached?.step != step { cached = (step, Self.lines(step: step)) }
+        let stroke = frame.scene.style.graticule
+        cr.save()
+        defer { cr.restore() }
+        cr.newPath()
+        for line in cached!.lines {
+            for piece in frame.viewport.lines(line) {
+                cr.move(to: piece[0].x, piece[0].y)
+                for p in piece.dropFirst() { cr.line(to: p.x, p.y) }
+            }
+        }
+        cr.setSource(stroke.color)
+        cr.setLineWidth(frame.layout.size(stroke.width))
+        cr.setDash(stroke.dash.map { frame.layout.size($0) })
+        cr.setLineJoin(.round)
+        cr.stroke()
     }
 }

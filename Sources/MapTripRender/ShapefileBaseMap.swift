@@ -5,12 +5,24 @@ import Proj
 import Shapefile
 
 /// A shapefile read with shapelib and projected once with PROJ (EPSG:4326 to Web Mercator) into
-/// the unit world, with the boxes that let each frame touch only what it shows.
-public final class ShapefileDatasource {
+/// the unit world, with the boxes that let each frame touch only what it shows. The globe takes the
+/// same levels of detail onto the sphere.
+public final class ShapefileDatasource: @unchecked Sendable {
     public let path: String
     public let geometry: IndexedGeometry
     /// The geometry generalised per zoom level, built on first use.
     public let levels: DetailLevels
+    private var spheres: [Int: SphereGeometry] = [:]
+    private let lock = NSLock()
+
+    /// The level of detail for a zoom, on the sphere (built on first use).
+    public func sphere(zoom: Double, scale: Double) -> SphereGeometry {
+        let level = min(DetailLevels.level(zoom: zoom, scale: scale), DetailLevels.finest + 1)
+        if let s = lock.withLock({ spheres[level] }) { return s }
+        let s = SphereGeometry(levels.geometry(zoom: zoom, scale: scale))
+        lock.withLock { spheres[level] = s }
+        return s
+    }
 
     public init(path: String, transformation: Transformation) throws {
         self.path = path
@@ -39,11 +51,53 @@ public final class ShapefileDatasource {
     }
 }
 
+/// A shapefile projected with PROJ into a planar projection's unit world, cut along its seam first.
+public final class PlaneDatasource: @unchecked Sendable {
+    public let levels: DetailLevels
+
+    public init(path: String, plane: any PlaneProjector) throws {
+        let reader = try ShapefileReader(path: path)
+        let g = try reader.readAll()
+        let isPolygon: Bool
+        if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
+        var parts = SeamCut.Parts(lons: g.xs, lats: g.ys, partStarts: g.partStarts)
+        if let seam = plane.seam { parts = SeamCut.cut(parts, seam: seam, polygons: isPolygon) }
+        var xs = parts.lons, ys = parts.lats
+        plane.project(xs: &xs, ys: &ys)
+        // Points the projection cannot show are left out: a ring joins its neighbours, a line breaks.
+        var outX: [Double] = [], outY: [Double] = [], starts: [Int] = []
+        outX.reserveCapacity(xs.count)
+        outY.reserveCapacity(xs.count)
+        for k in parts.partStarts.indices {
+            let r = parts.partStarts[k]..<(k + 1 < parts.partStarts.count ? parts.partStarts[k + 1] : xs.count)
+            var start = outX.count
+            for i in r {
+                if xs[i].isFinite && ys[i].isFinite {
+                    let w = Projection.unit(x: xs[i], y: ys[i])
+                    outX.append(w.x)
+                    outY.append(w.y)
+                } else if !isPolygon {
+                    if outX.count - start >= 2 { starts.append(start) } else { outX.removeSubrange(start...); outY.removeSubrange(start...) }
+                    start = outX.count
+                }
+            }
+            if outX.count - start >= (isPolygon ? 3 : 2) {
+                starts.append(start)
+            } else {
+                outX.removeSubrange(start...)
+                outY.removeSubrange(start...)
+            }
+        }
+        levels = DetailLevels(IndexedGeometry(xs: outX, ys: outY, partStarts: starts, isPolygon: isPolygon))
+    }
+}
+
 /// Shapefiles loaded once and shared by several base maps (the renders of a batch, on several
 /// threads): each file is read and projected by the first map that needs it.
 public final class ShapefileStore: @unchecked Sendable {
     private let lock = NSLock()
     private var sources: [String: ShapefileDatasource] = [:]
+    private var planes: [String: PlaneDatasource] = [:]
     private let projContext: ProjContext
     private let transformation: Transformation
 
@@ -61,6 +115,17 @@ public final class ShapefileStore: @unchecked Sendable {
             return d
         }
     }
+
+    /// The shapefile at `path` in a planar projection (shared by every projection of the same definition).
+    public func datasource(path: String, plane: any PlaneProjector) throws -> PlaneDatasource {
+        try lock.withLock {
+            let key = plane.definition + "\u{0}" + path
+            if let d = planes[key] { return d }
+            let d = try PlaneDatasource(path: path, plane: plane)
+            planes[key] = d
+            return d
+        }
+    }
 }
 
 /// The embedded default map: Natural Earth layers under `Assets/basemap`, painted with a `MapStyle`.
@@ -69,6 +134,8 @@ public final class ShapefileBaseMap: BaseMap {
     public let style: MapStyle
     public let directory: URL
     private var sources: [String: ShapefileDatasource] = [:]
+    private var planeSources: [String: PlaneDatasource] = [:]
+    private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
     private let projContext: ProjContext
     private let transformation: Transformation
     private var clipper = PathClipper()
@@ -94,12 +161,25 @@ public final class ShapefileBaseMap: BaseMap {
         for layer in layers {
             let shown = viewports.filter { layer.shows(zoom: $0.camera.zoom) }
             if shown.isEmpty { continue }
-            let source = try datasource(layer.source)
             // Build every level of detail the render will use now, not in the middle of it.
-            for level in Set(shown.map { DetailLevels.level(zoom: $0.camera.zoom, scale: $0.scale) }) {
-                _ = source.levels.geometry(zoom: Double(level), scale: 1)
+            for v in shown {
+                let level = Double(DetailLevels.level(zoom: v.camera.zoom, scale: v.scale))
+                switch v.projection {
+                case .webMercator: _ = try datasource(layer.source).levels.geometry(zoom: level, scale: 1)
+                case .globe: _ = try datasource(layer.source).sphere(zoom: level, scale: 1)
+                case .plane(let plane): _ = try datasource(layer.source, plane: plane).levels.geometry(zoom: level, scale: 1)
+                }
             }
         }
+    }
+
+    private func datasource(_ source: String, plane: any PlaneProjector) throws -> PlaneDatasource {
+        let key = plane.definition + "\u{0}" + source
+        if let d = planeSources[key] { return d }
+        let file = directory.appendingPathComponent(source + ".shp").path
+        let d = try store?.datasource(path: file, plane: plane) ?? PlaneDatasource(path: file, plane: plane)
+        planeSources[key] = d
+        return d
     }
 
     private func datasource(_ source: String) throws -> ShapefileDatasource {
@@ -113,21 +193,38 @@ public final class ShapefileBaseMap: BaseMap {
     public func draw(_ viewport: Viewport, in cr: Context) throws {
         cr.save()
         defer { cr.restore() }
-        cr.setSource(style.water)
-        cr.paint()
         let zoom = viewport.camera.zoom
-        let copies = PixelTransform.copies(for: viewport)
         // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
         let margin = 4 * viewport.scale + 2
         let clip = Box(minX: -margin, minY: -margin,
                        maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
+        switch viewport.projection {
+        case .globe:
+            GlobeBackdrop.draw(viewport, space: style.space, atmosphere: style.atmosphere, sea: style.water, in: cr)
+        case .plane(let plane):
+            let key = ObjectIdentifier(plane)
+            if outlines[key] == nil { outlines[key] = PlaneBackdrop.outline(plane) }
+            PlaneBackdrop.draw(viewport, outline: outlines[key] ?? nil, outside: style.polar, sea: style.water, in: cr)
+        case .webMercator:
+            cr.setSource(style.water)
+            cr.paint()
+        }
         for layer in layers {
             let opacity = layer.opacity(zoom: zoom)
             if opacity <= 0 { continue }
-            let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
             path.removeAll()
-            for t in copies {
-                clipper.append(data, transform: t, clip: clip, to: &path)
+            switch viewport.projection {
+            case .webMercator:
+                let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
+                for t in PixelTransform.copies(for: viewport) {
+                    clipper.append(data, transform: t, clip: clip, to: &path)
+                }
+            case .plane(let plane):
+                let data = try datasource(layer.source, plane: plane).levels.geometry(zoom: zoom, scale: viewport.scale)
+                clipper.append(data, transform: viewport.transform, clip: clip, to: &path)
+            case .globe:
+                let data = try datasource(layer.source).sphere(zoom: zoom, scale: viewport.scale)
+                clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &path)
             }
             if path.subpathCount == 0 { continue }
             // One path for all copies of the world, filled once: pieces that meet at the
@@ -152,6 +249,7 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.stroke()
             }
         }
+        if case .globe = viewport.projection { GlobeBackdrop.drawRim(viewport, atmosphere: style.atmosphere, in: cr) }
     }
 
     private func emit(_ p: PixelPath, _ cr: Context) {

@@ -77,3 +77,75 @@ public final class Transformation {
         }
     }
 }
+
+extension Transformation {
+    /// Transforms one coordinate back (target to source); nil where the inverse has no value.
+    public func inverse(x: Double, y: Double) -> (x: Double, y: Double)? {
+        var c = proj_coord(x, y, 0, 0)
+        c = proj_trans(pointer, PJ_INV, c)
+        if proj_errno(pointer) != 0 {
+            proj_errno_reset(pointer)
+            return nil
+        }
+        guard c.v.0.isFinite, c.v.1.isFinite, c.v.0 != .infinity else { return nil }
+        return (c.v.0, c.v.1)
+    }
+
+    /// Transforms coordinates in place, one call for all; a coordinate PROJ cannot transform becomes
+    /// NaN instead of failing the whole batch.
+    public func forwardAllowingFailures(xs: inout [Double], ys: inout [Double]) {
+        precondition(xs.count == ys.count, "coordinate arrays must have the same length")
+        let n = xs.count
+        if n == 0 { return }
+        let stride = MemoryLayout<Double>.stride
+        _ = xs.withUnsafeMutableBufferPointer { xp in
+            ys.withUnsafeMutableBufferPointer { yp in
+                proj_trans_generic(pointer, PJ_FWD, xp.baseAddress, stride, n, yp.baseAddress, stride, n,
+                                   nil, 0, 0, nil, 0, 0)
+            }
+        }
+        proj_errno_reset(pointer)
+        for i in 0..<n where !(xs[i].isFinite && ys[i].isFinite) || xs[i] == .infinity || abs(xs[i]) > 1e30 {
+            xs[i] = .nan
+            ys[i] = .nan
+        }
+    }
+}
+
+/// A coordinate reference system, as PROJ reads it from a definition (`EPSG:3035`, `+proj=robin`...).
+public final class CRS {
+    let pointer: OpaquePointer
+    public let context: ProjContext
+
+    public init(_ definition: String, context: ProjContext) throws {
+        self.context = context
+        guard let p = proj_create(context.pointer, definition) else {
+            throw ProjError(context: context.pointer, "'\(definition)'")
+        }
+        pointer = p
+    }
+
+    deinit { proj_destroy(pointer) }
+
+    /// Whether PROJ reads the definition as a CRS (not a bare coordinate operation).
+    public var isCRS: Bool { proj_is_crs(pointer) != 0 }
+
+    /// Whether coordinates are longitude and latitude (a geographic CRS: no projection).
+    public var isGeographic: Bool {
+        let t = proj_get_type(pointer)
+        return t == PJ_TYPE_GEOGRAPHIC_2D_CRS || t == PJ_TYPE_GEOGRAPHIC_3D_CRS || t == PJ_TYPE_GEOGRAPHIC_CRS
+    }
+
+    /// The CRS's name, as PROJ gives it.
+    public var name: String? { proj_get_name(pointer).map { String(cString: $0) } }
+
+    /// Where the CRS may be used (degrees; west > east crosses the antimeridian), with the area's
+    /// name; nil when PROJ knows none.
+    public var areaOfUse: (west: Double, south: Double, east: Double, north: Double, name: String)? {
+        var w = 0.0, s = 0.0, e = 0.0, n = 0.0
+        var name: UnsafePointer<CChar>?
+        guard proj_get_area_of_use(context.pointer, pointer, &w, &s, &e, &n, &name) != 0,
+              w > -1000, s > -1000 else { return nil }
+        return (w, s, e, n, name.map { String(cString: $0) } ?? "")
+    }
+}

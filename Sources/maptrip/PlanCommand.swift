@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MapTripCore
 import MapTripRecord
+import MapTripRender
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +26,7 @@ struct PlanCommand: ParsableCommand {
             let s = try SceneLoader.load(
                 contentsOf: URL(fileURLWithPath: scene),
                 resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment))
-            let plan = Plan(scene: s, timeline: Timeline(scene: s))
+            let plan = Plan(scene: s, timeline: Timeline(scene: s, projection: try Projection.make(for: s)))
             print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
         } catch {
             throw fail(error)

@@ -225,7 +225,7 @@ struct CLITests {
             let result = try CLIProcess.run(["plan", "scene.json"], in: dir)
             #expect(result.reason == .exit && result.status == 0 && result.stderr.isEmpty, "\(result)")
             let lines = result.stdout.split(separator: "\n")
-            #expect(lines.first == "24 fps, 84 frames, 3.500 s (0:03.5)", "\(result)")
+            #expect(lines.first == "24 fps, 84 frames, EPSG:3857, 3.500 s (0:03.5)", "\(result)")
             for name in ["Seoul", "Busan", "Jeju"] {
                 #expect(lines.contains { $0.contains(name) }, "no row for \(name): \(result)")
             }

@@ -150,7 +150,7 @@ struct CinematicsRenderTests {
         var viewport = renderer.viewport(after.camera)
         var inside = 0
         for point in samples {
-            let p = viewport.pixel(point)
+            let p = viewport.pixel(point)!
             guard p.x > 4, p.y > 4, p.x < 636, p.y < 356 else { continue }
             inside += 1
             let hits = pixels.count(around: p, radius: 2) { pixels.matches($0, $1, Self.green, tolerance: 24) }
@@ -158,7 +158,7 @@ struct CinematicsRenderTests {
         }
         #expect(inside == samples.count, "the whole leg is in view from Berlin")
         // And the green is the route's: no other green pixel far from the line.
-        let drawn = line.points.map { viewport.pixel($0) }
+        let drawn = line.points.map { viewport.pixel($0)! }
         let stray = pixels.all { pixels.matches($0, $1, Self.green, tolerance: 24) }.filter { q in
             Self.distance((Double(q.x) + 0.5, Double(q.y) + 0.5), toPolyline: drawn) > 3
         }
@@ -174,7 +174,7 @@ struct CinematicsRenderTests {
         viewport = renderer.viewport(before.camera)
         inside = 0
         for point in samples {
-            let p = viewport.pixel(point)
+            let p = viewport.pixel(point)!
             guard p.x > 4, p.y > 4, p.x < 636, p.y < 356 else { continue }
             inside += 1
             let greenish = pixels.count(around: p, radius: 2) { x, y in
@@ -218,7 +218,7 @@ struct CinematicsRenderTests {
             Self.dump(renderer.surface, "vehicle-plane")
             let plane = Pixels(renderer.surface)
             let viewport = renderer.viewport(values.camera)
-            let at = viewport.pixel(vehicle.position)
+            let at = viewport.pixel(vehicle.position)!
             #expect(at.x > 20 && at.x < 620 && at.y > 20 && at.y < 340, "the vehicle is in view: \(at)")
             let half = Int((renderer.layout.size(VehicleOverlay.size) / 2).rounded(.up))
             func darkBody(_ p: Pixels) -> Int {
@@ -242,7 +242,7 @@ struct CinematicsRenderTests {
             let route = Pixels(routeOnly.surface)
             let greens = route.all { route.matches($0, $1, Self.green, tolerance: 24) }
             #expect(greens.count > 50)
-            let start = viewport.pixel(Self.paris)
+            let start = viewport.pixel(Self.paris)!
             let tip = try #require(greens.map { (x: Double($0.x) + 0.5, y: Double($0.y) + 0.5) }
                 .max { Self.distance($0, start) < Self.distance($1, start) })
             let cap = renderer.layout.size(8) / 2

@@ -111,20 +111,20 @@ struct RecorderTests {
             let style = MapStyle.standard
 
             let v = Viewport(camera: scene.places[0].camera, width: 480, height: 270)
-            let seoul = v.pixel(scene.places[0].position)
+            let seoul = v.pixel(scene.places[0].position)!
             #expect(abs(seoul.x - 240) < 1e-6 && abs(seoul.y - 135) < 1e-6)  // centred on place 0
 
             // Land inland (east of Seoul, south of the label) and sea (Yellow Sea, west of the islands).
-            let inland = v.pixel(LonLat(lon: 127.5, lat: 37.2))
+            let inland = v.pixel(LonLat(lon: 127.5, lat: 37.2))!
             #expect(Trip.looks(frame, inland, like: style.land), "\(Trip.describe(frame, inland))")
-            let sea = v.pixel(LonLat(lon: 125.3, lat: 37.0))
+            let sea = v.pixel(LonLat(lon: 125.3, lat: 37.0))!
             #expect(Trip.looks(frame, sea, like: style.water), "\(Trip.describe(frame, sea))")
 
             // The current place's pin stands on Seoul; Chuncheon, in view but not reached, has none.
             let pin = Trip.pinBody(above: seoul, unit: 0.25)
             let red = Trip.redPixels(frame, x: pin.x, y: pin.y)
             #expect(red >= 12, "\(red) red pixels above Seoul")
-            let chuncheon = v.pixel(scene.places[2].position)
+            let chuncheon = v.pixel(scene.places[2].position)!
             #expect((0..<480).contains(Int(chuncheon.x)) && (40..<270).contains(Int(chuncheon.y)))
             let none = Trip.pinBody(above: chuncheon, unit: 0.25)
             #expect(Trip.redPixels(frame, x: none.x, y: none.y) == 0)
@@ -151,7 +151,7 @@ struct RecorderTests {
             #expect(lastState.camera == scene.places[2].camera)
             #expect(lastState.reached == 3 && lastState.current == 2)
             let v = Viewport(camera: scene.places[2].camera, width: 480, height: 270)
-            let tip = v.pixel(scene.places[2].position)
+            let tip = v.pixel(scene.places[2].position)!
             let pin = Trip.pinBody(above: tip, unit: 0.25)
             #expect(Trip.redPixels(last, x: pin.x, y: pin.y) >= 5)
 

@@ -41,10 +41,10 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
     @Test func closeUpOfKoreaHasLandAndSeaWhereTheyAre() throws {
         let (s, v) = try render(Camera(center: LonLat(lon: 127.5, lat: 36.5), zoom: 6))
         dump(s, "korea-z6")
-        #expect(looks(s, v.pixel(LonLat(lon: 127.8, lat: 36.3)), like: style.land))   // inland Korea
-        #expect(looks(s, v.pixel(LonLat(lon: 125.0, lat: 36.0)), like: style.water))  // Yellow Sea
-        #expect(looks(s, v.pixel(LonLat(lon: 130.5, lat: 37.5)), like: style.water))  // East Sea
-        #expect(looks(s, v.pixel(LonLat(lon: 126.55, lat: 33.38)), like: style.land))  // Jeju island
+        #expect(looks(s, v.pixel(LonLat(lon: 127.8, lat: 36.3))!, like: style.land))   // inland Korea
+        #expect(looks(s, v.pixel(LonLat(lon: 125.0, lat: 36.0))!, like: style.water))  // Yellow Sea
+        #expect(looks(s, v.pixel(LonLat(lon: 130.5, lat: 37.5))!, like: style.water))  // East Sea
+        #expect(looks(s, v.pixel(LonLat(lon: 126.55, lat: 33.38))!, like: style.land))  // Jeju island
     }
 
     @Test func worldViewUsesCoarseDataAndShowsContinents() throws {
@@ -52,26 +52,26 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         dump(s, "world-z1.5")
         // No edge runs across the world: the row through the Arctic Ocean north of Scandinavia
         // (where PROJ's wrap of 180 to -180 once drew a line) is water from side to side there.
-        let arctic = v.pixel(LonLat(lon: 3, lat: 69.1))
+        let arctic = v.pixel(LonLat(lon: 3, lat: 69.1))!
         #expect(looks(s, arctic, like: style.water))
-        #expect(looks(s, v.pixel(LonLat(lon: 28, lat: 26)), like: style.land))    // Western Desert
-        #expect(looks(s, v.pixel(LonLat(lon: -30, lat: 0)), like: style.water))  // Atlantic
-        #expect(looks(s, v.pixel(LonLat(lon: 80, lat: -20)), like: style.water))  // Indian Ocean
-        #expect(looks(s, v.pixel(LonLat(lon: 100, lat: 60)), like: style.land))   // Siberia
+        #expect(looks(s, v.pixel(LonLat(lon: 28, lat: 26))!, like: style.land))    // Western Desert
+        #expect(looks(s, v.pixel(LonLat(lon: -30, lat: 0))!, like: style.water))  // Atlantic
+        #expect(looks(s, v.pixel(LonLat(lon: 80, lat: -20))!, like: style.water))  // Indian Ocean
+        #expect(looks(s, v.pixel(LonLat(lon: 100, lat: 60))!, like: style.land))   // Siberia
     }
 
     @Test func antimeridianShowsBothSidesWithoutASeam() throws {
         // Chukotka straddles 180 degrees: land on both sides, and the column at 180 is land too.
         let (s, v) = try render(Camera(center: LonLat(lon: 180, lat: 67), zoom: 6))
         dump(s, "chukotka-z6")
-        let west = v.pixel(LonLat(lon: 178.5, lat: 67.3)), east = v.pixel(LonLat(lon: -178.5, lat: 67.3))
+        let west = v.pixel(LonLat(lon: 178.5, lat: 67.3))!, east = v.pixel(LonLat(lon: -178.5, lat: 67.3))!
         #expect(looks(s, west, like: style.land))
         #expect(looks(s, east, like: style.land))
-        let seam = v.pixel(LonLat(lon: 180, lat: 67.3))
+        let seam = v.pixel(LonLat(lon: 180, lat: 67.3))!
         for dx in -1...1 {
             #expect(looks(s, (seam.x + Double(dx), seam.y), like: style.land, tolerance: 2))
         }
-        #expect(looks(s, v.pixel(LonLat(lon: -173.6, lat: 67.5)), like: style.water))  // Chukchi Sea
+        #expect(looks(s, v.pixel(LonLat(lon: -173.6, lat: 67.5))!, like: style.water))  // Chukchi Sea
     }
 
     @Test func deepZoomKeepsCoordinatesSane() throws {
@@ -79,8 +79,8 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         // them inside Cairo's fixed-point range, so land and sea still land where they should.
         let (s, v) = try render(Camera(center: LonLat(lon: 129.04, lat: 35.10), zoom: 11))
         dump(s, "busan-z11")
-        #expect(looks(s, v.pixel(LonLat(lon: 129.06, lat: 35.16)), like: style.land))
-        #expect(looks(s, v.pixel(LonLat(lon: 129.05, lat: 35.03)), like: style.water))
+        #expect(looks(s, v.pixel(LonLat(lon: 129.06, lat: 35.16))!, like: style.land))
+        #expect(looks(s, v.pixel(LonLat(lon: 129.05, lat: 35.03))!, like: style.water))
     }
 }
 
@@ -94,14 +94,14 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         try r.render(FrameValues(camera: camera, reached: 1, current: 0, titleOpacity: 1))
         dump(r.surface, "frame-seoul")
         let v = r.viewport(camera)
-        let tip = v.pixel(places[0].position)
+        let tip = v.pixel(places[0].position)!
         // The pin's body: red, a little above the tip (outside its white centre dot).
         // Sizes are in layout units: the frame's shorter side over 1080.
         let u = r.layout.unit * 1.3
         let body = r.surface.pixel(x: Int(tip.x + 6.5 * u), y: Int(tip.y - 23 * u))
         #expect(body.r > 150 && body.g < 90 && body.b < 90)
         // Busan is not reached yet: no pin there.
-        let busan = v.pixel(places[1].position)
+        let busan = v.pixel(places[1].position)!
         let nothing = r.surface.pixel(x: Int(busan.x + 6.5 * u), y: Int(busan.y - 23 * u))
         #expect(!(nothing.r > 150 && nothing.g < 90 && nothing.b < 90))
         // The title card darkens the top of the frame.

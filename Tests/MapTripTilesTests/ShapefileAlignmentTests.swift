@@ -52,8 +52,9 @@ struct ShapefileAlignmentTests {
             let s = Self.compare(try TileTest.render(tiles, scaled), try TileTest.render(shapes, scaled))
             #expect(s.mean < 3 && s.waterMismatch < 0.01, "scaled: \(s)")
             // A half-tile misplacement would be caught: shift the camera by 4 frame pixels and compare.
-            var shifted = scaled
-            shifted.camera.center.lon += 4 / scaled.worldSize * 360
+            var moved = scaled.camera
+            moved.center.lon += 4 / scaled.worldSize * 360
+            let shifted = Viewport(camera: moved, width: scaled.width, height: scaled.height, scale: scaled.scale)
             let off = Self.compare(try TileTest.render(tiles, shifted), try TileTest.render(shapes, scaled))
             #expect(off.waterMismatch > 2 * s.waterMismatch)
         }

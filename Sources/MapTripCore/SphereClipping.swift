@@ -1,0 +1,368 @@
+import Foundation
+
+/// Polygons or polylines on the unit sphere, for the globe: each vertex as a unit vector (x towards
+/// 0°E, y towards 90°E, z north), with a bounding cap per run of `IndexedGeometry.chunkSize` vertices,
+/// so that a frame skips what lies on the far side or off the frame. Built once per detail level.
+public struct SphereGeometry: Sendable {
+    public struct Part: Sendable {
+        public var start: Int
+        public var end: Int
+        public var firstChunk: Int
+    }
+
+    /// A cap holding a chunk: its centre (a unit vector) and angular radius.
+    public struct Cap: Sendable {
+        public var x, y, z: Double
+        public var radius: Double
+        public var sinRadius: Double
+    }
+
+    public let isPolygon: Bool
+    public let xs: [Double], ys: [Double], zs: [Double]
+    public let parts: [Part]
+    public let caps: [Cap]
+
+    /// The geometry of a Web Mercator unit-world `IndexedGeometry`, on the sphere.
+    public init(_ g: IndexedGeometry) {
+        var xs = [Double](), ys = [Double](), zs = [Double]()
+        xs.reserveCapacity(g.vertexCount)
+        ys.reserveCapacity(g.vertexCount)
+        zs.reserveCapacity(g.vertexCount)
+        for i in 0..<g.vertexCount {
+            let lon = (g.xs[i] * 360 - 180) * .pi / 180
+            let lat = atan(sinh(.pi * (1 - 2 * g.ys[i])))
+            xs.append(cos(lat) * cos(lon))
+            ys.append(cos(lat) * sin(lon))
+            zs.append(sin(lat))
+        }
+        var parts: [Part] = [], caps: [Cap] = []
+        for part in g.parts {
+            parts.append(Part(start: part.start, end: part.end, firstChunk: caps.count))
+            var i = part.start
+            while i < part.end {
+                let j = min(i + IndexedGeometry.chunkSize, part.end)
+                var cx = 0.0, cy = 0.0, cz = 0.0
+                for v in i..<j { cx += xs[v]; cy += ys[v]; cz += zs[v] }
+                let n = (cx * cx + cy * cy + cz * cz).squareRoot()
+                if n > 1e-12 { cx /= n; cy /= n; cz /= n } else { cx = xs[i]; cy = ys[i]; cz = zs[i] }
+                var minDot = 1.0
+                for v in i..<j { minDot = min(minDot, cx * xs[v] + cy * ys[v] + cz * zs[v]) }
+                // A hair wider than the vertices, so rounding never puts one outside its cap.
+                let r = acos(max(-1, min(1, minDot))) + 1e-9
+                caps.append(Cap(x: cx, y: cy, z: cz, radius: r, sinRadius: sin(min(r, .pi / 2))))
+                i = j
+            }
+        }
+        self.xs = xs
+        self.ys = ys
+        self.zs = zs
+        self.parts = parts
+        self.caps = caps
+        isPolygon = g.isPolygon
+    }
+
+    public var vertexCount: Int { xs.count }
+}
+
+/// The globe's picture of the sphere: the orthographic view of a `Viewport`, in frame pixels.
+struct GlobePicture {
+    let view: Orthographic
+    /// View (x, y) to pixels: px = x * a + y * b + ox, py = x * c + y * d + oy.
+    let a: Double, b: Double, c: Double, d: Double, ox: Double, oy: Double
+    /// The disc's radius in pixels.
+    let radius: Double
+    /// The largest angle between limb points joined by a straight chord (a quarter pixel inside).
+    let limbStep: Double
+
+    init(_ viewport: Viewport) {
+        view = viewport.orthographic ?? Orthographic(center: viewport.camera.center)
+        let k = viewport.globeRadius
+        let r = viewport.rotation
+        // Offsets in map axes (x east, y south) are (x k, -y k), then turned by the bearing.
+        a = k * r.cos
+        b = -k * r.sin
+        c = -k * r.sin
+        d = -k * r.cos
+        ox = Double(viewport.width) / 2
+        oy = Double(viewport.height) / 2
+        radius = k
+        limbStep = max(0.002, 2 * acos(max(0, 1 - 0.25 / max(k, 1e-9))))
+    }
+
+    @inline(__always) func px(_ x: Double, _ y: Double) -> Double { x * a + y * b + ox }
+    @inline(__always) func py(_ x: Double, _ y: Double) -> Double { x * c + y * d + oy }
+}
+
+extension PathClipper {
+    /// Appends what `geometry` shows on the globe of `viewport` inside `clip` (frame pixels) to
+    /// `path`: only the near hemisphere, cut exactly at the horizon. A polygon's edge that runs on
+    /// the far side is drawn along the limb at the same azimuth, so each ring winds around every
+    /// visible point exactly as it does on the sphere (and a ring whose inside holds the point
+    /// opposite the camera gets the limb circle added back, since that is the one point the picture
+    /// cannot show).
+    public mutating func appendGlobe(_ geometry: SphereGeometry, viewport: Viewport, clip: Box,
+                                     to path: inout PixelPath) {
+        let picture = GlobePicture(viewport)
+        path.closed = geometry.isPolygon
+        for part in geometry.parts {
+            if geometry.isPolygon {
+                appendGlobeRing(geometry, part, picture, clip, &path)
+            } else {
+                appendGlobeLine(geometry, part, picture, clip, &path)
+            }
+        }
+    }
+
+    /// Whether chunk `k` lies wholly on the far side, clear of the point opposite the camera (so its
+    /// picture on the limb is the short arc between its ends); and wholly in front but off the frame.
+    private func classify(_ g: SphereGeometry, chunk k: Int, _ p: GlobePicture, _ clip: Box)
+        -> (back: Bool, offFrame: Bool) {
+        let cap = g.caps[k]
+        let v = p.view.view(x: cap.x, y: cap.y, z: cap.z)
+        if v.z < -cap.sinRadius {
+            // Angle from the antipode: acos(-z); clear of it by 5 degrees more than the cap.
+            let clear = cap.radius + 0.0873 < .pi && -v.z < cos(cap.radius + 0.0873)
+            return (clear, false)
+        }
+        if v.z > cap.sinRadius {
+            // The cap's picture lies within the circle of radius r (chord <= arc) about its centre's.
+            let x = p.px(v.x, v.y), y = p.py(v.x, v.y), r = p.radius * cap.radius
+            let off = x + r < clip.minX || x - r > clip.maxX || y + r < clip.minY || y - r > clip.maxY
+            return (false, off)
+        }
+        return (false, false)
+    }
+
+    private mutating func appendGlobeRing(_ g: SphereGeometry, _ part: SphereGeometry.Part, _ p: GlobePicture,
+                                          _ clip: Box, _ path: inout PixelPath) {
+        bufX.removeAll(keepingCapacity: true)
+        bufY.removeAll(keepingCapacity: true)
+        var lastLimb: Double? = nil
+        var havePrevious = false
+        var px = 0.0, py = 0.0, pz = 0.0
+        var allBack = true
+        // Winding of the ring's (x, y) about the view axis: signed crossings of the ray y = 0, x > 0.
+        var winding = 0
+
+        func limb(_ angle: Double) {
+            if let last = lastLimb {
+                var delta = angle - last
+                if delta > .pi { delta -= 2 * .pi } else if delta < -.pi { delta += 2 * .pi }
+                let steps = Int(abs(delta) / p.limbStep)
+                if steps > 0 {
+                    for s in 1...steps {
+                        let t = last + delta * Double(s) / Double(steps + 1)
+                        bufX.append(p.px(cos(t), sin(t)))
+                        bufY.append(p.py(cos(t), sin(t)))
+                    }
+                }
+            }
+            bufX.append(p.px(cos(angle), sin(angle)))
+            bufY.append(p.py(cos(angle), sin(angle)))
+            lastLimb = angle
+        }
+
+        func visit(_ i: Int) {
+            let v = p.view.view(x: g.xs[i], y: g.ys[i], z: g.zs[i])
+            if havePrevious {
+                if (py < 0) != (v.y < 0) {
+                    let x = px + (0 - py) / (v.y - py) * (v.x - px)
+                    if x > 0 { winding += v.y >= 0 ? 1 : -1 }
+                }
+                if (pz >= 0) != (v.z >= 0) {
+                    // The horizon between them: where z = 0 on the chord, seen along the view axis.
+                    let t = pz / (pz - v.z)
+                    let mx = px + t * (v.x - px), my = py + t * (v.y - py)
+                    let n = hypot(mx, my)
+                    if n > 0 { limb(atan2(my / n, mx / n)) }
+                }
+            }
+            if v.z >= 0 {
+                allBack = false
+                bufX.append(p.px(v.x, v.y))
+                bufY.append(p.py(v.x, v.y))
+                lastLimb = nil
+            } else if v.x != 0 || v.y != 0 {
+                limb(atan2(v.y, v.x))
+            }
+            px = v.x; py = v.y; pz = v.z
+            havePrevious = true
+        }
+
+        var chunk = part.firstChunk
+        var i = part.start
+        while i < part.end {
+            let j = min(i + IndexedGeometry.chunkSize, part.end)
+            let (back, off) = classify(g, chunk: chunk, p, clip)
+            if back || off {
+                visit(i)
+                if j - 1 > i { visit(j - 1) }
+            } else {
+                for v in i..<j { visit(v) }
+            }
+            i = j
+            chunk += 1
+        }
+        // Close the ring (shapefile rings repeat their first vertex; this makes sure).
+        visit(part.start)
+
+        // A clockwise ring (the shapefile convention for outer rings) winds -1 about the centre it
+        // holds; one winding +1 holds the antipode instead, and its picture is off by a whole disc.
+        let fullCircle = winding > 0
+        if allBack {
+            // All on the limb: nothing shows, unless the ring holds the whole near side.
+            guard winding < 0 else { return }
+            bufX.removeAll(keepingCapacity: true)
+            bufY.removeAll(keepingCapacity: true)
+            lastLimb = nil
+            circle(clockwise: true, p)
+            finishRing(clip, &path)
+            return
+        }
+        finishRing(clip, &path)
+        if fullCircle {
+            bufX.removeAll(keepingCapacity: true)
+            bufY.removeAll(keepingCapacity: true)
+            circle(clockwise: true, p)
+            finishRing(clip, &path)
+        }
+    }
+
+    /// The whole limb as a ring, clockwise on the sphere seen from outside (decreasing angle).
+    private mutating func circle(clockwise: Bool, _ p: GlobePicture) {
+        let n = max(64, Int((2 * Double.pi / p.limbStep).rounded(.up)))
+        for s in 0...n {
+            let t = (clockwise ? -1.0 : 1.0) * 2 * .pi * Double(s) / Double(n)
+            bufX.append(p.px(cos(t), sin(t)))
+            bufY.append(p.py(cos(t), sin(t)))
+        }
+    }
+
+    /// Clips `bufX/bufY` to `clip` when it reaches beyond it, thins it and appends it to `path`.
+    mutating func finishRing(_ clip: Box, _ path: inout PixelPath) {
+        var box = Box.empty
+        for k in 0..<bufX.count { box.add(bufX[k], bufY[k]) }
+        if !clip.contains(box) { clipPolygon(to: clip) }
+        guard bufX.count >= 3 else { return }
+        let start = path.xs.count
+        var lx = bufX[0], ly = bufY[0]
+        path.xs.append(lx); path.ys.append(ly)
+        for k in 1..<bufX.count {
+            let x = bufX[k], y = bufY[k]
+            if abs(x - lx) >= tolerance || abs(y - ly) >= tolerance {
+                path.xs.append(x); path.ys.append(y)
+                lx = x; ly = y
+            }
+        }
+        if path.xs.count - start >= 3 {
+            path.starts.append(start)
+        } else {
+            path.xs.removeSubrange(start...)
+            path.ys.removeSubrange(start...)
+        }
+    }
+
+    private mutating func appendGlobeLine(_ g: SphereGeometry, _ part: SphereGeometry.Part, _ p: GlobePicture,
+                                          _ clip: Box, _ path: inout PixelPath) {
+        var lines = LineEmitter(clip: clip, tolerance: tolerance)
+        var havePrevious = false
+        var px = 0.0, py = 0.0, pz = 0.0
+        func visit(_ i: Int) {
+            let v = p.view.view(x: g.xs[i], y: g.ys[i], z: g.zs[i])
+            if havePrevious {
+                if pz >= 0 && v.z >= 0 {
+                    lines.segment(p.px(px, py), p.py(px, py), p.px(v.x, v.y), p.py(v.x, v.y), &path)
+                } else if (pz >= 0) != (v.z >= 0) {
+                    let t = pz / (pz - v.z)
+                    var mx = px + t * (v.x - px), my = py + t * (v.y - py)
+                    let n = hypot(mx, my)
+                    if n > 0 { mx /= n; my /= n }
+                    if pz >= 0 {
+                        lines.segment(p.px(px, py), p.py(px, py), p.px(mx, my), p.py(mx, my), &path)
+                        lines.liftPen()
+                    } else {
+                        lines.liftPen()
+                        lines.segment(p.px(mx, my), p.py(mx, my), p.px(v.x, v.y), p.py(v.x, v.y), &path)
+                    }
+                }
+            }
+            px = v.x; py = v.y; pz = v.z
+            havePrevious = true
+        }
+        var chunk = part.firstChunk
+        var i = part.start
+        while i < part.end {
+            let j = min(i + IndexedGeometry.chunkSize, part.end)
+            let (back, off) = classify(g, chunk: chunk, p, clip)
+            if back || off {
+                // Only the segment into this run can show; the run itself is hidden or off frame.
+                visit(i)
+                lines.liftPen()
+                havePrevious = false
+                visit(j - 1)
+            } else {
+                for v in i..<j { visit(v) }
+            }
+            i = j
+            chunk += 1
+        }
+        lines.finish(&path)
+    }
+}
+
+/// Emits polylines clipped to a box (Liang-Barsky), joining segments that continue one another and
+/// dropping points closer than `tolerance` to the last one kept.
+struct LineEmitter {
+    let clip: Box
+    let tolerance: Double
+    private var penDown = false
+    private var lx = 0.0, ly = 0.0
+
+    init(clip: Box, tolerance: Double) {
+        self.clip = clip
+        self.tolerance = tolerance
+    }
+
+    mutating func liftPen() { penDown = false }
+
+    mutating func segment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ path: inout PixelPath) {
+        let dx = bx - ax, dy = by - ay
+        var t0 = 0.0, t1 = 1.0
+        func edge(_ p: Double, _ q: Double) -> Bool {
+            if p == 0 { return q >= 0 }
+            let r = q / p
+            if p < 0 {
+                if r > t1 { return false }
+                if r > t0 { t0 = r }
+            } else {
+                if r < t0 { return false }
+                if r < t1 { t1 = r }
+            }
+            return true
+        }
+        guard edge(-dx, ax - clip.minX), edge(dx, clip.maxX - ax),
+              edge(-dy, ay - clip.minY), edge(dy, clip.maxY - ay) else { penDown = false; return }
+        let sx = ax + t0 * dx, sy = ay + t0 * dy, ex = ax + t1 * dx, ey = ay + t1 * dy
+        if !penDown || t0 > 0 {
+            finish(&path)
+            path.starts.append(path.xs.count)
+            path.xs.append(sx); path.ys.append(sy)
+            lx = sx; ly = sy
+            penDown = true
+        }
+        if abs(ex - lx) >= tolerance || abs(ey - ly) >= tolerance || t1 < 1 {
+            path.xs.append(ex); path.ys.append(ey)
+            lx = ex; ly = ey
+        }
+        if t1 < 1 { penDown = false }
+    }
+
+    /// Drops a trailing sub-path of a single point (it makes no line).
+    func finish(_ path: inout PixelPath) {
+        if let last = path.starts.last, path.xs.count - last < 2 {
+            path.starts.removeLast()
+            path.xs.removeSubrange(last...)
+            path.ys.removeSubrange(last...)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+extension Viewport {
+    /// A line through positions (dense enough to draw straight between them: a route, a graticule
+    /// line) as frame-pixel polylines, cut where the projection ends: at the globe's horizon (exactly,
+    /// where the great circle between two points meets it), at a world projection's seam, around
+    /// points a projection cannot show. On Web Mercator, split at the antimeridian and repeated on
+    /// every copy of the world the frame shows.
+    public func lines(_ points: [LonLat]) -> [[(x: Double, y: Double)]] {
+        guard points.count >= 2 else { return [] }
+        switch projection {
+        case .webMercator:
+            let pieces = RouteLine.splitAtAntimeridian(points).map { $0.map(WebMercator.project) }
+            var out: [[(x: Double, y: Double)]] = []
+            for t in PixelTransform.copies(for: self) {
+                for piece in pieces where piece.count >= 2 {
+                    out.append(piece.map { (t.x($0.x, $0.y), t.y($0.x, $0.y)) })
+                }
+            }
+            return out
+        case .globe:
+            return globeLines(points)
+        case .plane(let projector):
+            return planeLines(points, projector)
+        }
+    }
+
+    private func globeLines(_ points: [LonLat]) -> [[(x: Double, y: Double)]] {
+        let p = GlobePicture(self)
+        var out: [[(x: Double, y: Double)]] = []
+        var run: [(x: Double, y: Double)] = []
+        var previous: (x: Double, y: Double, z: Double)? = nil
+        for point in points {
+            let v = p.view.view(point)
+            if let u = previous, (u.z >= 0) != (v.z >= 0) {
+                let t = u.z / (u.z - v.z)
+                var mx = u.x + t * (v.x - u.x), my = u.y + t * (v.y - u.y)
+                let n = hypot(mx, my)
+                if n > 0 { mx /= n; my /= n }
+                run.append((p.px(mx, my), p.py(mx, my)))
+                if u.z >= 0 {
+                    if run.count >= 2 { out.append(run) }
+                    run = []
+                }
+            }
+            if v.z >= 0 { run.append((p.px(v.x, v.y), p.py(v.x, v.y))) }
+            previous = v
+        }
+        if run.count >= 2 { out.append(run) }
+        return out
+    }
+
+    private func planeLines(_ points: [LonLat], _ projector: any PlaneProjector) -> [[(x: Double, y: Double)]] {
+        // Cut at the seam first: each piece stays on one side of the world's edge.
+        var pieces: [[LonLat]] = [[]]
+        if let seam = projector.seam {
+            let eps = 1e-7
+            func relative(_ lon: Double) -> Double { WebMercator.wrapLongitude(lon - seam - 180) }
+            for (k, q) in points.enumerated() {
+                if k > 0 {
+                    let a = points[k - 1]
+                    let ra = relative(a.lon), rb = relative(q.lon)
+                    if abs(rb - ra) > 180 {
+                        // Crosses the seam: end this piece on its side, start the next on the other.
+                        let da = 180 - abs(ra), db = 180 - abs(rb)
+                        let lat = da + db > 0 ? a.lat + (q.lat - a.lat) * da / (da + db) : a.lat
+                        pieces[pieces.count - 1].append(LonLat(lon: seam + (ra > 0 ? -eps : eps), lat: lat))
+                        pieces.append([LonLat(lon: seam + (ra > 0 ? eps : -eps), lat: lat)])
+                    }
+                }
+                pieces[pieces.count - 1].append(q)
+            }
+        } else {
+            pieces = [points]
+        }
+        var out: [[(x: Double, y: Double)]] = []
+        for piece in pieces {
+            var xs = piece.map(\.lon), ys = piece.map(\.lat)
+            projector.project(xs: &xs, ys: &ys)
+            var run: [(x: Double, y: Double)] = []
+            for k in xs.indices {
+                if xs[k].isFinite && ys[k].isFinite {
+                    run.append(pixel(Projection.unit(x: xs[k], y: ys[k])))
+                } else {
+                    if run.count >= 2 { out.append(run) }
+                    run = []
+                }
+            }
+            if run.count >= 2 { out.append(run) }
+        }
+        return out
+    }
+}

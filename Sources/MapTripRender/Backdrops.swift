@@ -1,0 +1,94 @@
+import Cairo
+import Foundation
+import MapTripCore
+
+/// What lies behind the globe: space, a soft atmosphere fading out from the limb, and the sea on the
+/// Earth's disc (land and lines are drawn over it, cut at the limb).
+enum GlobeBackdrop {
+    /// How far the atmosphere reaches beyond the limb, as a share of the disc's radius (and at least
+    /// this many logical pixels).
+    static let reach = 0.07
+    static let minimumReach = 10.0
+
+    static func draw(_ viewport: Viewport, space: Color, atmosphere: Color, sea: Color, in cr: Context) {
+        cr.save()
+        defer { cr.restore() }
+        cr.setSource(space)
+        cr.paint()
+        let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
+        let glow = max(r * reach, minimumReach * viewport.scale)
+        if let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.98, x1: cx, y1: cy, r1: r + glow) {
+            let a = atmosphere
+            g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.85)
+            g.addStop(0.35, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.35)
+            g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: 0)
+            cr.newPath()
+            cr.arc(x: cx, y: cy, radius: r + glow)
+            cr.setSource(g)
+            cr.fill()
+        }
+        cr.newPath()
+        cr.arc(x: cx, y: cy, radius: r)
+        cr.setSource(sea)
+        cr.fill()
+    }
+
+    /// A rim of atmosphere over the disc's edge (drawn after the land, so the limb reads as air).
+    static func drawRim(_ viewport: Viewport, atmosphere: Color, in cr: Context) {
+        let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
+        guard let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.9, x1: cx, y1: cy, r1: r) else { return }
+        let a = atmosphere
+        g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: 0)
+        g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.45)
+        cr.save()
+        cr.newPath()
+        cr.arc(x: cx, y: cy, radius: r)
+        cr.setSource(g)
+        cr.fill()
+        cr.restore()
+    }
+}
+
+/// What lies behind a planar projection's map: the sea inside the projection's outline (a world
+/// projection's edge, traced along its seam and the poles), `outside` beyond it.
+enum PlaneBackdrop {
+    static func draw(_ viewport: Viewport, outline: [WorldPoint]?, outside: Color, sea: Color, in cr: Context) {
+        cr.save()
+        defer { cr.restore() }
+        guard let outline else {
+            cr.setSource(sea)
+            cr.paint()
+            return
+        }
+        cr.setSource(outside)
+        cr.paint()
+        cr.newPath()
+        var first = true
+        for p in outline {
+            let q = viewport.pixel(p)
+            if first { cr.move(to: q.x, q.y) } else { cr.line(to: q.x, q.y) }
+            first = false
+        }
+        cr.closePath()
+        cr.setSource(sea)
+        cr.fill()
+    }
+
+    /// The projection's outline in its unit world: the seam's two sides and the poles, densely.
+    static func outline(_ plane: any PlaneProjector) -> [WorldPoint]? {
+        guard let seam = plane.seam else { return nil }
+        let e = 1e-6
+        var lons: [Double] = [], lats: [Double] = []
+        for i in 0...180 { lons.append(seam + e); lats.append(-90 + Double(i)) }
+        for i in 0...360 { lons.append(seam + e + Double(i) * (360 - 2 * e) / 360); lats.append(90) }
+        for i in 0...180 { lons.append(seam + 360 - e); lats.append(90 - Double(i)) }
+        for i in 0...360 { lons.append(seam + 360 - e - Double(i) * (360 - 2 * e) / 360); lats.append(-90) }
+        lons = lons.map(WebMercator.wrapLongitude)
+        var xs = lons, ys = lats
+        plane.project(xs: &xs, ys: &ys)
+        let points = xs.indices.compactMap { i in
+            xs[i].isFinite && ys[i].isFinite ? Projection.unit(x: xs[i], y: ys[i]) : nil
+        }
+        return points.count >= 3 ? points : nil
+    }
+}
