@@ -59,7 +59,7 @@ let package = Package(
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
                                "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
-        .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripOutput", "MapTripCore", "FFmpeg"]),
+        .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
             "MapTripGazetteer", "MapTripBatch",

@@ -164,3 +164,18 @@ public struct Orthographic: Equatable, Sendable {
         return Geodesy.lonLat(v)
     }
 }
+
+/// What PROJ says of a scene's projection, for the loader (which has no PROJ itself): implemented over
+/// PROJ outside Core, so that `validate` reports an unknown CRS or a place outside a CRS's area of use
+/// at its line and column, before anything is drawn.
+public protocol ProjectionChecking: Sendable {
+    func check(_ definition: String, places: [LonLat]) -> ProjectionCheck
+}
+
+public enum ProjectionCheck: Equatable, Sendable {
+    case fine
+    /// PROJ does not know the definition (its own message).
+    case unknown(String)
+    /// These places lie outside the CRS's area of use (described for messages).
+    case outside([Int], area: String)
+}

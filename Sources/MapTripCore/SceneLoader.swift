@@ -42,21 +42,24 @@ public enum SceneLoader {
     public typealias ResolverSource = @Sendable () throws -> PlaceResolver
 
     /// Loads, checks and resolves a scene file; throws `SceneErrors` listing every problem.
-    public static func load(contentsOf url: URL, resolver: ResolverSource? = nil) throws -> Scene {
-        let report = check(contentsOf: url, resolver: resolver)
+    public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
+                            projections: ProjectionChecking? = nil) throws -> Scene {
+        let report = check(contentsOf: url, resolver: resolver, projections: projections)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
 
     /// Decodes and resolves scene text; throws `SceneErrors` listing every problem.
-    public static func decode(_ data: Data, file: String, resolver: ResolverSource? = nil) throws -> Scene {
-        let report = check(data, file: file, resolver: resolver)
+    public static func decode(_ data: Data, file: String, resolver: ResolverSource? = nil,
+                              projections: ProjectionChecking? = nil) throws -> Scene {
+        let report = check(data, file: file, resolver: resolver, projections: projections)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
 
     /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
-    public static func check(contentsOf url: URL, resolver: ResolverSource? = nil) -> SceneReport {
+    public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
+                             projections: ProjectionChecking? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -78,10 +81,13 @@ public enum SceneLoader {
                 ? error.localizedDescription : "permission denied"
             return failure("cannot read the scene: \(reason)")
         }
-        return check(data, file: file, resolver: resolver)
+        return check(data, file: file, resolver: resolver, projections: projections)
     }
 
-    public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil) -> SceneReport {
+    /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
+    /// here; rendering checks it again).
+    public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
+                             projections: ProjectionChecking? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -91,7 +97,7 @@ public enum SceneLoader {
             return SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "",
                                                                message: "\(error)")], warnings: [])
         }
-        var builder = SceneBuilder(file: file, resolver: resolver)
+        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -156,13 +162,15 @@ public enum SceneLoader {
 private struct SceneBuilder {
     var checker: SceneChecker
     let resolver: SceneLoader.ResolverSource?
+    let projections: ProjectionChecking?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
-    init(file: String, resolver: SceneLoader.ResolverSource?) {
+    init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?) {
         checker = SceneChecker(file: file)
         self.resolver = resolver
+        self.projections = projections
     }
 
     mutating func scene(from root: JSONValue) -> Scene? {
@@ -212,12 +220,36 @@ private struct SceneBuilder {
             if map["tiles"] != nil { scene.map = self.map(map) }
             if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
             scene.graticule = map["graticule"]?.number
+            if case .proj(let definition) = scene.projection, let projections, let value = map["projection"] {
+                checkProjection(definition, projections, value, places: checked["places"]?.elements ?? [], scene)
+            }
         }
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] { scene.audio = self.audio(audio) }
         checkTotals(scene, checked)
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
+    }
+
+    /// PROJ must know the definition, and every place must lie in the CRS's area of use.
+    mutating func checkProjection(_ definition: String, _ projections: ProjectionChecking, _ value: Checked,
+                                  places list: [Checked?], _ scene: Scene) {
+        switch projections.check(definition, places: scene.places.map(\.position)) {
+        case .fine:
+            return
+        case .unknown(let message):
+            checker.fail(value.json, "map.projection", "PROJ does not know '\(definition)': \(message)",
+                         hint: "use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\"")
+        case .outside(let indices, let area):
+            for i in indices where i < scene.places.count {
+                let place = scene.places[i]
+                let at = i < list.count ? list[i] : nil
+                checker.fail(at?.json ?? value.json, JSONPath.appending(index: i, to: "places"),
+                             "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) "
+                                + "lies outside \(definition)'s area of use, \(area)",
+                             hint: "choose a projection that covers every place, such as \"globe\" or \"+proj=robin\"")
+            }
+        }
     }
 
     /// A latitude out of range next to a longitude that would fit as one: probably swapped.

@@ -8,6 +8,8 @@ public struct SphereGeometry: Sendable {
         public var start: Int
         public var end: Int
         public var firstChunk: Int
+        /// A cap holding the whole part.
+        public var cap: Cap
     }
 
     /// A cap holding a chunk: its centre (a unit vector) and angular radius.
@@ -37,7 +39,7 @@ public struct SphereGeometry: Sendable {
         }
         var parts: [Part] = [], caps: [Cap] = []
         for part in g.parts {
-            parts.append(Part(start: part.start, end: part.end, firstChunk: caps.count))
+            let firstChunk = caps.count
             var i = part.start
             while i < part.end {
                 let j = min(i + IndexedGeometry.chunkSize, part.end)
@@ -52,6 +54,18 @@ public struct SphereGeometry: Sendable {
                 caps.append(Cap(x: cx, y: cy, z: cz, radius: r, sinRadius: sin(min(r, .pi / 2))))
                 i = j
             }
+            // The part's cap: about the mean of its chunks' centres, wide enough for every chunk.
+            var px = 0.0, py = 0.0, pz = 0.0
+            for c in caps[firstChunk...] { px += c.x; py += c.y; pz += c.z }
+            let n = (px * px + py * py + pz * pz).squareRoot()
+            if n > 1e-12 { px /= n; py /= n; pz /= n } else { px = 1; py = 0; pz = 0 }
+            var r = 0.0
+            for c in caps[firstChunk...] {
+                r = max(r, acos(max(-1, min(1, px * c.x + py * c.y + pz * c.z))) + c.radius)
+            }
+            r = min(r, .pi)
+            parts.append(Part(start: part.start, end: part.end, firstChunk: firstChunk,
+                              cap: Cap(x: px, y: py, z: pz, radius: r, sinRadius: sin(min(r, .pi / 2)))))
         }
         self.xs = xs
         self.ys = ys
@@ -105,6 +119,10 @@ extension PathClipper {
         let picture = GlobePicture(viewport)
         path.closed = geometry.isPolygon
         for part in geometry.parts {
+            // A part wholly on the far side (clear of the antipode, so it cannot wind around it) or
+            // wholly off the frame adds nothing.
+            let (back, off) = classify(part.cap, picture, clip)
+            if back || off { continue }
             if geometry.isPolygon {
                 appendGlobeRing(geometry, part, picture, clip, &path)
             } else {
@@ -117,7 +135,11 @@ extension PathClipper {
     /// picture on the limb is the short arc between its ends); and wholly in front but off the frame.
     private func classify(_ g: SphereGeometry, chunk k: Int, _ p: GlobePicture, _ clip: Box)
         -> (back: Bool, offFrame: Bool) {
-        let cap = g.caps[k]
+        classify(g.caps[k], p, clip)
+    }
+
+    private func classify(_ cap: SphereGeometry.Cap, _ p: GlobePicture, _ clip: Box) -> (back: Bool, offFrame: Bool) {
+        guard cap.radius < .pi / 2 else { return (false, false) }
         let v = p.view.view(x: cap.x, y: cap.y, z: cap.z)
         if v.z < -cap.sinRadius {
             // Angle from the antipode: acos(-z); clear of it by 5 degrees more than the cap.
@@ -135,95 +157,56 @@ extension PathClipper {
 
     private mutating func appendGlobeRing(_ g: SphereGeometry, _ part: SphereGeometry.Part, _ p: GlobePicture,
                                           _ clip: Box, _ path: inout PixelPath) {
-        bufX.removeAll(keepingCapacity: true)
-        bufY.removeAll(keepingCapacity: true)
-        var lastLimb: Double? = nil
-        var havePrevious = false
-        var px = 0.0, py = 0.0, pz = 0.0
-        var allBack = true
-        // Winding of the ring's (x, y) about the view axis: signed crossings of the ray y = 0, x > 0.
-        var winding = 0
-
-        func limb(_ angle: Double) {
-            if let last = lastLimb {
-                var delta = angle - last
-                if delta > .pi { delta -= 2 * .pi } else if delta < -.pi { delta += 2 * .pi }
-                let steps = Int(abs(delta) / p.limbStep)
-                if steps > 0 {
-                    for s in 1...steps {
-                        let t = last + delta * Double(s) / Double(steps + 1)
-                        bufX.append(p.px(cos(t), sin(t)))
-                        bufY.append(p.py(cos(t), sin(t)))
+        var ring = GlobeRing(picture: p)
+        // Reuse the clipper's buffers (no allocation per ring).
+        swap(&ring.xs, &bufX)
+        swap(&ring.ys, &bufY)
+        ring.xs.removeAll(keepingCapacity: true)
+        ring.ys.removeAll(keepingCapacity: true)
+        g.xs.withUnsafeBufferPointer { xs in
+            g.ys.withUnsafeBufferPointer { ys in
+                g.zs.withUnsafeBufferPointer { zs in
+                    var chunk = part.firstChunk
+                    var i = part.start
+                    while i < part.end {
+                        let j = min(i + IndexedGeometry.chunkSize, part.end)
+                        let (back, off) = classify(g, chunk: chunk, p, clip)
+                        if back || off {
+                            ring.visit(xs[i], ys[i], zs[i])
+                            if j - 1 > i { ring.visit(xs[j - 1], ys[j - 1], zs[j - 1]) }
+                        } else {
+                            for v in i..<j { ring.visit(xs[v], ys[v], zs[v]) }
+                        }
+                        i = j
+                        chunk += 1
                     }
+                    // Close the ring (shapefile rings repeat their first vertex; this makes sure).
+                    ring.visit(xs[part.start], ys[part.start], zs[part.start])
                 }
             }
-            bufX.append(p.px(cos(angle), sin(angle)))
-            bufY.append(p.py(cos(angle), sin(angle)))
-            lastLimb = angle
         }
+        swap(&ring.xs, &bufX)
+        swap(&ring.ys, &bufY)
 
-        func visit(_ i: Int) {
-            let v = p.view.view(x: g.xs[i], y: g.ys[i], z: g.zs[i])
-            if havePrevious {
-                if (py < 0) != (v.y < 0) {
-                    let x = px + (0 - py) / (v.y - py) * (v.x - px)
-                    if x > 0 { winding += v.y >= 0 ? 1 : -1 }
-                }
-                if (pz >= 0) != (v.z >= 0) {
-                    // The horizon between them: where z = 0 on the chord, seen along the view axis.
-                    let t = pz / (pz - v.z)
-                    let mx = px + t * (v.x - px), my = py + t * (v.y - py)
-                    let n = hypot(mx, my)
-                    if n > 0 { limb(atan2(my / n, mx / n)) }
-                }
-            }
-            if v.z >= 0 {
-                allBack = false
-                bufX.append(p.px(v.x, v.y))
-                bufY.append(p.py(v.x, v.y))
-                lastLimb = nil
-            } else if v.x != 0 || v.y != 0 {
-                limb(atan2(v.y, v.x))
-            }
-            px = v.x; py = v.y; pz = v.z
-            havePrevious = true
-        }
-
-        var chunk = part.firstChunk
-        var i = part.start
-        while i < part.end {
-            let j = min(i + IndexedGeometry.chunkSize, part.end)
-            let (back, off) = classify(g, chunk: chunk, p, clip)
-            if back || off {
-                visit(i)
-                if j - 1 > i { visit(j - 1) }
-            } else {
-                for v in i..<j { visit(v) }
-            }
-            i = j
-            chunk += 1
-        }
-        // Close the ring (shapefile rings repeat their first vertex; this makes sure).
-        visit(part.start)
-
-        // A clockwise ring (the shapefile convention for outer rings) winds -1 about the centre it
-        // holds; one winding +1 holds the antipode instead, and its picture is off by a whole disc.
-        let fullCircle = winding > 0
-        if allBack {
-            // All on the limb: nothing shows, unless the ring holds the whole near side.
-            guard winding < 0 else { return }
+        // Each ring should add its orientation's winding (±1) inside the smaller region it bounds, D,
+        // as the planar renderer does. The picture does so everywhere on the disc, less one whole
+        // winding when D holds the antipode (the one point the picture cannot show): add it back.
+        let d = ring.antipodeInside
+        if ring.allBack {
+            // All on the limb: the near side is wholly in D or wholly out of it.
+            let total = ring.winding + (d.inside ? d.orientation : 0)
+            guard total != 0 else { return }
             bufX.removeAll(keepingCapacity: true)
             bufY.removeAll(keepingCapacity: true)
-            lastLimb = nil
-            circle(clockwise: true, p)
+            circle(clockwise: total < 0, p)
             finishRing(clip, &path)
             return
         }
         finishRing(clip, &path)
-        if fullCircle {
+        if d.inside {
             bufX.removeAll(keepingCapacity: true)
             bufY.removeAll(keepingCapacity: true)
-            circle(clockwise: true, p)
+            circle(clockwise: d.orientation < 0, p)
             finishRing(clip, &path)
         }
     }
@@ -307,6 +290,86 @@ extension PathClipper {
             chunk += 1
         }
         lines.finish(&path)
+    }
+}
+
+/// A ring's picture on the globe, built vertex by vertex: front vertices where they show, far-side
+/// ones on the limb at their azimuth (with the limb's arc between limb points), the exact horizon
+/// where an edge crosses it; and the ring's winding about the view axis.
+struct GlobeRing {
+    let p: GlobePicture
+    var xs: [Double] = [], ys: [Double] = []
+    private var lastLimb = Double.nan
+    private var havePrevious = false
+    private var px = 0.0, py = 0.0, pz = 0.0
+    private(set) var allBack = true
+    /// Signed crossings of the ray y = 0, x > 0 by the ring's (x, y).
+    private(set) var winding = 0
+    /// Twice the signed area the ring encloses in the Lambert azimuthal equal-area view about the
+    /// camera (which keeps areas: the sphere's 4π maps to a disc of radius 2), avoiding the antipode.
+    private var laeaArea2 = 0.0
+    private var lx = 0.0, ly = 0.0
+
+    /// Whether the smaller region the ring bounds holds the antipode, and the ring's orientation
+    /// about that region (+1 counter-clockwise seen from outside the sphere).
+    var antipodeInside: (inside: Bool, orientation: Int) {
+        // The LAEA picture encloses the side without the antipode; when that is the larger side
+        // (more than 2π of the sphere's 4π), the smaller one holds the antipode, traversed the other way.
+        let area = abs(laeaArea2) / 2
+        let sign = laeaArea2 >= 0 ? 1 : -1
+        return area >= 2 * .pi ? (true, -sign) : (false, sign)
+    }
+
+    init(picture: GlobePicture) { p = picture }
+
+    @inline(__always)
+    mutating func visit(_ ex: Double, _ ey: Double, _ ez: Double) {
+        let v = p.view.view(x: ex, y: ey, z: ez)
+        let k = (2 / max(1 + v.z, 1e-12)).squareRoot()
+        let qx = k * v.x, qy = k * v.y
+        if havePrevious {
+            laeaArea2 += lx * qy - qx * ly
+            if (py < 0) != (v.y < 0) {
+                let x = px + (0 - py) / (v.y - py) * (v.x - px)
+                if x > 0 { winding += v.y >= 0 ? 1 : -1 }
+            }
+            if (pz >= 0) != (v.z >= 0) {
+                // The horizon between them: where z = 0 on the chord, seen along the view axis.
+                let t = pz / (pz - v.z)
+                let mx = px + t * (v.x - px), my = py + t * (v.y - py)
+                if mx != 0 || my != 0 { limb(atan2(my, mx)) }
+            }
+        }
+        if v.z >= 0 {
+            allBack = false
+            xs.append(p.px(v.x, v.y))
+            ys.append(p.py(v.x, v.y))
+            lastLimb = .nan
+        } else if v.x != 0 || v.y != 0 {
+            limb(atan2(v.y, v.x))
+        }
+        px = v.x; py = v.y; pz = v.z
+        lx = qx; ly = qy
+        havePrevious = true
+    }
+
+    /// A point on the limb at `angle`, with the arc from the last limb point (the short way).
+    mutating func limb(_ angle: Double) {
+        if !lastLimb.isNaN {
+            var delta = angle - lastLimb
+            if delta > .pi { delta -= 2 * .pi } else if delta < -.pi { delta += 2 * .pi }
+            let steps = Int(abs(delta) / p.limbStep)
+            if steps > 0 {
+                for s in 1...steps {
+                    let t = lastLimb + delta * Double(s) / Double(steps + 1)
+                    xs.append(p.px(cos(t), sin(t)))
+                    ys.append(p.py(cos(t), sin(t)))
+                }
+            }
+        }
+        xs.append(p.px(cos(angle), sin(angle)))
+        ys.append(p.py(cos(angle), sin(angle)))
+        lastLimb = angle
     }
 }
 

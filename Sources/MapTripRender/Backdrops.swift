@@ -4,26 +4,31 @@ import MapTripCore
 
 /// What lies behind the globe: space, a soft atmosphere fading out from the limb, and the sea on the
 /// Earth's disc (land and lines are drawn over it, cut at the limb).
-enum GlobeBackdrop {
+public enum GlobeBackdrop {
     /// How far the atmosphere reaches beyond the limb, as a share of the disc's radius (and at least
     /// this many logical pixels).
     static let reach = 0.07
     static let minimumReach = 10.0
 
-    static func draw(_ viewport: Viewport, space: Color, atmosphere: Color, sea: Color, in cr: Context) {
+    public static func draw(_ viewport: Viewport, space: Color, atmosphere: Color, sea: Color, in cr: Context) {
         cr.save()
         defer { cr.restore() }
+        let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
+        if r * 0.98 >= hypot(cx, cy) {
+            // The Earth fills the frame: no space shows.
+            cr.setSource(sea)
+            cr.paint()
+            return
+        }
         cr.setSource(space)
         cr.paint()
-        let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
         let glow = max(r * reach, minimumReach * viewport.scale)
         if let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.98, x1: cx, y1: cy, r1: r + glow) {
             let a = atmosphere
             g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.85)
             g.addStop(0.35, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.35)
             g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: 0)
-            cr.newPath()
-            cr.arc(x: cx, y: cy, radius: r + glow)
+            annulus(cx, cy, inner: r * 0.98, outer: r + glow, cr)
             cr.setSource(g)
             cr.fill()
         }
@@ -34,18 +39,27 @@ enum GlobeBackdrop {
     }
 
     /// A rim of atmosphere over the disc's edge (drawn after the land, so the limb reads as air).
-    static func drawRim(_ viewport: Viewport, atmosphere: Color, in cr: Context) {
+    public static func drawRim(_ viewport: Viewport, atmosphere: Color, in cr: Context) {
         let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
+        guard r * 0.9 < hypot(cx, cy) else { return }
         guard let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.9, x1: cx, y1: cy, r1: r) else { return }
         let a = atmosphere
         g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: 0)
         g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.45)
         cr.save()
-        cr.newPath()
-        cr.arc(x: cx, y: cy, radius: r)
+        annulus(cx, cy, inner: r * 0.9, outer: r, cr)
         cr.setSource(g)
         cr.fill()
         cr.restore()
+    }
+
+    /// The ring between two circles (only it is rasterised, not the disc inside).
+    static func annulus(_ cx: Double, _ cy: Double, inner: Double, outer: Double, _ cr: Context) {
+        cr.newPath()
+        cr.arc(x: cx, y: cy, radius: outer)
+        cr.newSubPath()
+        cr.arc(x: cx, y: cy, radius: inner)
+        cr.setFillRule(.evenOdd)
     }
 }
 

@@ -140,3 +140,21 @@ extension Projection {
         }
     }
 }
+
+/// The loader's projection check over PROJ: an unknown definition with PROJ's message, places outside
+/// the CRS's area of use.
+public struct ProjChecker: ProjectionChecking {
+    public init() {}
+
+    public func check(_ definition: String, places: [LonLat]) -> ProjectionCheck {
+        do {
+            let plane = try ProjPlane(definition)
+            let outside = places.indices.filter { !plane.covers(places[$0]) }
+            return outside.isEmpty ? .fine : .outside(outside, area: plane.areaDescription)
+        } catch let ProjectionError.unknown(_, message) {
+            return .unknown(message)
+        } catch {
+            return .unknown("\(error)")
+        }
+    }
+}

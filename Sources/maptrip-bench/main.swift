@@ -536,6 +536,53 @@ func cinematicsPhase(scenePath: String, runs: Int) throws {
     print(String(format: "cost of the cinematics layers       %+6.1f%%", (mb / ma - 1) * 100))
 }
 
+/// `--projections`: drawing a moving frame (base map and overlays, no encoder) of the same trip on
+/// Web Mercator, on the globe and in LAEA Europe, alternately `runs` times: the projections' cost as
+/// ratios to today's Mercator frame (the targets: at most 1.5x for the globe).
+func projectionsPhase(scenePath: String, runs: Int) throws {
+    let base = try loadScene(scenePath)
+    let assets = try assetsURL()
+    func frames(_ scene: Scene, _ projection: Projection) -> [FrameValues] {
+        let timeline = Timeline(scene: scene, projection: projection)
+        var out: [FrameValues] = []
+        var last: Camera?
+        for n in 0..<timeline.frameCount {
+            let v = timeline.values(at: n)
+            if v.camera != last { out.append(v) }
+            last = v.camera
+        }
+        return out
+    }
+    var kinds: [(String, FrameRenderer, [FrameValues])] = []
+    for spec in [ProjectionSpec.webMercator, .globe, .proj("+proj=robin")] {
+        var scene = base
+        scene.projection = spec
+        let projection = try Projection.make(for: scene)
+        let renderer = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style)),
+                                         projection: projection)
+        let values = frames(scene, projection)
+        try renderer.baseMap.prepare(for: values.map { renderer.viewport($0.camera) })
+        kinds.append((spec.description, renderer, values))
+    }
+    print("maptrip-bench --projections: \(scenePath), \(base.video.width)x\(base.video.height), moving frames drawn "
+          + "(base map + overlays, no encoder); \(runs) alternating runs, medians [range]")
+    var times = Array(repeating: [Double](), count: kinds.count)
+    for _ in 0..<runs {
+        for (k, kind) in kinds.enumerated() {
+            let t0 = now()
+            for v in kind.2 { try kind.1.render(v) }
+            times[k].append((now() - t0) * 1000 / Double(kind.2.count))
+        }
+    }
+    let mercator = median(times[0])
+    for (k, kind) in kinds.enumerated() {
+        let m = median(times[k])
+        print(String(format: "%@ %7.2f ms/frame [%.2f-%.2f] over %d frames   %.2fx Mercator",
+                     kind.0.padding(toLength: 14, withPad: " ", startingAt: 0), m, times[k].min()!, times[k].max()!,
+                     kind.2.count, m / mercator))
+    }
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -566,6 +613,10 @@ func main() throws {
     }
     if args.contains("--cinematics") {
         try cinematicsPhase(scenePath: scenePath, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
+        return
+    }
+    if args.contains("--projections") {
+        try projectionsPhase(scenePath: scenePath, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
         return
     }
     if args.contains("--designer") {

@@ -25,7 +25,8 @@ struct PlanCommand: ParsableCommand {
         do {
             let s = try SceneLoader.load(
                 contentsOf: URL(fileURLWithPath: scene),
-                resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment))
+                resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment),
+                projections: ProjChecker())
             let plan = Plan(scene: s, timeline: Timeline(scene: s, projection: try Projection.make(for: s)))
             print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
         } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MapTripCore
 import MapTripRecord
+import MapTripRender
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +39,8 @@ struct ValidateCommand: ParsableCommand {
         var problems: [Problem] = []
         var failed = 0
         for file in files {
-            let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver)
+            let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver,
+                                             projections: ProjChecker())
             if !report.errors.isEmpty { failed += 1 }
             let all = report.errors.map { ($0, "error") } + report.warnings.map { ($0, "warning") }
             for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {
