@@ -182,6 +182,7 @@ extension PathClipper {
                     }
                     // Close the ring (shapefile rings repeat their first vertex; this makes sure).
                     ring.visit(xs[part.start], ys[part.start], zs[part.start])
+                    ring.flushLimb()
                 }
             }
         }
@@ -300,6 +301,7 @@ struct GlobeRing {
     let p: GlobePicture
     var xs: [Double] = [], ys: [Double] = []
     private var lastLimb = Double.nan
+    private var runStart = 0.0, runSweep = 0.0
     private var havePrevious = false
     private var px = 0.0, py = 0.0, pz = 0.0
     private(set) var allBack = true
@@ -342,9 +344,9 @@ struct GlobeRing {
         }
         if v.z >= 0 {
             allBack = false
+            flushLimb()
             xs.append(p.px(v.x, v.y))
             ys.append(p.py(v.x, v.y))
-            lastLimb = .nan
         } else if v.x != 0 || v.y != 0 {
             limb(atan2(v.y, v.x))
         }
@@ -353,23 +355,31 @@ struct GlobeRing {
         havePrevious = true
     }
 
-    /// A point on the limb at `angle`, with the arc from the last limb point (the short way).
+    /// The ring reaches the limb at `angle`: a run along the limb goes on, keeping only its net sweep
+    /// (back and forth along the limb adds edges to rasterise but nothing to any winding).
     mutating func limb(_ angle: Double) {
-        if !lastLimb.isNaN {
+        if lastLimb.isNaN {
+            runStart = angle
+            runSweep = 0
+        } else {
             var delta = angle - lastLimb
             if delta > .pi { delta -= 2 * .pi } else if delta < -.pi { delta += 2 * .pi }
-            let steps = Int(abs(delta) / p.limbStep)
-            if steps > 0 {
-                for s in 1...steps {
-                    let t = lastLimb + delta * Double(s) / Double(steps + 1)
-                    xs.append(p.px(cos(t), sin(t)))
-                    ys.append(p.py(cos(t), sin(t)))
-                }
-            }
+            runSweep += delta
         }
-        xs.append(p.px(cos(angle), sin(angle)))
-        ys.append(p.py(cos(angle), sin(angle)))
         lastLimb = angle
+    }
+
+    /// Ends a run along the limb: its arc, from where it began by its net sweep, as chords a quarter
+    /// pixel inside at most.
+    mutating func flushLimb() {
+        guard !lastLimb.isNaN else { return }
+        let steps = Int(abs(runSweep) / p.limbStep)
+        for s in 0...(steps + 1) {
+            let t = runStart + runSweep * Double(s) / Double(steps + 1)
+            xs.append(p.px(cos(t), sin(t)))
+            ys.append(p.py(cos(t), sin(t)))
+        }
+        lastLimb = .nan
     }
 }
 

@@ -140,7 +140,7 @@ public struct RenderJob {
     /// a transparent background when forced), and the files it names.
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
         -> (scene: Scene, files: [URL]) {
-        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places)
+        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker())
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
     }
@@ -273,8 +273,13 @@ public enum BaseMaps {
             userAgent: HTTPTileClient.userAgent(contact: environment.contact ?? source.contact),
             cacheDirectory: environment.cacheDirectory
                 ?? HTTPTileClient.defaultCacheDirectory(environment: environment.processEnvironment))
-        return try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
-                                    sceneDirectory: sceneDirectory, highDensity: scene.video.scale >= 2)
+        let map = try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
+                                       sceneDirectory: sceneDirectory, highDensity: scene.video.scale >= 2)
+        // Reprojected tiles (globe, PROJ planes) show the style's colours beyond the tiles.
+        map.polar = scene.style.polar
+        map.space = scene.style.space
+        map.atmosphere = scene.style.atmosphere
+        return map
     }
 }
 

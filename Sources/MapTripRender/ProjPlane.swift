@@ -89,7 +89,11 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
     /// The area of use, for messages: its name and box.
     public var areaDescription: String {
         guard let a = area else { return "anywhere" }
-        return "\(a.name) (\(String(format: "%g", a.west)) to \(String(format: "%g", a.east)) E, "
+        // PROJ's area names can run to a paragraph listing every country: its first sentence will do.
+        var name = a.name
+        if let stop = name.range(of: ". ") { name = String(name[..<stop.lowerBound]) }
+        if name.count > 80 { name = String(name.prefix(79)) + "…" }
+        return "\(name) (\(String(format: "%g", a.west)) to \(String(format: "%g", a.east)) E, "
             + "\(String(format: "%g", a.south)) to \(String(format: "%g", a.north)) N)"
     }
 

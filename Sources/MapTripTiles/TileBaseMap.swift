@@ -49,18 +49,26 @@ public final class TileBaseMap: BaseMap {
     public var maxTilesPerFrame = 4096
     /// How many zooms up to look for an ancestor to stand in for a failed tile.
     public var fallbackLevels = 3
+    /// Painted beyond Web Mercator's ±85.05 degrees and outside a projection's domain, when the tiles
+    /// are reprojected (the scene's `style.polar`).
+    public var polar = Color(red: 0.933, green: 0.949, blue: 0.961)
+    /// Around the globe, when the tiles are reprojected onto it (the scene's `style.space` and `style.atmosphere`).
+    public var space = Color(red: 0.020, green: 0.027, blue: 0.051)
+    public var atmosphere = Color(red: 0.561, green: 0.765, blue: 1)
 
     public static let defaultCacheBytes = 512 << 20
 
-    private var bytes: [TileKey: Data] = [:]
+    var bytes: [TileKey: Data] = [:]
     /// Tiles frames need that failed, with why.
-    private var failed: [TileKey: String] = [:]
+    var failed: [TileKey: String] = [:]
     /// Ancestors asked for only as stand-ins that failed too (not counted).
     private var fallbackFailed: Set<TileKey> = []
     private let cache: SurfaceCache
     private var placeholderSurface: ImageSurface?
-    private var tooManyTilesFrames = 0
-    private var unpreparedFetches = 0
+    var tooManyTilesFrames = 0
+    var unpreparedFetches = 0
+    /// The last reprojected frame (see TileReprojection.swift), copied back for a still frame.
+    var lastReprojected: ReprojectedFrame?
 
     public init(source: TileSource, attribution: String? = nil, strict: Bool = false,
                 cacheBytes: Int = TileBaseMap.defaultCacheBytes, decoder: TileDecoding = StandardTileDecoder()) {
@@ -124,6 +132,7 @@ public final class TileBaseMap: BaseMap {
 
     /// The tiles a viewport needs from the source (wrapped, covered by the source, deduplicated).
     public func neededTiles(for viewport: Viewport) -> [TileKey] {
+        if Self.needsReprojection(viewport) { return reprojectedTiles(for: viewport).keys }
         var out: [TileKey] = []
         for layer in layers(for: viewport) where layer.range.count <= maxTilesPerFrame {
             out += layer.range.keys.filter { source.covers($0) }
@@ -159,6 +168,7 @@ public final class TileBaseMap: BaseMap {
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
+        if Self.needsReprojection(viewport) { return try drawReprojected(viewport, in: cr) }
         let layers = layers(for: viewport)
         // Normally a no-op: prepare() fetched everything. A viewport it did not see is fetched
         // here in one batch rather than failing.
@@ -192,7 +202,7 @@ public final class TileBaseMap: BaseMap {
 
     // MARK: Drawing
 
-    private enum TileImage {
+    enum TileImage {
         case tile(ImageSurface)
         case ancestor(ImageSurface, levels: Int)
         case placeholder
@@ -249,7 +259,7 @@ public final class TileBaseMap: BaseMap {
         }
     }
 
-    private func image(for key: TileKey) -> TileImage {
+    func image(for key: TileKey) -> TileImage {
         guard source.covers(key) else { return .empty }
         if let s = surface(key, counted: true) { return .tile(s) }
         var k = 1
@@ -276,7 +286,7 @@ public final class TileBaseMap: BaseMap {
     }
 
     /// Light grey with a subtle grid, the source's tile size.
-    private func placeholder() throws -> ImageSurface {
+    func placeholder() throws -> ImageSurface {
         if let p = placeholderSurface { return p }
         let size = max(16, min(source.tileSize, 1024))
         let p = try ImageSurface(width: size, height: size)
@@ -296,7 +306,7 @@ public final class TileBaseMap: BaseMap {
 
     // MARK: Fetching
 
-    private func fetch(_ keys: [TileKey]) {
+    func fetch(_ keys: [TileKey]) {
         guard !keys.isEmpty else { return }
         let results = source.tiles(for: keys)
         for key in keys {
@@ -309,7 +319,7 @@ public final class TileBaseMap: BaseMap {
     }
 
     /// Fetches, in one batch, the ancestors that can stand in for failed tiles.
-    private func fetchStandIns(for keys: [TileKey]) {
+    func fetchStandIns(for keys: [TileKey]) {
         guard fallbackLevels > 0, !keys.isEmpty else { return }
         var seen = Set<TileKey>()
         var wanted: [TileKey] = []

@@ -7,10 +7,16 @@ public struct ProjError: Error, CustomStringConvertible, Sendable {
     public let operation: String
     public var description: String { "proj: \(operation): \(message)" }
 
-    init(context: OpaquePointer?, _ operation: String) {
+    init(context: OpaquePointer?, _ operation: String, logged: String? = nil) {
         let code = proj_context_errno(context)
         self.code = code
-        self.message = proj_context_errno_string(context, code).map { String(cString: $0) } ?? "error \(code)"
+        let text = proj_context_errno_string(context, code).map { String(cString: $0) } ?? "error \(code)"
+        // PROJ's log often says more than its error code ("crs not found" beside "Unknown error").
+        if let logged, !logged.isEmpty, text.hasPrefix("Unknown error") || code == 0 {
+            self.message = logged
+        } else {
+            self.message = text
+        }
         self.operation = operation
     }
 }
@@ -18,10 +24,23 @@ public struct ProjError: Error, CustomStringConvertible, Sendable {
 /// A PROJ context. PROJ contexts are not thread-safe: use one per thread.
 public final class ProjContext {
     public let pointer: OpaquePointer
+    /// The last error PROJ logged on this context (kept instead of printed to stderr).
+    public fileprivate(set) var lastLogged: String?
 
     public init() throws {
         guard let c = proj_context_create() else { throw ProjError(context: nil, "create context") }
         pointer = c
+        proj_log_func(c, Unmanaged.passUnretained(self).toOpaque()) { data, level, message in
+            guard let data, let message, level <= Int32(PJ_LOG_ERROR.rawValue) else { return }
+            let context = Unmanaged<ProjContext>.fromOpaque(data).takeUnretainedValue()
+            var text = String(cString: message)
+            // "proj_create: crs not found": the function's name is not for users.
+            if let colon = text.firstIndex(of: ":"), text.index(after: colon) < text.endIndex,
+               text[text.index(after: colon)] == " " {
+                text = String(text[text.index(colon, offsetBy: 2)...])
+            }
+            context.lastLogged = text
+        }
     }
 
     deinit { proj_context_destroy(pointer) }
@@ -36,7 +55,7 @@ public final class Transformation {
     public init(from source: String, to target: String, context: ProjContext) throws {
         self.context = context
         guard let raw = proj_create_crs_to_crs(context.pointer, source, target, nil) else {
-            throw ProjError(context: context.pointer, "\(source) to \(target)")
+            throw ProjError(context: context.pointer, "\(source) to \(target)", logged: context.lastLogged)
         }
         defer { proj_destroy(raw) }
         guard let norm = proj_normalize_for_visualization(context.pointer, raw) else {
@@ -120,7 +139,7 @@ public final class CRS {
     public init(_ definition: String, context: ProjContext) throws {
         self.context = context
         guard let p = proj_create(context.pointer, definition) else {
-            throw ProjError(context: context.pointer, "'\(definition)'")
+            throw ProjError(context: context.pointer, "'\(definition)'", logged: context.lastLogged)
         }
         pointer = p
     }

@@ -1,0 +1,785 @@
+import Cairo
+import Foundation
+import MapTripCore
+import MapTripRender
+
+// Raster tiles on any projection.
+//
+// Tiles are Web Mercator by nature. A viewport that is not plain, north-up Web Mercator (the globe,
+// a PROJ plane, a turned Mercator map) is drawn by *reprojection*: every frame pixel is sampled,
+// bilinearly, from the decoded tiles at the position the inverse projection gives for it.
+//
+// * **Mesh**: the inverse (`Viewport.location(atPixel:)`, a PROJ call on planes) is evaluated on a
+//   coarse mesh, every 16 px plus the frame's right and bottom edges, and at every cell's edge
+//   midpoints and centre. A cell whose midpoints lie within a quarter of a frame pixel of the
+//   bilinear interpolation of its corners is interpolated; otherwise it is split into 8-px, then 4-px
+//   cells, and the last resort is one inverse per pixel. Cells the projection only partly covers
+//   (the globe's limb, a domain's edge) are evaluated per pixel; on the globe the limb is
+//   antialiased by the pixel's coverage of the disc.
+// * **Level**: each cell picks its tile zoom from its own scale (the unit world per frame pixel
+//   along the finer axis, from the cell's Jacobian), as `TileMath.tileZoom` does for the whole frame
+//   on a flat map: tiles are scaled down, not blurred up, and the next level fades in over the first
+//   `crossFade` of a zoom level.
+// * **Poles**: beyond Web Mercator's ±85.0511 degrees the frame shows `polar`; outside a projection's
+//   domain too. On the globe, space and the atmosphere are drawn first and the rim over the disc.
+// * **Still frames**: the last reprojected frame is kept and copied back while the view is the same.
+
+extension TileBaseMap {
+    /// Whether a viewport is drawn by reprojection (anything but plain, north-up Web Mercator).
+    public static func needsReprojection(_ viewport: Viewport) -> Bool {
+        if case .webMercator = viewport.projection { return viewport.isRotated }
+        return true
+    }
+
+    // MARK: Planning
+
+    /// The tiles a reprojected viewport needs (covered by the source, deduplicated); `overflow` when
+    /// it needs more than `maxTilesPerFrame` (the frame is then drawn without tiles).
+    func reprojectedTiles(for viewport: Viewport) -> (keys: [TileKey], overflow: Bool) {
+        tiles(for: planReprojection(viewport))
+    }
+
+    func planReprojection(_ viewport: Viewport) -> ReprojectionPlan {
+        var planner = ReprojectionPlanner(viewport: viewport, tileSize: source.tileSize, minZoom: source.minZoom,
+                                          maxZoom: source.maxZoom, crossFade: crossFade)
+        return planner.plan()
+    }
+
+    private func tiles(for plan: ReprojectionPlan) -> (keys: [TileKey], overflow: Bool) {
+        var seen = Set<TileKey>()
+        var out: [TileKey] = []
+        var overflow = false
+        func add(_ key: TileKey) {
+            if seen.insert(key).inserted, source.covers(key) { out.append(key) }
+        }
+        cells: for cell in plan.cells {
+            let c = cell.corners
+            var box = (minX: c.0.x, minY: c.0.y, maxX: c.0.x, maxY: c.0.y)
+            for p in [c.1, c.2, c.3] {
+                box.minX = min(box.minX, p.x); box.maxX = max(box.maxX, p.x)
+                box.minY = min(box.minY, p.y); box.maxY = max(box.maxY, p.y)
+            }
+            if box.maxY <= 0 || box.minY >= 1 { continue }  // all polar
+            for level in cell.levels {
+                // A texel of margin: bilinear sampling reads the neighbour tile at an edge.
+                let pad = 1 / (Double(TileMath.tileCount(zoom: level.zoom)) * Double(max(source.tileSize, 1)))
+                let range = TileMath.tileRange(world: (box.minX - pad, max(box.minY - pad, 0),
+                                                       box.maxX + pad, min(box.maxY + pad, 1)), zoom: level.zoom)
+                if range.count > maxTilesPerFrame || out.count > maxTilesPerFrame {
+                    overflow = true
+                    break cells
+                }
+                for key in range.keys { add(key) }
+            }
+        }
+        if !overflow {
+            for cell in plan.pixelCells {
+                for s in cell.samples where s.coverage > 0 && s.y >= 0 && s.y <= 1 {
+                    for level in cell.levels {
+                        let n = TileMath.tileCount(zoom: level.zoom)
+                        let x = s.x - s.x.rounded(.down)
+                        add(TileKey(z: level.zoom, x: min(Int(x * Double(n)), n - 1), y: min(Int(s.y * Double(n)), n - 1)))
+                    }
+                }
+                if out.count > maxTilesPerFrame {
+                    overflow = true
+                    break
+                }
+            }
+        }
+        return (overflow ? [] : out, overflow)
+    }
+
+    // MARK: Drawing
+
+    func drawReprojected(_ viewport: Viewport, in cr: Context) throws {
+        let surface = cr.surface
+        let w = viewport.width, h = viewport.height
+        guard surface.width >= w, surface.height >= h else {
+            // A target smaller than the view (not how frames are drawn): reproject aside, paint it over.
+            let aside = try ImageSurface(width: w, height: h)
+            try aside.withContext { try drawReprojected(viewport, in: $0) }
+            cr.save()
+            cr.setSource(aside, x: 0, y: 0)
+            cr.setOperator(.source)
+            cr.paint()
+            cr.restore()
+            return
+        }
+        let stillKey = ReprojectedFrame.Key(viewport: viewport, polar: polar, background: background, space: space,
+                                            atmosphere: atmosphere, crossFade: crossFade)
+        if let still = lastReprojected, still.key == stillKey {
+            // A still frame: the same pixels again.
+            surface.flush()
+            let data = surface.data, stride = surface.stride
+            still.pixels.withUnsafeBytes { raw in
+                for row in 0..<h {
+                    (data + row * stride).update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * w * 4,
+                                                 count: w * 4)
+                }
+            }
+            surface.markDirty()
+            return
+        }
+
+        let plan = planReprojection(viewport)
+        let (keys, overflow) = tiles(for: plan)
+        // Normally a no-op: prepare() fetched everything.
+        let unknown = keys.filter { bytes[$0] == nil && failed[$0] == nil }
+        if !unknown.isEmpty {
+            unpreparedFetches += 1
+            fetch(unknown)
+            if !strict { fetchStandIns(for: unknown.filter { failed[$0] != nil }) }
+        }
+        if strict, let why = keys.lazy.compactMap({ self.failed[$0] }).first {
+            throw TileError.tilesFailed(count: failed.count, examples: [why])
+        }
+        if overflow { tooManyTilesFrames += 1 }
+
+        // What the tiles do not cover: space and the atmosphere around the globe, else the polar colour.
+        let isGlobe: Bool
+        if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
+        cr.save()
+        if isGlobe {
+            // Space first (a globe filling the frame paints only its sea, here transparent).
+            cr.setSource(space)
+            cr.setOperator(.source)
+            cr.paint()
+            cr.setOperator(.over)
+            GlobeBackdrop.draw(viewport, space: space, atmosphere: atmosphere, sea: Color(red: 0, green: 0, blue: 0, alpha: 0), in: cr)
+        } else {
+            cr.setSource(polar)
+            cr.setOperator(.source)
+            cr.paint()
+        }
+        cr.restore()
+        try cr.checkStatus("draw reprojected tiles")
+
+        // The tiles each level needs, decoded (or their stand-ins), resolved once for the frame.
+        var resolved: [TileKey: ResolvedTile] = [:]
+        var alive: [ImageSurface] = []
+        if !overflow {
+            for key in keys {
+                let r = resolve(key)
+                resolved[key] = r.tile
+                if let s = r.surface { alive.append(s) }
+            }
+        }
+        defer { withExtendedLifetime(alive) {} }
+        var sampler = TileSampler(tiles: resolved, background: ReprojectionPixel.pack(background),
+                                  polar: ReprojectionPixel.pack(polar), hasTiles: !overflow)
+        surface.flush()
+        let data = UnsafeMutableRawPointer(surface.data), stride = surface.stride
+        for cell in plan.cells { sampler.fill(cell, into: data, stride: stride) }
+        for cell in plan.pixelCells { sampler.fill(cell, into: data, stride: stride) }
+        surface.markDirty()
+        if isGlobe { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: cr) }
+        try cr.checkStatus("draw reprojected tiles")
+
+        // Kept for a still frame.
+        surface.flush()
+        var pixels = [UInt8](repeating: 0, count: w * h * 4)
+        pixels.withUnsafeMutableBytes { raw in
+            let dst = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for row in 0..<h { (dst + row * w * 4).update(from: surface.data + row * stride, count: w * 4) }
+        }
+        lastReprojected = ReprojectedFrame(key: stillKey, pixels: pixels)
+    }
+
+    /// A tile as the sampler reads it: its own pixels, an ancestor's, the placeholder, or a colour.
+    private func resolve(_ key: TileKey) -> (tile: ResolvedTile, surface: ImageSurface?) {
+        switch image(for: key) {
+        case .tile(let s):
+            return (.texels(TileTexels(surface: s, level: key.z, x: key.x, y: key.y, isTile: true)), s)
+        case .ancestor(let s, let k):
+            let a = key.ancestor(levels: k)
+            return (.texels(TileTexels(surface: s, level: a.z, x: a.x, y: a.y, isTile: false)), s)
+        case .placeholder:
+            if let p = try? placeholder() {
+                return (.texels(TileTexels(surface: p, level: key.z, x: key.x, y: key.y, isTile: false)), p)
+            }
+            return (.color(ReprojectionPixel.pack(background)), nil)
+        case .empty:
+            return (.color(ReprojectionPixel.pack(background)), nil)
+        }
+    }
+}
+
+/// The last reprojected frame, for still frames.
+final class ReprojectedFrame {
+    struct Key: Equatable {
+        var viewport: Viewport
+        var polar, background, space, atmosphere: Color
+        var crossFade: Double
+    }
+    let key: Key
+    let pixels: [UInt8]
+    init(key: Key, pixels: [UInt8]) {
+        self.key = key
+        self.pixels = pixels
+    }
+}
+
+// MARK: - The mesh
+
+/// One tile level of a cell: its zoom and opacity (two levels during a cross-fade).
+struct ReprojectionLevel: Equatable {
+    var zoom: Int
+    var alpha: Double
+}
+
+/// A mesh node: the unit-world (Web Mercator) point under a frame position. `y` runs beyond [0, 1]
+/// past ±85.05 degrees (latitudes capped at ±89.9 so it stays finite); `x` is unwrapped per cell.
+struct MeshNode {
+    var x: Double
+    var y: Double
+    var valid: Bool
+    static let invalid = MeshNode(x: 0, y: 0, valid: false)
+}
+
+/// A rectangle of frame pixels interpolated bilinearly from its four corner nodes.
+struct MeshCell {
+    /// The pixels it fills: px0..<px1, py0..<py1.
+    var px0, px1, py0, py1: Int
+    /// The corners' frame positions (pixel centres are at px + 0.5).
+    var x0, x1, y0, y1: Double
+    /// Top-left, top-right, bottom-left, bottom-right, unwrapped around the first.
+    var corners: (MeshNode, MeshNode, MeshNode, MeshNode)
+    var levels: [ReprojectionLevel]
+}
+
+/// A rectangle of frame pixels with the inverse evaluated for each pixel (row by row).
+struct PixelCell {
+    struct Sample {
+        var x: Double
+        var y: Double
+        /// How much of the pixel the map covers (the globe's limb); 0: none, left to the backdrop.
+        var coverage: Float
+    }
+    var px0, px1, py0, py1: Int
+    var samples: [Sample]
+    var levels: [ReprojectionLevel]
+}
+
+struct ReprojectionPlan {
+    var cells: [MeshCell] = []
+    var pixelCells: [PixelCell] = []
+}
+
+/// Builds the mesh of a viewport (see the file's header).
+struct ReprojectionPlanner {
+    let viewport: Viewport
+    let tileSize: Int
+    let minZoom: Int
+    let maxZoom: Int
+    let crossFade: Double
+    /// The largest interpolation error allowed, in frame pixels.
+    static let tolerance = 0.25
+    /// The coarse mesh's spacing.
+    static let step = 16
+
+    private let width: Double, height: Double
+    private let isGlobe: Bool
+    private let cx: Double, cy: Double, radius: Double
+    private var result = ReprojectionPlan()
+    private var frameLevels: [ReprojectionLevel] = []
+
+    init(viewport: Viewport, tileSize: Int, minZoom: Int, maxZoom: Int, crossFade: Double) {
+        self.viewport = viewport
+        self.tileSize = tileSize
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.crossFade = crossFade
+        width = Double(viewport.width)
+        height = Double(viewport.height)
+        if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
+        cx = width / 2
+        cy = height / 2
+        radius = viewport.globeRadius
+    }
+
+    /// The unit-world point under a frame position.
+    func node(_ x: Double, _ y: Double) -> MeshNode {
+        guard let p = viewport.location(atPixel: x, y), p.lat.isFinite, p.lon.isFinite else { return .invalid }
+        return Self.world(p)
+    }
+
+    static func world(_ p: LonLat) -> MeshNode {
+        let lat = min(max(p.lat, -89.9), 89.9) * .pi / 180
+        return MeshNode(x: (p.lon + 180) / 360, y: 0.5 - atanh(sin(lat)) / (2 * .pi), valid: true)
+    }
+
+    mutating func plan() -> ReprojectionPlan {
+        result = ReprojectionPlan()
+        frameLevels = centreLevels()
+        let w = viewport.width, h = viewport.height
+        let step = Self.step
+        let nx = (w + step - 1) / step, ny = (h + step - 1) / step
+        // Node positions every half cell: even indices are the coarse mesh, odd ones the midpoints.
+        func positions(_ n: Int, _ size: Int) -> [Double] {
+            var out: [Double] = []
+            for i in 0...(2 * n) {
+                if i % 2 == 0 {
+                    out.append(Double(min(i / 2 * step, size)))
+                } else {
+                    out.append((Double(min((i - 1) / 2 * step, size)) + Double(min((i + 1) / 2 * step, size))) / 2)
+                }
+            }
+            return out
+        }
+        let xs = positions(nx, w), ys = positions(ny, h)
+        let cols = xs.count
+        var grid = [MeshNode](repeating: .invalid, count: xs.count * ys.count)
+        for (j, y) in ys.enumerated() {
+            for (i, x) in xs.enumerated() { grid[j * cols + i] = node(x, y) }
+        }
+        for k in 0..<ny {
+            for i in 0..<nx {
+                let x0 = xs[2 * i], x1 = xs[2 * i + 2], y0 = ys[2 * k], y1 = ys[2 * k + 2]
+                func g(_ a: Int, _ b: Int) -> MeshNode { grid[(2 * k + b) * cols + 2 * i + a] }
+                let nine = [g(0, 0), g(1, 0), g(2, 0), g(0, 1), g(1, 1), g(2, 1), g(0, 2), g(1, 2), g(2, 2)]
+                if isGlobe {
+                    switch discCover(x0, x1, y0, y1) {
+                    case .outside: continue
+                    case .edge:
+                        perPixel(x0, x1, y0, y1)
+                        continue
+                    case .inside: break
+                    }
+                }
+                refine(x0, x1, y0, y1, nine)
+            }
+        }
+        return result
+    }
+
+    // MARK: Cells
+
+    private enum DiscCover { case inside, edge, outside }
+
+    /// Where a frame rectangle lies against the globe's disc (with a pixel of margin for the limb's
+    /// antialiasing).
+    private func discCover(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double) -> DiscCover {
+        let nearX = min(max(cx, x0), x1) - cx, nearY = min(max(cy, y0), y1) - cy
+        if (nearX * nearX + nearY * nearY).squareRoot() > radius + 1 { return .outside }
+        let farX = max(abs(x0 - cx), abs(x1 - cx)), farY = max(abs(y0 - cy), abs(y1 - cy))
+        return (farX * farX + farY * farY).squareRoot() < radius - 1 ? .inside : .edge
+    }
+
+    /// `nine`: the nodes at the corners, edge midpoints and centre, row by row.
+    private mutating func refine(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double, _ nine: [MeshNode]) {
+        let px0 = Int((x0 - 0.5).rounded(.up)), px1 = Int((x1 - 0.5).rounded(.up))
+        let py0 = Int((y0 - 0.5).rounded(.up)), py1 = Int((y1 - 0.5).rounded(.up))
+        if px1 <= px0 || py1 <= py0 { return }
+        if nine.allSatisfy({ !$0.valid }) { return }
+        if nine.contains(where: { !$0.valid }) {
+            perPixel(x0, x1, y0, y1)
+            return
+        }
+        // Unwrap around the first corner: a cell crossing the antimeridian does not span the world.
+        let ref = nine[0].x
+        let n = nine.map { MeshNode(x: $0.x - ($0.x - ref).rounded(), y: $0.y, valid: true) }
+        let c00 = n[0], c10 = n[2], c01 = n[6], c11 = n[8]
+        let dx = x1 - x0, dy = y1 - y0
+        if nine.allSatisfy({ $0.y < 0 }) || nine.allSatisfy({ $0.y > 1 }) {
+            // All beyond the tiles (around a pole): the interpolation stays there; no need to refine.
+            result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
+                                         corners: (c00, c10, c01, c11), levels: frameLevels))
+            return
+        }
+        let j = Jacobian(a: ((c10.x - c00.x) + (c11.x - c01.x)) / (2 * dx), b: ((c01.x - c00.x) + (c11.x - c10.x)) / (2 * dy),
+                         c: ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * dx), d: ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * dy))
+        var ok = j.invertible
+        if ok {
+            // The midpoints' error in frame pixels (through the inverse Jacobian).
+            for (index, s, t) in [(1, 0.5, 0.0), (3, 0.0, 0.5), (4, 0.5, 0.5), (5, 1.0, 0.5), (7, 0.5, 1.0)] {
+                let ix = (c00.x * (1 - s) + c10.x * s) * (1 - t) + (c01.x * (1 - s) + c11.x * s) * t
+                let iy = (c00.y * (1 - s) + c10.y * s) * (1 - t) + (c01.y * (1 - s) + c11.y * s) * t
+                let e = j.pixels(n[index].x - ix, n[index].y - iy)
+                if !(e <= Self.tolerance) {
+                    ok = false
+                    break
+                }
+            }
+        }
+        if ok {
+            result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
+                                       corners: (c00, c10, c01, c11), levels: levels(j)))
+            return
+        }
+        if max(dx, dy) <= 5 {
+            perPixel(x0, x1, y0, y1)
+            return
+        }
+        // Split in four: the nine nodes are the children's corners; each needs its own midpoints.
+        let xm = (x0 + x1) / 2, ym = (y0 + y1) / 2
+        let xq = [x0, xm, x1], yq = [y0, ym, y1]
+        for b in 0..<2 {
+            for a in 0..<2 {
+                let cx0 = xq[a], cx1 = xq[a + 1], cy0 = yq[b], cy1 = yq[b + 1]
+                let mx = (cx0 + cx1) / 2, my = (cy0 + cy1) / 2
+                let child = [nine[b * 3 + a], node(mx, cy0), nine[b * 3 + a + 1],
+                             node(cx0, my), node(mx, my), node(cx1, my),
+                             nine[(b + 1) * 3 + a], node(mx, cy1), nine[(b + 1) * 3 + a + 1]]
+                refine(cx0, cx1, cy0, cy1, child)
+            }
+        }
+    }
+
+    /// The inverse at every pixel of a rectangle; on the globe, the limb antialiased.
+    private mutating func perPixel(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double) {
+        let px0 = Int((x0 - 0.5).rounded(.up)), px1 = Int((x1 - 0.5).rounded(.up))
+        let py0 = Int((y0 - 0.5).rounded(.up)), py1 = Int((y1 - 0.5).rounded(.up))
+        if px1 <= px0 || py1 <= py0 { return }
+        var samples: [PixelCell.Sample] = []
+        samples.reserveCapacity((px1 - px0) * (py1 - py0))
+        var any = false
+        for py in py0..<py1 {
+            for px in px0..<px1 {
+                var x = Double(px) + 0.5, y = Double(py) + 0.5
+                var coverage: Float = 1
+                if isGlobe {
+                    let ox = x - cx, oy = y - cy
+                    let d = (ox * ox + oy * oy).squareRoot()
+                    if d >= radius + 0.5 {
+                        samples.append(PixelCell.Sample(x: 0, y: 0, coverage: 0))
+                        continue
+                    }
+                    coverage = Float(min(1, radius + 0.5 - d))
+                    let inner = max(radius - 0.5, 0)
+                    if d > inner {
+                        // A pixel across the limb shows the map's edge, pulled just inside.
+                        let k = inner / d
+                        x = cx + ox * k
+                        y = cy + oy * k
+                    }
+                }
+                let n = node(x, y)
+                if n.valid {
+                    samples.append(PixelCell.Sample(x: n.x, y: n.y, coverage: coverage))
+                    any = true
+                } else {
+                    samples.append(PixelCell.Sample(x: 0, y: 0, coverage: 0))
+                }
+            }
+        }
+        guard any else { return }
+        let cell = PixelCell(px0: px0, px1: px1, py0: py0, py1: py1, samples: samples, levels: [])
+        result.pixelCells.append(PixelCell(px0: px0, px1: px1, py0: py0, py1: py1, samples: samples,
+                                         levels: pixelLevels(cell)))
+    }
+
+    // MARK: Levels
+
+    /// The unit world's derivatives along frame x and y.
+    struct Jacobian {
+        var a, b, c, d: Double
+        var det: Double { a * d - b * c }
+        var invertible: Bool {
+            let m = max(abs(a), abs(b), abs(c), abs(d))
+            return det.isFinite && m > 0 && abs(det) > 1e-12 * m * m
+        }
+        /// The length, in frame pixels, of a unit-world offset.
+        func pixels(_ ex: Double, _ ey: Double) -> Double {
+            let D = det
+            let u = (d * ex - b * ey) / D, v = (-c * ex + a * ey) / D
+            return (u * u + v * v).squareRoot()
+        }
+        /// Unit world per frame pixel along the finer axis, and the area's mean.
+        var scales: (fine: Double, mean: Double) {
+            let D = abs(det)
+            let longest = max((a * a + c * c).squareRoot(), (b * b + d * d).squareRoot())
+            return (D / max(longest, 1e-300), D.squareRoot())
+        }
+    }
+
+    /// The tile levels for a local scale: the first integer zoom at or above the ideal zoom of the
+    /// finer axis (but no more than one above the area's mean, so a squeezed limb does not fetch
+    /// deep tiles), clamped to the source, with the next level fading in as on a flat map.
+    func levels(_ j: Jacobian) -> [ReprojectionLevel] {
+        let s = j.scales
+        guard s.fine > 0, s.fine.isFinite, s.mean > 0 else { return frameLevels }
+        let t = Double(max(tileSize, 1))
+        let ideal = min(log2(1 / (t * s.fine)), log2(1 / (t * s.mean)) + 1)
+        return Self.levels(ideal: ideal, minZoom: minZoom, maxZoom: maxZoom, crossFade: crossFade)
+    }
+
+    /// As `TileBaseMap.layers(for:)`, for one ideal zoom.
+    static func levels(ideal: Double, minZoom: Int, maxZoom: Int, crossFade: Double) -> [ReprojectionLevel] {
+        guard ideal.isFinite else { return [ReprojectionLevel(zoom: TileMath.clampZoom(0, minZoom: minZoom, maxZoom: maxZoom), alpha: 1)] }
+        let raw = TileMath.ceilZoom(ideal)
+        let z = TileMath.clampZoom(raw, minZoom: minZoom, maxZoom: maxZoom)
+        if crossFade > 0, raw == z, z - 1 >= minZoom {
+            let u = ideal - Double(z - 1)
+            if u < crossFade {
+                let r = u / crossFade
+                let a = r * r * (3 - 2 * r)
+                if a < 0.002 { return [ReprojectionLevel(zoom: z - 1, alpha: 1)] }
+                if a < 0.998 { return [ReprojectionLevel(zoom: z - 1, alpha: 1), ReprojectionLevel(zoom: z, alpha: a)] }
+            }
+        }
+        return [ReprojectionLevel(zoom: z, alpha: 1)]
+    }
+
+    /// The levels at the frame's centre (the fallback where a cell has no usable scale).
+    private func centreLevels() -> [ReprojectionLevel] {
+        let x = width / 2, y = height / 2
+        let o = node(x, y), r = node(x + 1, y), d = node(x, y + 1)
+        if o.valid, r.valid, d.valid {
+            let rx = r.x - (r.x - o.x).rounded(), dxx = d.x - (d.x - o.x).rounded()
+            let j = Jacobian(a: rx - o.x, b: dxx - o.x, c: r.y - o.y, d: d.y - o.y)
+            let s = j.scales
+            if j.invertible, s.fine > 0 {
+                let t = Double(max(tileSize, 1))
+                let ideal = min(log2(1 / (t * s.fine)), log2(1 / (t * s.mean)) + 1)
+                return Self.levels(ideal: ideal, minZoom: minZoom, maxZoom: maxZoom, crossFade: crossFade)
+            }
+        }
+        let ideal = TileMath.idealTileZoom(cameraZoom: viewport.camera.zoom, scale: viewport.scale, tileSize: tileSize)
+        return Self.levels(ideal: ideal, minZoom: minZoom, maxZoom: maxZoom, crossFade: crossFade)
+    }
+
+    /// A per-pixel cell's levels, from the differences between neighbouring samples near its centre.
+    private func pixelLevels(_ cell: PixelCell) -> [ReprojectionLevel] {
+        let w = cell.px1 - cell.px0, h = cell.py1 - cell.py0
+        guard w >= 2, h >= 2 else { return frameLevels }
+        var best: Jacobian?
+        var bestDistance = Int.max
+        for row in 0..<(h - 1) {
+            for col in 0..<(w - 1) {
+                let o = cell.samples[row * w + col], r = cell.samples[row * w + col + 1], d = cell.samples[(row + 1) * w + col]
+                guard o.coverage >= 1, r.coverage >= 1, d.coverage >= 1 else { continue }
+                let distance = abs(2 * col - w) + abs(2 * row - h)
+                if distance >= bestDistance { continue }
+                let rx = r.x - (r.x - o.x).rounded(), dxx = d.x - (d.x - o.x).rounded()
+                let j = Jacobian(a: rx - o.x, b: dxx - o.x, c: r.y - o.y, d: d.y - o.y)
+                if j.invertible {
+                    best = j
+                    bestDistance = distance
+                }
+            }
+        }
+        guard let j = best else { return frameLevels }
+        return levels(j)
+    }
+}
+
+// MARK: - Sampling
+
+/// Packed premultiplied ARGB32 pixels (A in the high byte, as Cairo stores them natively).
+enum ReprojectionPixel {
+    static func pack(_ c: Color) -> UInt32 {
+        let a = min(max(c.alpha, 0), 1)
+        func ch(_ v: Double) -> UInt32 { UInt32((min(max(v, 0), 1) * a * 255).rounded()) }
+        return UInt32((a * 255).rounded()) << 24 | ch(c.red) << 16 | ch(c.green) << 8 | ch(c.blue)
+    }
+
+    /// p + (q - p) * t, t in 0...256, all four channels at once.
+    @inline(__always)
+    static func lerp(_ p: UInt32, _ q: UInt32, _ t: UInt32) -> UInt32 {
+        let s = 256 - t
+        let m: UInt32 = 0x00ff_00ff, half: UInt32 = 0x0080_0080
+        let p0: UInt32 = p & m, p1: UInt32 = (p >> 8) & m, q0: UInt32 = q & m, q1: UInt32 = (q >> 8) & m
+        let rbSum: UInt32 = p0 &* s &+ q0 &* t &+ half
+        let agSum: UInt32 = p1 &* s &+ q1 &* t &+ half
+        let rb: UInt32 = (rbSum >> 8) & m
+        let ag: UInt32 = (agSum >> 8) & m
+        return rb | (ag << 8)
+    }
+
+    /// p scaled by f, f in 0...256.
+    @inline(__always)
+    static func scale(_ p: UInt32, _ f: UInt32) -> UInt32 {
+        let m: UInt32 = 0x00ff_00ff, half: UInt32 = 0x0080_0080
+        let rb: UInt32 = (((p & m) &* f &+ half) >> 8) & m
+        let ag: UInt32 = ((((p >> 8) & m) &* f &+ half) >> 8) & m
+        return rb | (ag << 8)
+    }
+
+    /// `src` painted over `dst` with an extra opacity `alpha` (0...256); both premultiplied.
+    @inline(__always)
+    static func over(_ dst: UInt32, _ src: UInt32, _ alpha: UInt32) -> UInt32 {
+        // An opaque source: a plain mix, exact where both are the same colour.
+        if src >> 24 == 255 { return alpha >= 256 ? src : lerp(dst, src, alpha) }
+        let s = alpha >= 256 ? src : scale(src, alpha)
+        let sa = s >> 24
+        if sa == 255 { return s }
+        return s &+ scale(dst, 256 - (sa + (sa >> 7)))
+    }
+}
+
+/// One tile's pixels as sampled: the tile itself or a stand-in at another level. It does not keep
+/// the surface alive: the sampler's owner does (`ResolvedTiles.surfaces`).
+struct TileTexels {
+    let data: UnsafeRawPointer
+    let stride: Int
+    let width: Int
+    let height: Int
+    /// The zoom and tile position these pixels cover (an ancestor's, for a stand-in).
+    let level: Int
+    let x: Int
+    let y: Int
+    /// Whether these are the requested tile's own pixels (neighbours are read across its edges).
+    let isTile: Bool
+
+    init(surface: ImageSurface, level: Int, x: Int, y: Int, isTile: Bool) {
+        surface.flush()
+        data = UnsafeRawPointer(surface.data)
+        stride = surface.stride
+        width = surface.width
+        height = surface.height
+        self.level = level
+        self.x = x
+        self.y = y
+        self.isTile = isTile
+    }
+
+    @inline(__always)
+    func texel(_ i: Int, _ j: Int) -> UInt32 {
+        data.load(fromByteOffset: j * stride + i * 4, as: UInt32.self)
+    }
+}
+
+enum ResolvedTile {
+    case texels(TileTexels)
+    case color(UInt32)
+}
+
+/// Samples the resolved tiles of a frame bilinearly and writes frame pixels.
+struct TileSampler {
+    let tiles: [TileKey: ResolvedTile]
+    let background: UInt32
+    let polar: UInt32
+    let hasTiles: Bool
+    private var lastKey = TileKey(z: -1, x: 0, y: 0)
+    private var last: ResolvedTile?
+
+    init(tiles: [TileKey: ResolvedTile], background: UInt32, polar: UInt32, hasTiles: Bool) {
+        self.tiles = tiles
+        self.background = background
+        self.polar = polar
+        self.hasTiles = hasTiles
+    }
+
+    mutating func fill(_ cell: MeshCell, into data: UnsafeMutableRawPointer, stride: Int) {
+        let (c00, c10, c01, c11) = cell.corners
+        let dx = cell.x1 - cell.x0, dy = cell.y1 - cell.y0
+        let levels = Levels(cell.levels)
+        for py in cell.py0..<cell.py1 {
+            let t = (Double(py) + 0.5 - cell.y0) / dy
+            let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
+            let rx = c10.x + (c11.x - c10.x) * t, ry = c10.y + (c11.y - c10.y) * t
+            let row = data + py * stride
+            for px in cell.px0..<cell.px1 {
+                let s = (Double(px) + 0.5 - cell.x0) / dx
+                let value = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
+                row.storeBytes(of: value, toByteOffset: px * 4, as: UInt32.self)
+            }
+        }
+    }
+
+    mutating func fill(_ cell: PixelCell, into data: UnsafeMutableRawPointer, stride: Int) {
+        var k = 0
+        let levels = Levels(cell.levels)
+        for py in cell.py0..<cell.py1 {
+            let row = data + py * stride
+            for px in cell.px0..<cell.px1 {
+                let s = cell.samples[k]
+                k += 1
+                if s.coverage <= 0 { continue }
+                var value = color(s.x, s.y, levels)
+                if s.coverage < 1 {
+                    let dst = row.load(fromByteOffset: px * 4, as: UInt32.self)
+                    value = ReprojectionPixel.lerp(dst, value, UInt32((s.coverage * 256).rounded()))
+                }
+                row.storeBytes(of: value, toByteOffset: px * 4, as: UInt32.self)
+            }
+        }
+    }
+
+    /// A cell's levels as plain values: the first, and the second fading in (alpha 0: none).
+    struct Levels {
+        var z0: Int, a0: UInt32, z1: Int, a1: UInt32
+        init(_ levels: [ReprojectionLevel]) {
+            func alpha(_ a: Double) -> UInt32 { a >= 1 ? 256 : UInt32((max(a, 0) * 256).rounded()) }
+            z0 = levels.first?.zoom ?? 0
+            a0 = levels.first.map { alpha($0.alpha) } ?? 0
+            z1 = levels.count > 1 ? levels[1].zoom : 0
+            a1 = levels.count > 1 ? alpha(levels[1].alpha) : 0
+        }
+    }
+
+    /// The frame colour at a unit-world point.
+    @inline(__always)
+    mutating func color(_ x: Double, _ y: Double, _ levels: Levels) -> UInt32 {
+        if !(y >= 0 && y <= 1) { return polar }
+        guard hasTiles else { return background }
+        var out = background
+        if levels.a0 > 0 { out = ReprojectionPixel.over(out, sample(x, y, levels.z0), levels.a0) }
+        if levels.a1 > 0 { out = ReprojectionPixel.over(out, sample(x, y, levels.z1), levels.a1) }
+        return out
+    }
+
+    /// The tiles of zoom z at a unit-world point, bilinearly.
+    @inline(__always)
+    mutating func sample(_ wx: Double, _ wy: Double, _ z: Int) -> UInt32 {
+        let n = TileMath.tileCount(zoom: z)
+        let nd = Double(n)
+        let x = wx - wx.rounded(.down)
+        let kx = min(Int(x * nd), n - 1), ky = min(max(Int(wy * nd), 0), n - 1)
+        let key = TileKey(z: z, x: kx, y: ky)
+        let tile: ResolvedTile
+        if key == lastKey, let l = last {
+            tile = l
+        } else {
+            guard let t = tiles[key] else { return background }
+            lastKey = key
+            last = t
+            tile = t
+        }
+        switch tile {
+        case .color(let c): return c
+        case .texels(let t): return bilinear(t, x, wy)
+        }
+    }
+
+    @inline(__always)
+    private func bilinear(_ t: TileTexels, _ x: Double, _ y: Double) -> UInt32 {
+        let n = Double(TileMath.tileCount(zoom: t.level))
+        let u = (x * n - Double(t.x)) * Double(t.width) - 0.5
+        let v = (y * n - Double(t.y)) * Double(t.height) - 0.5
+        let uf = u.rounded(.down), vf = v.rounded(.down)
+        let i = Int(uf), j = Int(vf)
+        let fx = UInt32(((u - uf) * 256).rounded()), fy = UInt32(((v - vf) * 256).rounded())
+        let p00, p10, p01, p11: UInt32
+        if i >= 0, j >= 0, i + 1 < t.width, j + 1 < t.height {
+            let row = t.data + j * t.stride + i * 4
+            p00 = row.load(as: UInt32.self)
+            p10 = row.load(fromByteOffset: 4, as: UInt32.self)
+            p01 = row.load(fromByteOffset: t.stride, as: UInt32.self)
+            p11 = row.load(fromByteOffset: t.stride + 4, as: UInt32.self)
+        } else {
+            p00 = texel(t, i, j)
+            p10 = texel(t, i + 1, j)
+            p01 = texel(t, i, j + 1)
+            p11 = texel(t, i + 1, j + 1)
+        }
+        return ReprojectionPixel.lerp(ReprojectionPixel.lerp(p00, p10, fx), ReprojectionPixel.lerp(p01, p11, fx), fy)
+    }
+
+    /// A texel at (i, j) relative to tile `t`, read from the neighbouring tile of the same level when
+    /// it lies across an edge and that tile is at hand; otherwise the nearest texel of `t` (padded).
+    private func texel(_ t: TileTexels, _ i: Int, _ j: Int) -> UInt32 {
+        if i >= 0, j >= 0, i < t.width, j < t.height { return t.texel(i, j) }
+        if t.isTile {
+            let n = TileMath.tileCount(zoom: t.level)
+            let ox = i < 0 ? -1 : (i >= t.width ? 1 : 0), oy = j < 0 ? -1 : (j >= t.height ? 1 : 0)
+            let ny = t.y + oy
+            if ny >= 0, ny < n, case .texels(let o)? = tiles[TileKey(z: t.level, x: TileMath.wrap(t.x + ox, zoom: t.level), y: ny)],
+               o.isTile, o.width == t.width, o.height == t.height {
+                return o.texel(i - ox * t.width, j - oy * t.height)
+            }
+        }
+        return t.texel(min(max(i, 0), t.width - 1), min(max(j, 0), t.height - 1))
+    }
+}
