@@ -66,7 +66,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
-                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore",
+                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore",
                                         "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),

@@ -665,6 +665,13 @@ struct TileSampler {
         let (c00, c10, c01, c11) = cell.corners
         let dx = cell.x1 - cell.x0, dy = cell.y1 - cell.y0
         let levels = Levels(cell.levels)
+        if hasTiles, let f0 = fastTexels(cell, levels.z0) {
+            let f1 = levels.a1 > 0 ? fastTexels(cell, levels.z1) : nil
+            if levels.a1 == 0 || f1 != nil {
+                fillFast(cell, f0, f1, levels, into: data, stride: stride)
+                return
+            }
+        }
         for py in cell.py0..<cell.py1 {
             let t = (Double(py) + 0.5 - cell.y0) / dy
             let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
@@ -674,6 +681,83 @@ struct TileSampler {
                 let s = (Double(px) + 0.5 - cell.x0) / dx
                 let value = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
                 row.storeBytes(of: value, toByteOffset: px * 4, as: UInt32.self)
+            }
+        }
+    }
+
+    /// The texels a whole cell samples at zoom z, when they all lie in one tile (with the bilinear
+    /// neighbours): then the cell is filled in fixed point, without a lookup per pixel. `column` is
+    /// the tile's unwrapped column at its own level.
+    private func fastTexels(_ cell: MeshCell, _ z: Int) -> (texels: TileTexels, column: Double)? {
+        let (a, b, c, d) = cell.corners
+        let minY = min(a.y, b.y, c.y, d.y), maxY = max(a.y, b.y, c.y, d.y)
+        guard minY >= 0, maxY < 1 else { return nil }
+        let minX = min(a.x, b.x, c.x, d.x)
+        let n = TileMath.tileCount(zoom: z)
+        let column = (minX * Double(n)).rounded(.down), row = Int(minY * Double(n))
+        guard column.isFinite, abs(column) < 1e9,
+              case .texels(let t)? = tiles[TileKey(z: z, x: TileMath.wrap(Int(column), zoom: z), y: min(row, n - 1))]
+        else { return nil }
+        // The texels' own tile (an ancestor's for a stand-in): every corner's texel and its right and
+        // lower neighbours inside it.
+        let nt = Double(TileMath.tileCount(zoom: t.level)), k = Double(1 << (z - t.level))
+        let tileColumn = (column / k).rounded(.down)
+        guard Int(tileColumn) - TileMath.wrap(Int(tileColumn), zoom: t.level) + t.x == Int(tileColumn) else { return nil }
+        for p in [a, b, c, d] {
+            let u = (p.x * nt - tileColumn) * Double(t.width) - 0.5
+            let v = (p.y * nt - Double(t.y)) * Double(t.height) - 0.5
+            guard u >= 0, v >= 0, u + 1 < Double(t.width) - 1e-6, v + 1 < Double(t.height) - 1e-6 else { return nil }
+        }
+        return (t, tileColumn)
+    }
+
+    private func fillFast(_ cell: MeshCell, _ f0: (texels: TileTexels, column: Double),
+                          _ f1: (texels: TileTexels, column: Double)?, _ levels: Levels,
+                          into data: UnsafeMutableRawPointer, stride: Int) {
+        let (c00, c10, c01, c11) = cell.corners
+        let dx = cell.x1 - cell.x0, dy = cell.y1 - cell.y0
+        struct Walk {
+            let t: TileTexels
+            var u = 0, v = 0, du = 0, dv = 0
+            init(_ t: TileTexels) { self.t = t }
+            /// Texel coordinates (16.16) along the row from (lx, ly) to (rx, ry), unit world.
+            mutating func start(_ f: (texels: TileTexels, column: Double), _ lx: Double, _ ly: Double, _ rx: Double,
+                                _ ry: Double, _ s0: Double, _ ds: Double) {
+                let nt = Double(TileMath.tileCount(zoom: t.level))
+                let w = Double(t.width), h = Double(t.height)
+                let ua = (lx * nt - f.column) * w - 0.5, ub = (rx * nt - f.column) * w - 0.5
+                let va = (ly * nt - Double(t.y)) * h - 0.5, vb = (ry * nt - Double(t.y)) * h - 0.5
+                u = Int((ua + (ub - ua) * s0) * 65536)
+                v = Int((va + (vb - va) * s0) * 65536)
+                du = Int((ub - ua) * ds * 65536)
+                dv = Int((vb - va) * ds * 65536)
+            }
+            @inline(__always) mutating func next() -> UInt32 {
+                let i = u >> 16, j = v >> 16
+                let fx = UInt32((u >> 8) & 0xff), fy = UInt32((v >> 8) & 0xff)
+                let p = t.data + j * t.stride + i * 4
+                let p00 = p.load(as: UInt32.self), p10 = p.load(fromByteOffset: 4, as: UInt32.self)
+                let p01 = p.load(fromByteOffset: t.stride, as: UInt32.self)
+                let p11 = p.load(fromByteOffset: t.stride + 4, as: UInt32.self)
+                u &+= du
+                v &+= dv
+                return ReprojectionPixel.lerp(ReprojectionPixel.lerp(p00, p10, fx), ReprojectionPixel.lerp(p01, p11, fx), fy)
+            }
+        }
+        var w0 = Walk(f0.texels)
+        var w1 = f1.map { Walk($0.texels) }
+        let ds = 1 / dx, s0 = (Double(cell.px0) + 0.5 - cell.x0) / dx
+        for py in cell.py0..<cell.py1 {
+            let t = (Double(py) + 0.5 - cell.y0) / dy
+            let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
+            let rx = c10.x + (c11.x - c10.x) * t, ry = c10.y + (c11.y - c10.y) * t
+            w0.start(f0, lx, ly, rx, ry, s0, ds)
+            if let f1 { w1!.start(f1, lx, ly, rx, ry, s0, ds) }
+            let row = data + py * stride
+            for px in cell.px0..<cell.px1 {
+                var out = ReprojectionPixel.over(background, w0.next(), levels.a0)
+                if levels.a1 > 0 { out = ReprojectionPixel.over(out, w1!.next(), levels.a1) }
+                row.storeBytes(of: out, toByteOffset: px * 4, as: UInt32.self)
             }
         }
     }

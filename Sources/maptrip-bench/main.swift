@@ -3,6 +3,7 @@
 //
 //   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
 //   maptrip-bench --profile [--scene ...]     where drawing time goes
+//   maptrip-bench --projections [--runs N]    a moving frame on the globe, in Robinson and on reprojected tiles, as ratios to Web Mercator
 //   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
 //   maptrip-bench --no-codecs ...             every phase but the codecs
 //
@@ -17,6 +18,7 @@
 // --quick: one preset (veryfast); the codecs on the scene's first three places, one run each.
 
 import FFmpeg
+import MapTripTiles
 import Foundation
 import MapTripBatch
 import MapTripCore
@@ -565,6 +567,26 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
         try renderer.baseMap.prepare(for: values.map { renderer.viewport($0.camera) })
         kinds.append((spec.description, renderer, values))
     }
+    // The same trip on raster tiles: a pyramid of the embedded map (zooms 0-5), made once.
+    let tilesDir = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-bench-tiles")
+    if !FileManager.default.fileExists(atPath: tilesDir.appendingPathComponent("5").path) {
+        let writer = try TilePyramidWriter(baseMap: try ShapefileBaseMap(assets: assets),
+                                           options: TilePyramidOptions(minZoom: 0, maxZoom: 5, name: "bench"))
+        _ = try writer.write(to: .folder(tilesDir))
+    }
+    for spec in [ProjectionSpec.webMercator, .globe, .proj("EPSG:3035")] where only == nil || only == "tiles " + spec.description {
+        var scene = base
+        scene.projection = spec
+        scene.map = MapSource(tiles: tilesDir.path, attribution: "Natural Earth", maxZoom: 5)
+        if case .proj = spec { scene.places = scene.places.filter { $0.position.lon > -30 && $0.position.lon < 45 && $0.position.lat > 30 } }
+        guard scene.places.count >= 2 else { continue }
+        let projection = try Projection.make(for: scene)
+        let map = try BaseMaps.make(for: scene, sceneDirectory: tilesDir, environment: RenderEnvironment(assets: assets))
+        let renderer = try FrameRenderer(scene: scene, baseMap: map, projection: projection)
+        let values = frames(scene, projection)
+        try renderer.baseMap.prepare(for: values.map { renderer.viewport($0.camera) })
+        kinds.append(("tiles " + spec.description, renderer, values))
+    }
     print("maptrip-bench --projections: \(scenePath), \(base.video.width)x\(base.video.height), moving frames drawn "
           + "(base map + overlays, no encoder); \(runs) alternating runs, medians [range]")
     var times = Array(repeating: [Double](), count: kinds.count)
@@ -576,11 +598,13 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
         }
     }
     let mercator = kinds.first?.0 == "EPSG:3857" ? median(times[0]) : 1
+    let tileMercator = kinds.firstIndex { $0.0 == "tiles EPSG:3857" }.map { median(times[$0]) }
     for (k, kind) in kinds.enumerated() {
         let m = median(times[k])
+        let reference = kind.0.hasPrefix("tiles") ? (tileMercator ?? 1) : mercator
         print(String(format: "%@ %7.2f ms/frame [%.2f-%.2f] over %d frames   %.2fx Mercator",
-                     kind.0.padding(toLength: 14, withPad: " ", startingAt: 0), m, times[k].min()!, times[k].max()!,
-                     kind.2.count, m / mercator))
+                     kind.0.padding(toLength: 20, withPad: " ", startingAt: 0), m, times[k].min()!, times[k].max()!,
+                     kind.2.count, m / reference))
     }
 }
 
