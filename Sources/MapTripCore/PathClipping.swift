@@ -234,8 +234,13 @@ public struct PathClipper: Sendable {
             chunk += 1
         }
         if !inside { clipPolygon(to: clip) }
+        appendThinnedRing(to: &path)
+    }
+
+    /// Appends the ring in `bufX/bufY` to `path`, thinned: a point is kept only when it moves at least
+    /// `tolerance` from the last kept one; a ring left with fewer than 3 points is dropped.
+    mutating func appendThinnedRing(to path: inout PixelPath) {
         guard bufX.count >= 3 else { return }
-        // Thin: keep a point only when it moves at least `tolerance` from the last kept one.
         let start = path.xs.count
         var lx = bufX[0], ly = bufY[0]
         path.xs.append(lx); path.ys.append(ly)

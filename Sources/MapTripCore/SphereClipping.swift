@@ -227,23 +227,7 @@ extension PathClipper {
         var box = Box.empty
         for k in 0..<bufX.count { box.add(bufX[k], bufY[k]) }
         if !clip.contains(box) { clipPolygon(to: clip) }
-        guard bufX.count >= 3 else { return }
-        let start = path.xs.count
-        var lx = bufX[0], ly = bufY[0]
-        path.xs.append(lx); path.ys.append(ly)
-        for k in 1..<bufX.count {
-            let x = bufX[k], y = bufY[k]
-            if abs(x - lx) >= tolerance || abs(y - ly) >= tolerance {
-                path.xs.append(x); path.ys.append(y)
-                lx = x; ly = y
-            }
-        }
-        if path.xs.count - start >= 3 {
-            path.starts.append(start)
-        } else {
-            path.xs.removeSubrange(start...)
-            path.ys.removeSubrange(start...)
-        }
+        appendThinnedRing(to: &path)
     }
 
     private mutating func appendGlobeLine(_ g: SphereGeometry, _ part: SphereGeometry.Part, _ p: GlobePicture,
