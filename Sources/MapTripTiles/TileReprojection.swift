@@ -166,24 +166,36 @@ extension TileBaseMap {
             }
         }
         defer { withExtendedLifetime(alive) {} }
-        var sampler = TileSampler(tiles: resolved, background: ReprojectionPixel.pack(background),
+        let sampler = TileSampler(tiles: resolved, background: ReprojectionPixel.pack(background),
                                   polar: ReprojectionPixel.pack(polar), hasTiles: !overflow)
         surface.flush()
         let data = UnsafeMutableRawPointer(surface.data), stride = surface.stride
-        for cell in plan.cells { sampler.fill(cell, into: data, stride: stride) }
-        for cell in plan.pixelCells { sampler.fill(cell, into: data, stride: stride) }
+        // Cells cover disjoint pixels: two threads fill half of them each (the tiles are only read).
+        let parts = plan.cells.count + plan.pixelCells.count > 64 ? 2 : 1
+        let address = UInt(bitPattern: data)
+        DispatchQueue.concurrentPerform(iterations: parts) { k in
+            var own = sampler
+            let target = UnsafeMutableRawPointer(bitPattern: address)!
+            let cells = plan.cells, pixelCells = plan.pixelCells
+            for i in Swift.stride(from: k, to: cells.count, by: parts) { own.fill(cells[i], into: target, stride: stride) }
+            for i in Swift.stride(from: k, to: pixelCells.count, by: parts) {
+                own.fill(pixelCells[i], into: target, stride: stride)
+            }
+        }
         surface.markDirty()
         if isGlobe { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: cr) }
         try cr.checkStatus("draw reprojected tiles")
 
-        // Kept for a still frame.
+        // Kept for a still frame (in the same buffer, frame after frame).
         surface.flush()
-        var pixels = [UInt8](repeating: 0, count: w * h * 4)
-        pixels.withUnsafeMutableBytes { raw in
+        let kept = lastReprojected ?? ReprojectedFrame(key: stillKey, pixels: [])
+        if kept.pixels.count != w * h * 4 { kept.pixels = [UInt8](repeating: 0, count: w * h * 4) }
+        kept.pixels.withUnsafeMutableBytes { raw in
             let dst = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             for row in 0..<h { (dst + row * w * 4).update(from: surface.data + row * stride, count: w * 4) }
         }
-        lastReprojected = ReprojectedFrame(key: stillKey, pixels: pixels)
+        kept.key = stillKey
+        lastReprojected = kept
     }
 
     /// A tile as the sampler reads it: its own pixels, an ancestor's, the placeholder, or a colour.
@@ -212,8 +224,8 @@ final class ReprojectedFrame {
         var polar, background, space, atmosphere: Color
         var crossFade: Double
     }
-    let key: Key
-    let pixels: [UInt8]
+    var key: Key
+    var pixels: [UInt8]
     init(key: Key, pixels: [UInt8]) {
         self.key = key
         self.pixels = pixels
@@ -646,7 +658,9 @@ enum ResolvedTile {
 }
 
 /// Samples the resolved tiles of a frame bilinearly and writes frame pixels.
-struct TileSampler {
+/// Reads tile pixels through raw pointers that stay valid and unchanged while a frame is drawn (the
+/// surfaces are kept alive by the frame and only read), so copies of it may sample on several threads.
+struct TileSampler: @unchecked Sendable {
     let tiles: [TileKey: ResolvedTile]
     let background: UInt32
     let polar: UInt32
