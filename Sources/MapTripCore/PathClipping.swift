@@ -300,22 +300,7 @@ public struct PathClipper: Sendable {
     /// The visible parameter interval of the segment (ax, ay) + t (dx, dy), t in [0, 1], or nil.
     @inline(__always)
     private func liangBarsky(_ ax: Double, _ ay: Double, _ dx: Double, _ dy: Double, _ clip: Box) -> (Double, Double)? {
-        var t0 = 0.0, t1 = 1.0
-        @inline(__always) func edge(_ p: Double, _ q: Double) -> Bool {
-            if p == 0 { return q >= 0 }
-            let r = q / p
-            if p < 0 {
-                if r > t1 { return false }
-                if r > t0 { t0 = r }
-            } else {
-                if r < t0 { return false }
-                if r < t1 { t1 = r }
-            }
-            return true
-        }
-        guard edge(-dx, ax - clip.minX), edge(dx, clip.maxX - ax),
-              edge(-dy, ay - clip.minY), edge(dy, clip.maxY - ay) else { return nil }
-        return (t0, t1)
+        clipSegment(ax, ay, dx, dy, clip)
     }
 
     private mutating func appendLine(_ g: IndexedGeometry, _ part: IndexedGeometry.Part, _ t: PixelTransform,
@@ -367,4 +352,25 @@ public struct PathClipper: Sendable {
             path.ys.removeSubrange(last...)
         }
     }
+}
+
+/// Liang-Barsky: the visible parameter interval of the segment (ax, ay) + t (dx, dy), t in [0, 1], or nil.
+@inline(__always)
+func clipSegment(_ ax: Double, _ ay: Double, _ dx: Double, _ dy: Double, _ clip: Box) -> (Double, Double)? {
+    var t0 = 0.0, t1 = 1.0
+    @inline(__always) func edge(_ p: Double, _ q: Double) -> Bool {
+        if p == 0 { return q >= 0 }
+        let r = q / p
+        if p < 0 {
+            if r > t1 { return false }
+            if r > t0 { t0 = r }
+        } else {
+            if r < t0 { return false }
+            if r < t1 { t1 = r }
+        }
+        return true
+    }
+    guard edge(-dx, ax - clip.minX), edge(dx, clip.maxX - ax),
+          edge(-dy, ay - clip.minY), edge(dy, clip.maxY - ay) else { return nil }
+    return (t0, t1)
 }

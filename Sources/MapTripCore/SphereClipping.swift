@@ -384,21 +384,7 @@ struct LineEmitter {
 
     mutating func segment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ path: inout PixelPath) {
         let dx = bx - ax, dy = by - ay
-        var t0 = 0.0, t1 = 1.0
-        func edge(_ p: Double, _ q: Double) -> Bool {
-            if p == 0 { return q >= 0 }
-            let r = q / p
-            if p < 0 {
-                if r > t1 { return false }
-                if r > t0 { t0 = r }
-            } else {
-                if r < t0 { return false }
-                if r < t1 { t1 = r }
-            }
-            return true
-        }
-        guard edge(-dx, ax - clip.minX), edge(dx, clip.maxX - ax),
-              edge(-dy, ay - clip.minY), edge(dy, clip.maxY - ay) else { penDown = false; return }
+        guard let (t0, t1) = clipSegment(ax, ay, dx, dy, clip) else { penDown = false; return }
         let sx = ax + t0 * dx, sy = ay + t0 * dy, ex = ax + t1 * dx, ey = ay + t1 * dy
         if !penDown || t0 > 0 {
             finish(&path)
