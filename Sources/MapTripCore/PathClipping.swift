@@ -297,60 +297,31 @@ public struct PathClipper: Sendable {
         swap(&bufY, &tmpY)
     }
 
-    /// The visible parameter interval of the segment (ax, ay) + t (dx, dy), t in [0, 1], or nil.
-    @inline(__always)
-    private func liangBarsky(_ ax: Double, _ ay: Double, _ dx: Double, _ dy: Double, _ clip: Box) -> (Double, Double)? {
-        clipSegment(ax, ay, dx, dy, clip)
-    }
-
     private mutating func appendLine(_ g: IndexedGeometry, _ part: IndexedGeometry.Part, _ t: PixelTransform,
                                      _ clip: Box, _ worldClip: Box, _ path: inout PixelPath) {
-        var penDown = false
-        var lx = 0.0, ly = 0.0  // last emitted point
+        var lines = LineEmitter(clip: clip, tolerance: tolerance)
         var chunk = part.firstChunk
         var i = part.start
-        // Emits the segment a-b clipped to `clip` (Liang-Barsky), joining runs where they touch.
-        func segment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ path: inout PixelPath) {
-            guard let (t0, t1) = liangBarsky(ax, ay, bx - ax, by - ay, clip) else { penDown = false; return }
-            let dx = bx - ax, dy = by - ay
-            let sx = ax + t0 * dx, sy = ay + t0 * dy, ex = ax + t1 * dx, ey = ay + t1 * dy
-            if !penDown || t0 > 0 {
-                path.starts.append(path.xs.count)
-                path.xs.append(sx); path.ys.append(sy)
-                lx = sx; ly = sy
-                penDown = true
-            }
-            if abs(ex - lx) >= tolerance || abs(ey - ly) >= tolerance || t1 < 1 {
-                path.xs.append(ex); path.ys.append(ey)
-                lx = ex; ly = ey
-            }
-            if t1 < 1 { penDown = false }
-        }
         var prevX = t.x(g.xs[part.start], g.ys[part.start]), prevY = t.y(g.xs[part.start], g.ys[part.start])
         while i < part.end {
             let j = min(i + IndexedGeometry.chunkSize, part.end)
             if !g.chunkBoxes[chunk].intersects(worldClip) {
                 // Only the segment into this run can show; the run itself is off frame.
                 let fx = t.x(g.xs[i], g.ys[i]), fy = t.y(g.xs[i], g.ys[i])
-                if i > part.start { segment(prevX, prevY, fx, fy, &path) }
-                penDown = false
+                if i > part.start { lines.segment(prevX, prevY, fx, fy, &path) }
+                lines.liftPen()
                 prevX = t.x(g.xs[j - 1], g.ys[j - 1]); prevY = t.y(g.xs[j - 1], g.ys[j - 1])
             } else {
                 for v in i..<j where v > part.start {
                     let x = t.x(g.xs[v], g.ys[v]), y = t.y(g.xs[v], g.ys[v])
-                    segment(prevX, prevY, x, y, &path)
+                    lines.segment(prevX, prevY, x, y, &path)
                     prevX = x; prevY = y
                 }
             }
             i = j
             chunk += 1
         }
-        // A trailing single point makes no line.
-        if let last = path.starts.last, path.xs.count - last < 2 {
-            path.starts.removeLast()
-            path.xs.removeSubrange(last...)
-            path.ys.removeSubrange(last...)
-        }
+        lines.finish(&path)
     }
 }
 

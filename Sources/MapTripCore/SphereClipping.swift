@@ -368,7 +368,8 @@ struct GlobeRing {
 }
 
 /// Emits polylines clipped to a box (Liang-Barsky), joining segments that continue one another and
-/// dropping points closer than `tolerance` to the last one kept.
+/// dropping points closer than `tolerance` to the last one kept. Used by the planar and the globe
+/// clippers alike.
 struct LineEmitter {
     let clip: Box
     let tolerance: Double
@@ -387,7 +388,6 @@ struct LineEmitter {
         guard let (t0, t1) = clipSegment(ax, ay, dx, dy, clip) else { penDown = false; return }
         let sx = ax + t0 * dx, sy = ay + t0 * dy, ex = ax + t1 * dx, ey = ay + t1 * dy
         if !penDown || t0 > 0 {
-            finish(&path)
             path.starts.append(path.xs.count)
             path.xs.append(sx); path.ys.append(sy)
             lx = sx; ly = sy
@@ -400,7 +400,7 @@ struct LineEmitter {
         if t1 < 1 { penDown = false }
     }
 
-    /// Drops a trailing sub-path of a single point (it makes no line).
+    /// Drops a trailing sub-path of a single point (it makes no line); call it once the part is done.
     func finish(_ path: inout PixelPath) {
         if let last = path.starts.last, path.xs.count - last < 2 {
             path.starts.removeLast()
