@@ -22,7 +22,8 @@ public enum ProjectionError: Error, CustomStringConvertible, Equatable {
 }
 
 /// A PROJ projection as the view's plane: positions (EPSG:4326) to the CRS's metres and back, with
-/// the seam where a world projection cuts the Earth found once by probing. PROJ objects are not
+/// the seam where a world projection cuts the Earth found by probing, once, when first asked for (a
+/// plane made only to check a scene never needs it). PROJ objects are not
 /// thread-safe: calls are serialised (each render makes its own).
 public final class ProjPlane: PlaneProjector, @unchecked Sendable {
     public let definition: String
@@ -30,7 +31,17 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
     public let name: String
     /// Where the CRS may be used (nil: PROJ knows no area, as for a bare `+proj=` string).
     public let area: (west: Double, south: Double, east: Double, north: Double, name: String)?
-    public private(set) var seam: Double?
+    public var seam: Double? {
+        seamLock.withLock {
+            if let found = foundSeam { return found }
+            let s = findSeam()
+            foundSeam = .some(s)
+            return s
+        }
+    }
+    private var foundSeam: Double??
+    /// Guards `foundSeam` (probing takes `lock` for each PROJ call, so it needs a lock of its own).
+    private let seamLock = NSLock()
     private let lock = NSLock()
     private let context: ProjContext
     private let transformation: Transformation
@@ -56,8 +67,6 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
         name = crs.name ?? definition
         area = crs.areaOfUse
         degreeMeters = crs.isGeographic ? Projection.worldMeters / 360 : nil
-        seam = nil
-        seam = findSeam()
     }
 
     public func project(xs: inout [Double], ys: inout [Double]) {
