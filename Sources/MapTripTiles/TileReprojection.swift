@@ -10,12 +10,16 @@ import MapTripRender
 // bilinearly, from the decoded tiles at the position the inverse projection gives for it.
 //
 // * **Mesh**: the inverse (`Viewport.location(atPixel:)`, a PROJ call on planes) is evaluated on a
-//   coarse mesh, every 16 px plus the frame's right and bottom edges, and at every cell's edge
+//   coarse mesh, every 64 px plus the frame's right and bottom edges, and at every cell's edge
 //   midpoints and centre. A cell whose midpoints lie within a quarter of a frame pixel of the
-//   bilinear interpolation of its corners is interpolated; otherwise it is split into 8-px, then 4-px
-//   cells, and the last resort is one inverse per pixel. Cells the projection only partly covers
-//   (the globe's limb, a domain's edge) are evaluated per pixel; on the globe the limb is
-//   antialiased by the pixel's coverage of the disc.
+//   bilinear interpolation of its corners is interpolated; otherwise it is split in four (32, 16, 8,
+//   4 px), and the last resort is one inverse per pixel. Cells the projection only partly covers
+//   (a domain's edge) are evaluated per pixel; on the globe, cells across the limb are split down to
+//   8 px first, and the limb is antialiased by the pixel's coverage of the disc.
+// * **Fill**: row by row, each cell's row walks the texels of its level in fixed point (global
+//   texel coordinates, so finding the tile and the texel are shifts and masks), in runs that stay
+//   inside one tile, with SIMD bilinear mixing; a pixel between runs (a tile's edge, a stand-in,
+//   the pole) takes the general path. Two threads take alternate groups of rows.
 // * **Level**: each cell picks its tile zoom from its own scale (the unit world per frame pixel
 //   along the finer axis, from the cell's Jacobian), as `TileMath.tileZoom` does for the whole frame
 //   on a flat map: tiles are scaled down, not blurred up, and the next level fades in over the first
@@ -49,6 +53,7 @@ extension TileBaseMap {
         var seen = Set<TileKey>()
         var out: [TileKey] = []
         var overflow = false
+        var lastRange: TileRange?
         func add(_ key: TileKey) {
             if seen.insert(key).inserted, source.covers(key) { out.append(key) }
         }
@@ -60,16 +65,21 @@ extension TileBaseMap {
                 box.minY = min(box.minY, p.y); box.maxY = max(box.maxY, p.y)
             }
             if box.maxY <= 0 || box.minY >= 1 { continue }  // all polar
-            for level in cell.levels {
+            for (zoom, alpha) in [(cell.levels.z0, cell.levels.a0), (cell.levels.z1, cell.levels.a1)] where alpha > 0 {
                 // A texel of margin: bilinear sampling reads the neighbour tile at an edge.
-                let pad = 1 / (Double(TileMath.tileCount(zoom: level.zoom)) * Double(max(source.tileSize, 1)))
+                let pad = 1 / (Double(TileMath.tileCount(zoom: zoom)) * Double(max(source.tileSize, 1)))
                 let range = TileMath.tileRange(world: (box.minX - pad, max(box.minY - pad, 0),
-                                                       box.maxX + pad, min(box.maxY + pad, 1)), zoom: level.zoom)
+                                                       box.maxX + pad, min(box.maxY + pad, 1)), zoom: zoom)
                 if range.count > maxTilesPerFrame || out.count > maxTilesPerFrame {
                     overflow = true
                     break cells
                 }
-                for key in range.keys { add(key) }
+                // Neighbouring cells mostly need the same tiles.
+                if range == lastRange { continue }
+                lastRange = range
+                for row in range.rows {
+                    for column in range.columns { add(range.key(column: column, row: row)) }
+                }
             }
         }
         if !overflow {
@@ -166,18 +176,38 @@ extension TileBaseMap {
             }
         }
         defer { withExtendedLifetime(alive) {} }
+        let texelSize = resolved.values.lazy.compactMap { r -> Int? in
+            if case .texels(let t) = r, t.isTile { return t.width }
+            return nil
+        }.first ?? source.tileSize
         let sampler = TileSampler(tiles: resolved, background: ReprojectionPixel.pack(background),
                                   polar: ReprojectionPixel.pack(polar), hasTiles: !overflow)
         surface.flush()
         let data = UnsafeMutableRawPointer(surface.data), stride = surface.stride
-        // Cells cover disjoint pixels: two threads fill half of them each (the tiles are only read).
+        // Band by band, row by row (texels and frame pixels are read and written in order); two threads
+        // take alternate groups of 8 rows (the tiles are only read).
         let parts = plan.cells.count + plan.pixelCells.count > 64 ? 2 : 1
         let address = UInt(bitPattern: data)
         DispatchQueue.concurrentPerform(iterations: parts) { k in
             var own = sampler
             let target = UnsafeMutableRawPointer(bitPattern: address)!
-            let cells = plan.cells, pixelCells = plan.pixelCells
-            for i in Swift.stride(from: k, to: cells.count, by: parts) { own.fill(cells[i], into: target, stride: stride) }
+            let cells = plan.cells, bands = plan.bands, pixelCells = plan.pixelCells
+            // One walk per level (it keeps the tile it is in).
+            var walks = (0...TileMath.maxZoom + 1).map { LevelWalk(z: $0, texelSize: texelSize) }  // and a spare
+            walks.withUnsafeMutableBufferPointer { walk in
+                cells.withUnsafeBufferPointer { cells in
+                    for band in bands {
+                        guard let top = cells[band].lazy.map(\.py0).min(), let bottom = cells[band].lazy.map(\.py1).max() else { continue }
+                        for py in top..<bottom where (py &>> 3) % parts == k {
+                            let row = target + py * stride
+                            for i in band where cells[i].py0 <= py && py < cells[i].py1 {
+                                let levels = cells[i].levels
+                                own.fillRow(cells[i], py, levels, &walk[levels.z0], &walk[levels.a1 > 0 ? levels.z1 : TileMath.maxZoom + 1], into: row)
+                            }
+                        }
+                    }
+                }
+            }
             for i in Swift.stride(from: k, to: pixelCells.count, by: parts) {
                 own.fill(pixelCells[i], into: target, stride: stride)
             }
@@ -257,7 +287,8 @@ struct MeshCell {
     var x0, x1, y0, y1: Double
     /// Top-left, top-right, bottom-left, bottom-right, unwrapped around the first.
     var corners: (MeshNode, MeshNode, MeshNode, MeshNode)
-    var levels: [ReprojectionLevel]
+    /// Plain values (no reference counting while a frame is filled).
+    var levels: TileSampler.Levels
 }
 
 /// A rectangle of frame pixels with the inverse evaluated for each pixel (row by row).
@@ -274,7 +305,11 @@ struct PixelCell {
 }
 
 struct ReprojectionPlan {
+    /// Mesh cells, band by band of the coarse mesh; in a band, the cells that meet a frame row come
+    /// left to right.
     var cells: [MeshCell] = []
+    /// Each band's cells.
+    var bands: [Range<Int>] = []
     var pixelCells: [PixelCell] = []
 }
 
@@ -288,7 +323,7 @@ struct ReprojectionPlanner {
     /// The largest interpolation error allowed, in frame pixels.
     static let tolerance = 0.25
     /// The coarse mesh's spacing.
-    static let step = 16
+    static let step = 64
 
     private let width: Double, height: Double
     private let isGlobe: Bool
@@ -340,29 +375,38 @@ struct ReprojectionPlanner {
             return out
         }
         let xs = positions(nx, w), ys = positions(ny, h)
-        let cols = xs.count
-        var grid = [MeshNode](repeating: .invalid, count: xs.count * ys.count)
-        for (j, y) in ys.enumerated() {
-            for (i, x) in xs.enumerated() { grid[j * cols + i] = node(x, y) }
+        plan(bands: 0..<ny, xs: xs, ys: ys)
+        return result
+    }
+
+    /// Plans coarse bands `bands` (rows of the mesh whose node positions are `xs` and `ys`).
+    private mutating func plan(bands: Range<Int>, xs: [Double], ys: [Double]) {
+        let cols = xs.count, nx = (xs.count - 1) / 2
+        guard !bands.isEmpty else { return }
+        // Node rows 2k...2k+2 of each band.
+        let rowBase = 2 * bands.lowerBound
+        var grid = [MeshNode](repeating: .invalid, count: cols * (2 * bands.count + 1))
+        for j in 0...(2 * bands.count) {
+            for (i, x) in xs.enumerated() { grid[j * cols + i] = node(x, ys[rowBase + j]) }
         }
-        for k in 0..<ny {
+        for k in bands {
+            let first = result.cells.count
+            defer { result.bands.append(first..<result.cells.count) }
             for i in 0..<nx {
                 let x0 = xs[2 * i], x1 = xs[2 * i + 2], y0 = ys[2 * k], y1 = ys[2 * k + 2]
-                func g(_ a: Int, _ b: Int) -> MeshNode { grid[(2 * k + b) * cols + 2 * i + a] }
-                let nine = [g(0, 0), g(1, 0), g(2, 0), g(0, 1), g(1, 1), g(2, 1), g(0, 2), g(1, 2), g(2, 2)]
                 if isGlobe {
                     switch discCover(x0, x1, y0, y1) {
                     case .outside: continue
                     case .edge:
-                        perPixel(x0, x1, y0, y1)
+                        limb(x0, x1, y0, y1)
                         continue
                     case .inside: break
                     }
                 }
-                refine(x0, x1, y0, y1, nine)
+                func g(_ a: Int, _ b: Int) -> MeshNode { grid[(2 * (k - bands.lowerBound) + b) * cols + 2 * i + a] }
+                refine(x0, x1, y0, y1, [g(0, 0), g(1, 0), g(2, 0), g(0, 1), g(1, 1), g(2, 1), g(0, 2), g(1, 2), g(2, 2)])
             }
         }
-        return result
     }
 
     // MARK: Cells
@@ -376,6 +420,28 @@ struct ReprojectionPlanner {
         if (nearX * nearX + nearY * nearY).squareRoot() > radius + 1 { return .outside }
         let farX = max(abs(x0 - cx), abs(x1 - cx)), farY = max(abs(y0 - cy), abs(y1 - cy))
         return (farX * farX + farY * farY).squareRoot() < radius - 1 ? .inside : .edge
+    }
+
+    /// A rectangle across the globe's limb: split until the parts inside the disc are meshed and only
+    /// small ones across the limb are evaluated per pixel.
+    private mutating func limb(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double) {
+        switch discCover(x0, x1, y0, y1) {
+        case .outside: return
+        case .inside:
+            let xm = (x0 + x1) / 2, ym = (y0 + y1) / 2
+            refine(x0, x1, y0, y1, [node(x0, y0), node(xm, y0), node(x1, y0), node(x0, ym), node(xm, ym), node(x1, ym),
+                                    node(x0, y1), node(xm, y1), node(x1, y1)])
+        case .edge:
+            if max(x1 - x0, y1 - y0) <= 8 {
+                perPixel(x0, x1, y0, y1)
+                return
+            }
+            let xm = ((x0 + x1) / 2).rounded(), ym = ((y0 + y1) / 2).rounded()
+            limb(x0, xm, y0, ym)
+            limb(xm, x1, y0, ym)
+            limb(x0, xm, ym, y1)
+            limb(xm, x1, ym, y1)
+        }
     }
 
     /// `nine`: the nodes at the corners, edge midpoints and centre, row by row.
@@ -396,7 +462,7 @@ struct ReprojectionPlanner {
         if nine.allSatisfy({ $0.y < 0 }) || nine.allSatisfy({ $0.y > 1 }) {
             // All beyond the tiles (around a pole): the interpolation stays there; no need to refine.
             result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
-                                         corners: (c00, c10, c01, c11), levels: frameLevels))
+                                         corners: (c00, c10, c01, c11), levels: TileSampler.Levels(frameLevels)))
             return
         }
         let j = Jacobian(a: ((c10.x - c00.x) + (c11.x - c01.x)) / (2 * dx), b: ((c01.x - c00.x) + (c11.x - c10.x)) / (2 * dy),
@@ -416,7 +482,7 @@ struct ReprojectionPlanner {
         }
         if ok {
             result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
-                                       corners: (c00, c10, c01, c11), levels: levels(j)))
+                                       corners: (c00, c10, c01, c11), levels: TileSampler.Levels(levels(j))))
             return
         }
         if max(dx, dy) <= 5 {
@@ -599,6 +665,37 @@ enum ReprojectionPixel {
         return rb | (ag << 8)
     }
 
+    /// The four channels of a pixel in the four 16-bit lanes of a word (B, R, G, A from the bottom),
+    /// each with 8 bits of headroom for weighted sums.
+    @inline(__always)
+    static func lanes(_ p: UInt32) -> UInt64 {
+        let q = UInt64(p)
+        return (q & 0x00ff_00ff) | ((q & 0xff00_ff00) &<< 24)
+    }
+
+    /// Four texels mixed bilinearly at the fraction (fx, fy), both in 0..<256: one multiply per texel
+    /// for all four channels (weights summing to 256), rounded.
+    @inline(__always)
+    static func bilinear(_ p00: UInt32, _ p10: UInt32, _ p01: UInt32, _ p11: UInt32, _ fx: UInt64, _ fy: UInt64) -> UInt32 {
+        let w11 = (fx &* fy &+ 128) &>> 8
+        let w10 = fx &- w11, w01 = fy &- w11
+        let w00 = 256 &- fx &- fy &+ w11
+        let sum = lanes(p00) &* w00 &+ lanes(p10) &* w10 &+ lanes(p01) &* w01 &+ lanes(p11) &* w11 &+ 0x0080_0080_0080_0080
+        let x = (sum &>> 8) & 0x00ff_00ff_00ff_00ff
+        return UInt32(truncatingIfNeeded: x | (x &>> 24))
+    }
+
+    /// Bilinear mixing of two texel pairs (`top`: the texel and its right neighbour, `bottom`: the two
+    /// below, each pair as one 64-bit load) at the fraction (fx, fy), both in 0..<256, in SIMD lanes.
+    @inline(__always)
+    static func bilinear(top: UInt64, bottom: UInt64, _ fx: UInt16, _ fy: UInt16) -> UInt32 {
+        let t = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(top, to: SIMD8<UInt8>.self))
+        let b = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(bottom, to: SIMD8<UInt8>.self))
+        let m = (t &* SIMD8(repeating: 256 &- fy) &+ b &* SIMD8(repeating: fy) &+ 128) &>> 8
+        let r = (m.lowHalf &* SIMD4(repeating: 256 &- fx) &+ m.highHalf &* SIMD4(repeating: fx) &+ 128) &>> 8
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: r), to: UInt32.self)
+    }
+
     /// p scaled by f, f in 0...256.
     @inline(__always)
     static func scale(_ p: UInt32, _ f: UInt32) -> UInt32 {
@@ -675,104 +772,52 @@ struct TileSampler: @unchecked Sendable {
         self.hasTiles = hasTiles
     }
 
-    mutating func fill(_ cell: MeshCell, into data: UnsafeMutableRawPointer, stride: Int) {
+    /// Fills one frame row of a mesh cell. The row's unit-world positions are interpolated between
+    /// the cell's left and right edges and walked in fixed point through each level's texels (see
+    /// `LevelWalk`), run by run while the walk stays inside one tile; a pixel between runs (at a tile
+    /// edge, on a stand-in, beyond the tiles) takes the general path. A second level fading in is a
+    /// second pass over the row.
+    mutating func fillRow(_ cell: MeshCell, _ py: Int, _ levels: Levels, _ w0: inout LevelWalk, _ w1: inout LevelWalk,
+                          into row: UnsafeMutableRawPointer) {
         let (c00, c10, c01, c11) = cell.corners
-        let dx = cell.x1 - cell.x0, dy = cell.y1 - cell.y0
-        let levels = Levels(cell.levels)
-        if hasTiles, let f0 = fastTexels(cell, levels.z0) {
-            let f1 = levels.a1 > 0 ? fastTexels(cell, levels.z1) : nil
-            if levels.a1 == 0 || f1 != nil {
-                fillFast(cell, f0, f1, levels, into: data, stride: stride)
-                return
-            }
-        }
-        for py in cell.py0..<cell.py1 {
-            let t = (Double(py) + 0.5 - cell.y0) / dy
-            let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
-            let rx = c10.x + (c11.x - c10.x) * t, ry = c10.y + (c11.y - c10.y) * t
-            let row = data + py * stride
+        let dx = cell.x1 - cell.x0
+        let t = (Double(py) + 0.5 - cell.y0) / (cell.y1 - cell.y0)
+        let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
+        let rx = c10.x + (c11.x - c10.x) * t, ry = c10.y + (c11.y - c10.y) * t
+        let s0 = (Double(cell.px0) + 0.5 - cell.x0) / dx, ds = 1 / dx
+        let two = levels.a1 > 0
+        let pixels = row.assumingMemoryBound(to: UInt32.self)
+        guard hasTiles, w0.start(lx, ly, rx, ry, s0, ds), !two || w1.start(lx, ly, rx, ry, s0, ds) else {
             for px in cell.px0..<cell.px1 {
                 let s = (Double(px) + 0.5 - cell.x0) / dx
-                let value = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
-                row.storeBytes(of: value, toByteOffset: px * 4, as: UInt32.self)
+                pixels[px] = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
             }
+            return
         }
+        pass(&w0, levels.z0, levels.a0, blend: false, pixels, cell.px0, cell.px1)
+        if two { pass(&w1, levels.z1, levels.a1, blend: true, pixels, cell.px0, cell.px1) }
     }
 
-    /// The texels a whole cell samples at zoom z, when they all lie in one tile (with the bilinear
-    /// neighbours): then the cell is filled in fixed point, without a lookup per pixel. `column` is
-    /// the tile's unwrapped column at its own level.
-    private func fastTexels(_ cell: MeshCell, _ z: Int) -> (texels: TileTexels, column: Double)? {
-        let (a, b, c, d) = cell.corners
-        let minY = min(a.y, b.y, c.y, d.y), maxY = max(a.y, b.y, c.y, d.y)
-        guard minY >= 0, maxY < 1 else { return nil }
-        let minX = min(a.x, b.x, c.x, d.x)
-        let n = TileMath.tileCount(zoom: z)
-        let column = (minX * Double(n)).rounded(.down), row = Int(minY * Double(n))
-        guard column.isFinite, abs(column) < 1e9,
-              case .texels(let t)? = tiles[TileKey(z: z, x: TileMath.wrap(Int(column), zoom: z), y: min(row, n - 1))]
-        else { return nil }
-        // The texels' own tile (an ancestor's for a stand-in): every corner's texel and its right and
-        // lower neighbours inside it.
-        let nt = Double(TileMath.tileCount(zoom: t.level)), k = Double(1 << (z - t.level))
-        let tileColumn = (column / k).rounded(.down)
-        guard Int(tileColumn) - TileMath.wrap(Int(tileColumn), zoom: t.level) + t.x == Int(tileColumn) else { return nil }
-        for p in [a, b, c, d] {
-            let u = (p.x * nt - tileColumn) * Double(t.width) - 0.5
-            let v = (p.y * nt - Double(t.y)) * Double(t.height) - 0.5
-            guard u >= 0, v >= 0, u + 1 < Double(t.width) - 1e-6, v + 1 < Double(t.height) - 1e-6 else { return nil }
-        }
-        return (t, tileColumn)
-    }
-
-    private func fillFast(_ cell: MeshCell, _ f0: (texels: TileTexels, column: Double),
-                          _ f1: (texels: TileTexels, column: Double)?, _ levels: Levels,
-                          into data: UnsafeMutableRawPointer, stride: Int) {
-        let (c00, c10, c01, c11) = cell.corners
-        let dx = cell.x1 - cell.x0, dy = cell.y1 - cell.y0
-        struct Walk {
-            let t: TileTexels
-            var u = 0, v = 0, du = 0, dv = 0
-            init(_ t: TileTexels) { self.t = t }
-            /// Texel coordinates (16.16) along the row from (lx, ly) to (rx, ry), unit world.
-            mutating func start(_ f: (texels: TileTexels, column: Double), _ lx: Double, _ ly: Double, _ rx: Double,
-                                _ ry: Double, _ s0: Double, _ ds: Double) {
-                let nt = Double(TileMath.tileCount(zoom: t.level))
-                let w = Double(t.width), h = Double(t.height)
-                let ua = (lx * nt - f.column) * w - 0.5, ub = (rx * nt - f.column) * w - 0.5
-                let va = (ly * nt - Double(t.y)) * h - 0.5, vb = (ry * nt - Double(t.y)) * h - 0.5
-                u = Int((ua + (ub - ua) * s0) * 65536)
-                v = Int((va + (vb - va) * s0) * 65536)
-                du = Int((ub - ua) * ds * 65536)
-                dv = Int((vb - va) * ds * 65536)
+    /// One level along a row: over the background (`blend` false: the first level) or over what the
+    /// row holds (the level fading in), with opacity `alpha` (0...256).
+    private mutating func pass(_ walk: inout LevelWalk, _ z: Int, _ alpha: UInt32, blend: Bool,
+                               _ pixels: UnsafeMutablePointer<UInt32>, _ start: Int, _ end: Int) {
+        var px = start
+        while px < end {
+            if walk.enter(tiles) {
+                let n = walk.run(pixels + px, end - px, over: blend ? nil : background, alpha: alpha)
+                px += n
+                if n > 0 { continue }
             }
-            @inline(__always) mutating func next() -> UInt32 {
-                let i = u >> 16, j = v >> 16
-                let fx = UInt32((u >> 8) & 0xff), fy = UInt32((v >> 8) & 0xff)
-                let p = t.data + j * t.stride + i * 4
-                let p00 = p.load(as: UInt32.self), p10 = p.load(fromByteOffset: 4, as: UInt32.self)
-                let p01 = p.load(fromByteOffset: t.stride, as: UInt32.self)
-                let p11 = p.load(fromByteOffset: t.stride + 4, as: UInt32.self)
-                u &+= du
-                v &+= dv
-                return ReprojectionPixel.lerp(ReprojectionPixel.lerp(p00, p10, fx), ReprojectionPixel.lerp(p01, p11, fx), fy)
+            // One pixel the general way.
+            let p = walk.world
+            if !(p.y >= 0 && p.y <= 1) {
+                if !blend { pixels[px] = polar }
+            } else {
+                pixels[px] = ReprojectionPixel.over(blend ? pixels[px] : background, sample(p.x, p.y, z), alpha)
             }
-        }
-        var w0 = Walk(f0.texels)
-        var w1 = f1.map { Walk($0.texels) }
-        let ds = 1 / dx, s0 = (Double(cell.px0) + 0.5 - cell.x0) / dx
-        for py in cell.py0..<cell.py1 {
-            let t = (Double(py) + 0.5 - cell.y0) / dy
-            let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
-            let rx = c10.x + (c11.x - c10.x) * t, ry = c10.y + (c11.y - c10.y) * t
-            w0.start(f0, lx, ly, rx, ry, s0, ds)
-            if let f1 { w1!.start(f1, lx, ly, rx, ry, s0, ds) }
-            let row = data + py * stride
-            for px in cell.px0..<cell.px1 {
-                var out = ReprojectionPixel.over(background, w0.next(), levels.a0)
-                if levels.a1 > 0 { out = ReprojectionPixel.over(out, w1!.next(), levels.a1) }
-                row.storeBytes(of: out, toByteOffset: px * 4, as: UInt32.self)
-            }
+            walk.advance()
+            px += 1
         }
     }
 
@@ -881,3 +926,118 @@ struct TileSampler: @unchecked Sendable {
         return t.texel(min(max(i, 0), t.width - 1), min(max(j, 0), t.height - 1))
     }
 }
+
+/// A walk along a frame row through one level's texels. Positions are global texel coordinates of
+/// the level (the unit world times 2^z tiles times the tile's size, less half a texel) in 32.16 fixed
+/// point, so the tile and the texel inside it are shifts and masks. The tile in hand is looked up
+/// once when the walk enters it; a texel whose bilinear neighbours lie in it is read directly.
+struct LevelWalk {
+    let z: Int
+    /// Tiles per side and the texel size of a tile (a power of two), as a shift.
+    private let n: Int
+    private let shift: Int
+    private let mask: Int
+    private let scale: Double
+    private var u = 0, v = 0, du = 0, dv = 0
+    private var tx = Int.min, ty = Int.min
+    private var base: UnsafeRawPointer?
+    private var stride = 0
+
+    /// Texels whose size is not a power of two are never read directly.
+    private let walkable: Bool
+
+    init(z: Int, texelSize: Int) {
+        self.z = z
+        n = TileMath.tileCount(zoom: z)
+        walkable = texelSize > 1 && texelSize & (texelSize - 1) == 0
+        let size = walkable ? texelSize : 256
+        shift = size.trailingZeroBitCount
+        mask = size - 1
+        scale = Double(n) * Double(size)
+    }
+
+    /// Starts a row from the unit-world points at its left (l) and right (r) edges; `s0` is the first
+    /// pixel's fraction between them and `ds` a pixel's. False when the row is beyond fixed point.
+    mutating func start(_ lx: Double, _ ly: Double, _ rx: Double, _ ry: Double, _ s0: Double, _ ds: Double) -> Bool {
+        let ua = lx * scale - 0.5, ub = rx * scale - 0.5, va = ly * scale - 0.5, vb = ry * scale - 0.5
+        let u0 = (ua + (ub - ua) * s0) * 65536, v0 = (va + (vb - va) * s0) * 65536
+        let dU = (ub - ua) * ds * 65536, dV = (vb - va) * ds * 65536
+        let limit = 0x1p52
+        guard abs(u0) < limit, abs(v0) < limit, abs(dU) < 0x1p40, abs(dV) < 0x1p40 else { return false }
+        u = Int(u0)
+        v = Int(v0)
+        du = Int(dU)
+        dv = Int(dV)
+        return true
+    }
+
+    /// The unit-world point the walk is at.
+    var world: (x: Double, y: Double) {
+        ((Double(u) / 65536 + 0.5) / scale, (Double(v) / 65536 + 0.5) / scale)
+    }
+
+    @inline(__always)
+    mutating func advance() {
+        u &+= du
+        v &+= dv
+    }
+
+    /// Looks up the tile the walk is in (when it has moved to another). True when its texels can be
+    /// read directly: the level's own tile, at hand, of the walk's size.
+    @inline(__always)
+    mutating func enter(_ tiles: [TileKey: ResolvedTile]) -> Bool {
+        let x = (u &>> 16) &>> shift, y = (v &>> 16) &>> shift
+        if x != tx || y != ty { enter(x, y, tiles) }
+        return base != nil
+    }
+
+    /// Writes pixels from the tile in hand while the walk stays inside it (each texel with its right
+    /// and lower neighbours), at most `count`; returns how many. `over`: the colour under the first
+    /// level; nil: the pixels already there (a level fading in). `alpha` is in 0...256.
+    mutating func run(_ dst: UnsafeMutablePointer<UInt32>, _ count: Int, over: UInt32?, alpha: UInt32) -> Int {
+        guard let base else { return 0 }
+        // Everything in registers: nothing the loop stores can change it.
+        var u = self.u, v = self.v
+        let du = self.du, dv = self.dv, shift = self.shift, mask = self.mask, stride = self.stride, tx = self.tx, ty = self.ty
+        var k = 0
+        @inline(__always) func texel() -> UInt32? {
+            let i = u &>> 16, j = v &>> 16
+            guard i &>> shift == tx, j &>> shift == ty else { return nil }
+            let li = i & mask, lj = j & mask
+            guard li != mask, lj != mask else { return nil }
+            let p = base + (lj &* stride &+ li &* 4)
+            let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
+            return ReprojectionPixel.bilinear(top: p.loadUnaligned(as: UInt64.self),
+                                              bottom: p.loadUnaligned(fromByteOffset: stride, as: UInt64.self), fx, fy)
+        }
+        if let under = over {
+            while k < count, let t = texel() {
+                dst[k] = alpha == 256 && t &>> 24 == 255 ? t : ReprojectionPixel.over(under, t, alpha)
+                u &+= du
+                v &+= dv
+                k &+= 1
+            }
+        } else {
+            while k < count, let t = texel() {
+                dst[k] = ReprojectionPixel.over(dst[k], t, alpha)
+                u &+= du
+                v &+= dv
+                k &+= 1
+            }
+        }
+        self.u = u
+        self.v = v
+        return k
+    }
+
+    private mutating func enter(_ x: Int, _ y: Int, _ tiles: [TileKey: ResolvedTile]) {
+        tx = x
+        ty = y
+        base = nil
+        guard walkable, y >= 0, y < n, case .texels(let t)? = tiles[TileKey(z: z, x: TileMath.wrap(x, zoom: z), y: y)],
+              t.isTile, t.level == z, t.width == mask + 1, t.height == mask + 1 else { return }
+        base = t.data
+        stride = t.stride
+    }
+}
+

@@ -553,11 +553,17 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
             if v.camera != last { out.append(v) }
             last = v.camera
         }
+        // MAPTRIP_BENCH_FRAMES=N: every k-th moving frame, N in all (for a profiler's slow runs).
+        if let n = ProcessInfo.processInfo.environment["MAPTRIP_BENCH_FRAMES"].flatMap({ Int($0) }), n > 0, n < out.count {
+            let k = out.count / n
+            out = (0..<n).map { out[$0 * k] }
+        }
         return out
     }
     var kinds: [(String, FrameRenderer, [FrameValues])] = []
-    let only = ProcessInfo.processInfo.environment["MAPTRIP_BENCH_ONLY"]
-    for spec in [ProjectionSpec.webMercator, .globe, .proj("+proj=robin")] where only == nil || only == spec.description {
+    // MAPTRIP_BENCH_ONLY="tiles globe,tiles EPSG:3857": only those kinds.
+    let only = ProcessInfo.processInfo.environment["MAPTRIP_BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
+    for spec in [ProjectionSpec.webMercator, .globe, .proj("+proj=robin")] where only == nil || only!.contains(spec.description) {
         var scene = base
         scene.projection = spec
         let projection = try Projection.make(for: scene)
@@ -574,7 +580,7 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
                                            options: TilePyramidOptions(minZoom: 0, maxZoom: 5, name: "bench"))
         _ = try writer.write(to: .folder(tilesDir))
     }
-    for spec in [ProjectionSpec.webMercator, .globe, .proj("EPSG:3035")] where only == nil || only == "tiles " + spec.description {
+    for spec in [ProjectionSpec.webMercator, .globe, .proj("EPSG:3035")] where only == nil || only!.contains("tiles " + spec.description) {
         var scene = base
         scene.projection = spec
         scene.map = MapSource(tiles: tilesDir.path, attribution: "Natural Earth", maxZoom: 5)
