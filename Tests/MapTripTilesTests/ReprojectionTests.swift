@@ -179,6 +179,40 @@ struct ReprojectionTests {
         }
     }
 
+    /// The fill walks each level's texels in runs inside one tile and hands the pixels at tile edges
+    /// to the general path: a uniform tile set must come out uniform, with no line where a run ends.
+    @Test("no seams where the fill crosses tile edges: a uniform tile set reprojects to a uniform frame",
+          arguments: [
+              (10.0, 20.0, 2.6, 30.0, false),   // turned Mercator, one level
+              (-120.0, -35.0, 2.1, 200.0, false), // inside the cross-fade: two levels
+              (179.9, 10.0, 3.0, 75.0, false),  // across the antimeridian
+              (10.0, 20.0, 3.4, 0.0, true),     // a globe filling the frame
+              (150.0, -30.0, 3.9, 45.0, true),  // a turned globe, two levels
+          ])
+    func noSeams(lon: Double, lat: Double, zoom: Double, bearing: Double, globe: Bool) throws {
+        try TileTest.withTempDir { dir in
+            let colour = RGB(180, 120, 60)
+            try TileTest.pyramid(UniformBaseMap(colour), to: dir.appendingPathComponent("u"), zooms: 0...4)
+            let map = TileBaseMap(source: try FolderSource(directory: dir.appendingPathComponent("u")))
+            map.atmosphere = Color(red: 0, green: 0, blue: 0, alpha: 0)
+            let v = Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: zoom, bearing: bearing),
+                             width: 640, height: 360, projection: globe ? .globe : .webMercator)
+            #expect(TileBaseMap.needsReprojection(v))
+            let halfDiagonal: Double = (320.0 * 320.0 + 180.0 * 180.0).squareRoot()
+            if globe { #expect(v.globeRadius > halfDiagonal + 2, "the disc covers the frame") }
+            try map.prepare(for: [v])
+            let frame = try TileTest.render(map, v)
+            var bad: [String] = []
+            for y in 0..<v.height {
+                for x in 0..<v.width where !TileTest.rgb(frame, x, y).near(colour) {
+                    if bad.count < 5 { bad.append("(\(x),\(y)) \(TileTest.rgb(frame, x, y))") }
+                }
+            }
+            #expect(bad.isEmpty, "off-colour pixels: \(bad)")
+            #expect(map.warnings.isEmpty)
+        }
+    }
+
     @Test("a still frame is reprojected once and drawn the same")
     func stillFrame() throws {
         try Self.withMaskTiles { map, _ in
