@@ -202,7 +202,7 @@ extension TileBaseMap {
                             let row = target + py * stride
                             for i in band where cells[i].py0 <= py && py < cells[i].py1 {
                                 let levels = cells[i].levels
-                                own.fillRow(cells[i], py, levels, &walk[levels.z0], &walk[levels.a1 > 0 ? levels.z1 : TileMath.maxZoom + 1], into: row)
+                                own.fillRow(cells[i], py, &walk[levels.z0], &walk[levels.a1 > 0 ? levels.z1 : TileMath.maxZoom + 1], into: row)
                             }
                         }
                     }
@@ -665,28 +665,9 @@ enum ReprojectionPixel {
         return rb | (ag << 8)
     }
 
-    /// The four channels of a pixel in the four 16-bit lanes of a word (B, R, G, A from the bottom),
-    /// each with 8 bits of headroom for weighted sums.
-    @inline(__always)
-    static func lanes(_ p: UInt32) -> UInt64 {
-        let q = UInt64(p)
-        return (q & 0x00ff_00ff) | ((q & 0xff00_ff00) &<< 24)
-    }
-
-    /// Four texels mixed bilinearly at the fraction (fx, fy), both in 0..<256: one multiply per texel
-    /// for all four channels (weights summing to 256), rounded.
-    @inline(__always)
-    static func bilinear(_ p00: UInt32, _ p10: UInt32, _ p01: UInt32, _ p11: UInt32, _ fx: UInt64, _ fy: UInt64) -> UInt32 {
-        let w11 = (fx &* fy &+ 128) &>> 8
-        let w10 = fx &- w11, w01 = fy &- w11
-        let w00 = 256 &- fx &- fy &+ w11
-        let sum = lanes(p00) &* w00 &+ lanes(p10) &* w10 &+ lanes(p01) &* w01 &+ lanes(p11) &* w11 &+ 0x0080_0080_0080_0080
-        let x = (sum &>> 8) & 0x00ff_00ff_00ff_00ff
-        return UInt32(truncatingIfNeeded: x | (x &>> 24))
-    }
-
     /// Bilinear mixing of two texel pairs (`top`: the texel and its right neighbour, `bottom`: the two
-    /// below, each pair as one 64-bit load) at the fraction (fx, fy), both in 0..<256, in SIMD lanes.
+    /// below, each pair as one 64-bit word, the left texel in the low half) at the fraction (fx, fy),
+    /// both in 0...256, in SIMD lanes.
     @inline(__always)
     static func bilinear(top: UInt64, bottom: UInt64, _ fx: UInt16, _ fy: UInt16) -> UInt32 {
         let t = SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(top, to: SIMD8<UInt8>.self))
@@ -777,9 +758,10 @@ struct TileSampler: @unchecked Sendable {
     /// `LevelWalk`), run by run while the walk stays inside one tile; a pixel between runs (at a tile
     /// edge, on a stand-in, beyond the tiles) takes the general path. A second level fading in is a
     /// second pass over the row.
-    mutating func fillRow(_ cell: MeshCell, _ py: Int, _ levels: Levels, _ w0: inout LevelWalk, _ w1: inout LevelWalk,
+    mutating func fillRow(_ cell: MeshCell, _ py: Int, _ w0: inout LevelWalk, _ w1: inout LevelWalk,
                           into row: UnsafeMutableRawPointer) {
         let (c00, c10, c01, c11) = cell.corners
+        let levels = cell.levels
         let dx = cell.x1 - cell.x0
         let t = (Double(py) + 0.5 - cell.y0) / (cell.y1 - cell.y0)
         let lx = c00.x + (c01.x - c00.x) * t, ly = c00.y + (c01.y - c00.y) * t
@@ -893,7 +875,8 @@ struct TileSampler: @unchecked Sendable {
         let v = (y * n - Double(t.y)) * Double(t.height) - 0.5
         let uf = u.rounded(.down), vf = v.rounded(.down)
         let i = Int(uf), j = Int(vf)
-        let fx = UInt32(((u - uf) * 256).rounded()), fy = UInt32(((v - vf) * 256).rounded())
+        // The fraction truncated to 8 bits, as the fixed-point walk has it.
+        let fx = UInt16((u - uf) * 256), fy = UInt16((v - vf) * 256)
         let p00, p10, p01, p11: UInt32
         if i >= 0, j >= 0, i + 1 < t.width, j + 1 < t.height {
             let row = t.data + j * t.stride + i * 4
@@ -907,7 +890,7 @@ struct TileSampler: @unchecked Sendable {
             p01 = texel(t, i, j + 1)
             p11 = texel(t, i + 1, j + 1)
         }
-        return ReprojectionPixel.lerp(ReprojectionPixel.lerp(p00, p10, fx), ReprojectionPixel.lerp(p01, p11, fx), fy)
+        return ReprojectionPixel.bilinear(top: UInt64(p00) | UInt64(p10) << 32, bottom: UInt64(p01) | UInt64(p11) << 32, fx, fy)
     }
 
     /// A texel at (i, j) relative to tile `t`, read from the neighbouring tile of the same level when
