@@ -7,6 +7,8 @@ public final class ImageSurface {
     public let pointer: OpaquePointer
     public let width: Int
     public let height: Int
+    /// The surface whose pixels this one shows (a band of rows: `band(_:)`), kept alive by it.
+    private let owner: ImageSurface?
 
     public init(width: Int, height: Int) throws {
         guard width > 0, height > 0, width <= 32767, height <= 32767 else {
@@ -23,6 +25,33 @@ public final class ImageSurface {
         pointer = s
         self.width = width
         self.height = height
+        owner = nil
+    }
+
+    private init(pointer: OpaquePointer, width: Int, height: Int, owner: ImageSurface) {
+        self.pointer = pointer
+        self.width = width
+        self.height = height
+        self.owner = owner
+    }
+
+    /// A surface over some of this one's rows, sharing its pixels: separate surfaces over separate
+    /// bands can be drawn on from separate threads at once (one surface may not be). Flush this one
+    /// before drawing on a band, and mark it dirty after.
+    public func band(_ rows: Range<Int>) throws -> ImageSurface {
+        guard rows.lowerBound >= 0, rows.upperBound <= height, !rows.isEmpty else {
+            throw CairoError(CAIRO_STATUS_INVALID_SIZE, "rows \(rows) of a surface \(height) high")
+        }
+        guard let s = cairo_image_surface_create_for_data(data + rows.lowerBound * stride, CAIRO_FORMAT_ARGB32,
+                                                          Int32(width), Int32(rows.count), Int32(stride)) else {
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "a band of an image surface")
+        }
+        let status = cairo_surface_status(s)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_surface_destroy(s)
+            throw CairoError(status, "a band of an image surface")
+        }
+        return ImageSurface(pointer: s, width: width, height: rows.count, owner: self)
     }
 
     /// A surface holding a copy of premultiplied BGRA pixels.

@@ -197,6 +197,25 @@ public struct Viewport: Equatable, Sendable {
         }
     }
 
+    /// The Web Mercator unit-world point under a frame pixel, latitudes capped at ±`latitudeCap`
+    /// degrees so that it stays finite (y runs past [0, 1] beyond ±85.05); nil off the map. On the
+    /// globe it comes straight from the point's vector (the sine of its latitude is its z), without
+    /// going through degrees.
+    public func unitWorld(atPixel x: Double, _ y: Double, latitudeCap: Double) -> WorldPoint? {
+        if case .globe = projection {
+            let fx = x - Double(width) / 2, fy = y - Double(height) / 2
+            let dx = rotation.cos * fx - rotation.sin * fy, dy = rotation.sin * fx + rotation.cos * fy
+            let k = globeRadius
+            guard let v = orthographic!.vector(x: dx / k, y: -dy / k) else { return nil }
+            let cap = sin(latitudeCap * .pi / 180)
+            let s = min(max(v.z, -cap), cap)
+            return WorldPoint(x: atan2(v.y, v.x) / (2 * .pi) + 0.5, y: 0.5 - atanh(s) / (2 * .pi))
+        }
+        guard let p = location(atPixel: x, y), p.lat.isFinite, p.lon.isFinite else { return nil }
+        let lat = min(max(p.lat, -latitudeCap), latitudeCap) * .pi / 180
+        return WorldPoint(x: (p.lon + 180) / 360, y: 0.5 - atanh(sin(lat)) / (2 * .pi))
+    }
+
     /// The unit-world rectangle the frame covers (x may run outside [0, 1) near the antimeridian);
     /// a turned frame's bounding rectangle.
     public var worldBounds: (minX: Double, minY: Double, maxX: Double, maxY: Double) {

@@ -155,13 +155,18 @@ public struct Orthographic: Equatable, Sendable {
 
     /// The position under view coordinates (x, y) on the near hemisphere; nil off the disc.
     public func location(x: Double, y: Double) -> LonLat? {
+        vector(x: x, y: y).map(Geodesy.lonLat)
+    }
+
+    /// The unit vector (Earth-centred) under a view position; nil beyond the limb.
+    @inline(__always)
+    func vector(x: Double, y: Double) -> Geodesy.Vector? {
         let r2 = x * x + y * y
         guard r2 <= 1 + 1e-12 else { return nil }
         let z = max(0, 1 - r2).squareRoot()
-        let v = Geodesy.Vector(x: x * east.x + y * north.x + z * axis.x,
-                               y: x * east.y + y * north.y + z * axis.y,
-                               z: x * east.z + y * north.z + z * axis.z)
-        return Geodesy.lonLat(v)
+        return Geodesy.Vector(x: x * east.x + y * north.x + z * axis.x,
+                              y: x * east.y + y * north.y + z * axis.y,
+                              z: x * east.z + y * north.z + z * axis.z)
     }
 }
 

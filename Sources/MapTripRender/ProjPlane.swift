@@ -45,6 +45,11 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
     private let lock = NSLock()
     private let context: ProjContext
     private let transformation: Transformation
+    /// The CRS as PROJ was given it, and a second transformation on a context of its own, made when
+    /// two threads first want the inverse at once (a reprojected frame's planning halves).
+    private let target: String
+    private var spare: Transformation?
+    private let spareLock = NSLock()
     /// For a geographic CRS (degrees), metres per degree along the equator (a plate carrée).
     private let degreeMeters: Double?
 
@@ -54,6 +59,7 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
         // A bare "+proj=..." string is a conversion; make it a CRS.
         var text = definition
         if text.hasPrefix("+") && !text.contains("+type=crs") { text += " +type=crs" }
+        target = text
         let crs: CRS
         do {
             crs = try CRS(text, context: context)
@@ -81,7 +87,22 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
 
     public func unproject(x: Double, y: Double) -> LonLat? {
         let k = degreeMeters ?? 1
-        guard let p = lock.withLock({ transformation.inverse(x: x / k, y: y / k) }) else { return nil }
+        let found: (x: Double, y: Double)?
+        if lock.try() {
+            found = transformation.inverse(x: x / k, y: y / k)
+            lock.unlock()
+        } else {
+            spareLock.lock()
+            if spare == nil { spare = try? Transformation(from: "EPSG:4326", to: target, context: ProjContext()) }
+            if let other = spare {
+                found = other.inverse(x: x / k, y: y / k)
+                spareLock.unlock()
+            } else {
+                spareLock.unlock()
+                found = lock.withLock { transformation.inverse(x: x / k, y: y / k) }
+            }
+        }
+        guard let p = found else { return nil }
         guard p.x.isFinite, p.y.isFinite, abs(p.y) <= 90.000001 else { return nil }
         return LonLat(lon: p.x, lat: p.y)
     }

@@ -69,6 +69,8 @@ public final class TileBaseMap: BaseMap {
     var unpreparedFetches = 0
     /// The last reprojected frame (see TileReprojection.swift), copied back for a still frame.
     var lastReprojected: ReprojectedFrame?
+    /// Frames reprojected (not copied back).
+    var reprojectedFrames = 0
 
     public init(source: TileSource, attribution: String? = nil, strict: Bool = false,
                 cacheBytes: Int = TileBaseMap.defaultCacheBytes, decoder: TileDecoding = StandardTileDecoder()) {

@@ -26,7 +26,7 @@ import MapTripRender
 //   `crossFade` of a zoom level.
 // * **Poles**: beyond Web Mercator's ±85.0511 degrees the frame shows `polar`; outside a projection's
 //   domain too. On the globe, space and the atmosphere are drawn first and the rim over the disc.
-// * **Still frames**: the last reprojected frame is kept and copied back while the view is the same.
+// * **Still frames**: when a view repeats, its second frame is kept and copied back while it stays.
 
 extension TileBaseMap {
     /// Whether a viewport is drawn by reprojection (anything but plain, north-up Web Mercator).
@@ -118,8 +118,10 @@ extension TileBaseMap {
         }
         let stillKey = ReprojectedFrame.Key(viewport: viewport, polar: polar, background: background, space: space,
                                             atmosphere: atmosphere, crossFade: crossFade)
-        if let still = lastReprojected, still.key == stillKey {
-            // A still frame: the same pixels again.
+        let isGlobe: Bool
+        if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
+        if let still = lastReprojected, still.key == stillKey, still.kept {
+            // A still frame: the same pixels again (kept without the rim, drawn over them).
             surface.flush()
             let data = surface.data, stride = surface.stride
             still.pixels.withUnsafeBytes { raw in
@@ -129,8 +131,16 @@ extension TileBaseMap {
                 }
             }
             surface.markDirty()
+            if isGlobe {
+                let atmosphere = atmosphere
+                try Self.inBands(surface, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
+            }
             return
         }
+        // The second frame of the same view starts a still stretch: its pixels are kept (keeping
+        // every moving frame's would cost a copy each).
+        let keep = lastReprojected?.key == stillKey
+        reprojectedFrames += 1
 
         let plan = planReprojection(viewport)
         let (keys, overflow) = tiles(for: plan)
@@ -146,24 +156,26 @@ extension TileBaseMap {
         }
         if overflow { tooManyTilesFrames += 1 }
 
-        // What the tiles do not cover: space and the atmosphere around the globe, else the polar colour.
-        let isGlobe: Bool
-        if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
-        cr.save()
-        if isGlobe {
-            // Space first (a globe filling the frame paints only its sea, here transparent).
-            cr.setSource(space)
-            cr.setOperator(.source)
-            cr.paint()
-            cr.setOperator(.over)
-            GlobeBackdrop.draw(viewport, space: space, atmosphere: atmosphere, sea: Color(red: 0, green: 0, blue: 0, alpha: 0), in: cr)
-        } else {
-            cr.setSource(polar)
-            cr.setOperator(.source)
-            cr.paint()
+        // What the tiles do not cover: space and the atmosphere around the globe, else the polar colour
+        // (nothing when the fill writes every pixel: a globe or a plane's domain covering the frame).
+        if plan.filled < w * h {
+            let space = space, atmosphere = atmosphere, polar = polar
+            try Self.inBands(surface, height: h) { cr in
+                if isGlobe {
+                    // Space first (a globe filling the frame paints only its sea, here transparent).
+                    cr.setSource(space)
+                    cr.setOperator(.source)
+                    cr.paint()
+                    cr.setOperator(.over)
+                    GlobeBackdrop.draw(viewport, space: space, atmosphere: atmosphere, sea: Color(red: 0, green: 0, blue: 0, alpha: 0),
+                                       in: cr)
+                } else {
+                    cr.setSource(polar)
+                    cr.setOperator(.source)
+                    cr.paint()
+                }
+            }
         }
-        cr.restore()
-        try cr.checkStatus("draw reprojected tiles")
 
         // The tiles each level needs, decoded (or their stand-ins), resolved once for the frame.
         var resolved: [TileKey: ResolvedTile] = [:]
@@ -180,7 +192,7 @@ extension TileBaseMap {
             if case .texels(let t) = r, t.isTile { return t.width }
             return nil
         }.first ?? source.tileSize
-        let sampler = TileSampler(tiles: resolved, background: ReprojectionPixel.pack(background),
+        let sampler = TileSampler(tiles: TileTable(resolved), background: ReprojectionPixel.pack(background),
                                   polar: ReprojectionPixel.pack(polar), hasTiles: !overflow)
         surface.flush()
         let data = UnsafeMutableRawPointer(surface.data), stride = surface.stride
@@ -213,19 +225,44 @@ extension TileBaseMap {
             }
         }
         surface.markDirty()
-        if isGlobe { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: cr) }
-        try cr.checkStatus("draw reprojected tiles")
-
-        // Kept for a still frame (in the same buffer, frame after frame).
-        surface.flush()
+        // Kept for a still frame (in the same buffer, stretch after stretch), before the rim.
         let kept = lastReprojected ?? ReprojectedFrame(key: stillKey, pixels: [])
-        if kept.pixels.count != w * h * 4 { kept.pixels = [UInt8](repeating: 0, count: w * h * 4) }
-        kept.pixels.withUnsafeMutableBytes { raw in
-            let dst = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            for row in 0..<h { (dst + row * w * 4).update(from: surface.data + row * stride, count: w * 4) }
-        }
         kept.key = stillKey
+        kept.kept = keep
+        if keep {
+            if kept.pixels.count != w * h * 4 { kept.pixels = [UInt8](repeating: 0, count: w * h * 4) }
+            kept.pixels.withUnsafeMutableBytes { raw in
+                let dst = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for row in 0..<h { (dst + row * w * 4).update(from: surface.data + row * stride, count: w * 4) }
+            }
+        }
         lastReprojected = kept
+        if isGlobe {
+            let atmosphere = atmosphere
+            try Self.inBands(surface, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
+        }
+    }
+
+    /// Draws on the frame's top `height` rows in two bands at once, each a surface of its own over
+    /// the frame's pixels (one Cairo surface may not be drawn on from two threads), translated so that
+    /// `draw` draws in frame coordinates. Pixels come out as they would from one context: the bands
+    /// differ by whole rows.
+    private static func inBands(_ surface: ImageSurface, height: Int, _ draw: @escaping @Sendable (Context) -> Void) throws {
+        let parts = height >= 64 ? 2 : 1
+        surface.flush()
+        let bands = try (0..<parts).map { k -> (Context, Int) in
+            let rows = (height * k / parts)..<(height * (k + 1) / parts)
+            let cr = try Context(surface: try surface.band(rows))
+            cr.translate(0, -Double(rows.lowerBound))
+            return (cr, rows.lowerBound)
+        }
+        let contexts = BandContexts(contexts: bands.map(\.0))
+        DispatchQueue.concurrentPerform(iterations: parts) { k in draw(contexts.contexts[k]) }
+        for (cr, _) in bands {
+            cr.surface.flush()
+            try cr.checkStatus("draw reprojected tiles")
+        }
+        surface.markDirty()
     }
 
     /// A tile as the sampler reads it: its own pixels, an ancestor's, the placeholder, or a colour.
@@ -247,6 +284,11 @@ extension TileBaseMap {
     }
 }
 
+/// Contexts over separate bands of a frame, each drawn on by one thread only.
+private struct BandContexts: @unchecked Sendable {
+    let contexts: [Context]
+}
+
 /// The last reprojected frame, for still frames.
 final class ReprojectedFrame {
     struct Key: Equatable {
@@ -256,6 +298,8 @@ final class ReprojectedFrame {
     }
     var key: Key
     var pixels: [UInt8]
+    /// Whether `pixels` hold the frame for `key` (a frame seen once is only remembered).
+    var kept = false
     init(key: Key, pixels: [UInt8]) {
         self.key = key
         self.pixels = pixels
@@ -277,6 +321,19 @@ struct MeshNode {
     var y: Double
     var valid: Bool
     static let invalid = MeshNode(x: 0, y: 0, valid: false)
+}
+
+/// A cell's nodes at its corners, edge midpoints and centre, row by row (a value: no allocation).
+struct NineNodes {
+    private var nodes: (MeshNode, MeshNode, MeshNode, MeshNode, MeshNode, MeshNode, MeshNode, MeshNode, MeshNode)
+    init(_ a: MeshNode, _ b: MeshNode, _ c: MeshNode, _ d: MeshNode, _ e: MeshNode, _ f: MeshNode, _ g: MeshNode,
+         _ h: MeshNode, _ i: MeshNode) {
+        nodes = (a, b, c, d, e, f, g, h, i)
+    }
+    @inline(__always)
+    subscript(_ k: Int) -> MeshNode {
+        withUnsafeBytes(of: nodes) { $0.load(fromByteOffset: k * MemoryLayout<MeshNode>.stride, as: MeshNode.self) }
+    }
 }
 
 /// A rectangle of frame pixels interpolated bilinearly from its four corner nodes.
@@ -311,6 +368,9 @@ struct ReprojectionPlan {
     /// Each band's cells.
     var bands: [Range<Int>] = []
     var pixelCells: [PixelCell] = []
+    /// How many frame pixels the fill writes outright (the cells', and the pixel cells' samples the
+    /// map covers fully).
+    var filled = 0
 }
 
 /// Builds the mesh of a viewport (see the file's header).
@@ -347,13 +407,8 @@ struct ReprojectionPlanner {
 
     /// The unit-world point under a frame position.
     func node(_ x: Double, _ y: Double) -> MeshNode {
-        guard let p = viewport.location(atPixel: x, y), p.lat.isFinite, p.lon.isFinite else { return .invalid }
-        return Self.world(p)
-    }
-
-    static func world(_ p: LonLat) -> MeshNode {
-        let lat = min(max(p.lat, -89.9), 89.9) * .pi / 180
-        return MeshNode(x: (p.lon + 180) / 360, y: 0.5 - atanh(sin(lat)) / (2 * .pi), valid: true)
+        guard let w = viewport.unitWorld(atPixel: x, y, latitudeCap: 89.9), w.x.isFinite, w.y.isFinite else { return .invalid }
+        return MeshNode(x: w.x, y: w.y, valid: true)
     }
 
     mutating func plan() -> ReprojectionPlan {
@@ -375,7 +430,27 @@ struct ReprojectionPlanner {
             return out
         }
         let xs = positions(nx, w), ys = positions(ny, h)
-        plan(bands: 0..<ny, xs: xs, ys: ys)
+        // Two threads plan the top and the bottom half (the inverse is pure, or serialised per PROJ
+        // context), and the halves are joined in order.
+        let parts = ny >= 4 ? 2 : 1
+        var halves = [ReprojectionPlan](repeating: ReprojectionPlan(), count: parts)
+        let fresh = self
+        halves.withUnsafeMutableBufferPointer { out in
+            let address = UInt(bitPattern: out.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: parts) { k in
+                var planner = fresh
+                planner.plan(bands: (ny * k / parts)..<(ny * (k + 1) / parts), xs: xs, ys: ys)
+                UnsafeMutablePointer<ReprojectionPlan>(bitPattern: address)![k] = planner.result
+            }
+        }
+        result = halves[0]
+        for half in halves.dropFirst() {
+            let offset = result.cells.count
+            result.cells += half.cells
+            result.bands += half.bands.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
+            result.pixelCells += half.pixelCells
+            result.filled += half.filled
+        }
         return result
     }
 
@@ -404,7 +479,7 @@ struct ReprojectionPlanner {
                     }
                 }
                 func g(_ a: Int, _ b: Int) -> MeshNode { grid[(2 * (k - bands.lowerBound) + b) * cols + 2 * i + a] }
-                refine(x0, x1, y0, y1, [g(0, 0), g(1, 0), g(2, 0), g(0, 1), g(1, 1), g(2, 1), g(0, 2), g(1, 2), g(2, 2)])
+                refine(x0, x1, y0, y1, NineNodes(g(0, 0), g(1, 0), g(2, 0), g(0, 1), g(1, 1), g(2, 1), g(0, 2), g(1, 2), g(2, 2)))
             }
         }
     }
@@ -429,8 +504,8 @@ struct ReprojectionPlanner {
         case .outside: return
         case .inside:
             let xm = (x0 + x1) / 2, ym = (y0 + y1) / 2
-            refine(x0, x1, y0, y1, [node(x0, y0), node(xm, y0), node(x1, y0), node(x0, ym), node(xm, ym), node(x1, ym),
-                                    node(x0, y1), node(xm, y1), node(x1, y1)])
+            refine(x0, x1, y0, y1, NineNodes(node(x0, y0), node(xm, y0), node(x1, y0), node(x0, ym), node(xm, ym), node(x1, ym),
+                                             node(x0, y1), node(xm, y1), node(x1, y1)))
         case .edge:
             if max(x1 - x0, y1 - y0) <= 8 {
                 perPixel(x0, x1, y0, y1)
@@ -445,44 +520,49 @@ struct ReprojectionPlanner {
     }
 
     /// `nine`: the nodes at the corners, edge midpoints and centre, row by row.
-    private mutating func refine(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double, _ nine: [MeshNode]) {
+    private mutating func refine(_ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double, _ nine: NineNodes) {
         let px0 = Int((x0 - 0.5).rounded(.up)), px1 = Int((x1 - 0.5).rounded(.up))
         let py0 = Int((y0 - 0.5).rounded(.up)), py1 = Int((y1 - 0.5).rounded(.up))
         if px1 <= px0 || py1 <= py0 { return }
-        if nine.allSatisfy({ !$0.valid }) { return }
-        if nine.contains(where: { !$0.valid }) {
+        var valid = 0, below = 0, above = 0
+        for k in 0..<9 {
+            let n = nine[k]
+            if n.valid { valid += 1 }
+            if n.y < 0 { below += 1 } else if n.y > 1 { above += 1 }
+        }
+        if valid == 0 { return }
+        if valid < 9 {
             perPixel(x0, x1, y0, y1)
             return
         }
         // Unwrap around the first corner: a cell crossing the antimeridian does not span the world.
         let ref = nine[0].x
-        let n = nine.map { MeshNode(x: $0.x - ($0.x - ref).rounded(), y: $0.y, valid: true) }
-        let c00 = n[0], c10 = n[2], c01 = n[6], c11 = n[8]
+        @inline(__always) func n(_ k: Int) -> MeshNode {
+            let p = nine[k]
+            return MeshNode(x: p.x - (p.x - ref).rounded(), y: p.y, valid: true)
+        }
+        let c00 = n(0), c10 = n(2), c01 = n(6), c11 = n(8)
         let dx = x1 - x0, dy = y1 - y0
-        if nine.allSatisfy({ $0.y < 0 }) || nine.allSatisfy({ $0.y > 1 }) {
+        if below == 9 || above == 9 {
             // All beyond the tiles (around a pole): the interpolation stays there; no need to refine.
             result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
                                          corners: (c00, c10, c01, c11), levels: TileSampler.Levels(frameLevels)))
+            result.filled += (px1 - px0) * (py1 - py0)
             return
         }
         let j = Jacobian(a: ((c10.x - c00.x) + (c11.x - c01.x)) / (2 * dx), b: ((c01.x - c00.x) + (c11.x - c10.x)) / (2 * dy),
                          c: ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * dx), d: ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * dy))
-        var ok = j.invertible
-        if ok {
-            // The midpoints' error in frame pixels (through the inverse Jacobian).
-            for (index, s, t) in [(1, 0.5, 0.0), (3, 0.0, 0.5), (4, 0.5, 0.5), (5, 1.0, 0.5), (7, 0.5, 1.0)] {
-                let ix = (c00.x * (1 - s) + c10.x * s) * (1 - t) + (c01.x * (1 - s) + c11.x * s) * t
-                let iy = (c00.y * (1 - s) + c10.y * s) * (1 - t) + (c01.y * (1 - s) + c11.y * s) * t
-                let e = j.pixels(n[index].x - ix, n[index].y - iy)
-                if !(e <= Self.tolerance) {
-                    ok = false
-                    break
-                }
-            }
+        // The midpoints' error in frame pixels (through the inverse Jacobian).
+        @inline(__always) func fits(_ index: Int, _ s: Double, _ t: Double) -> Bool {
+            let ix = (c00.x * (1 - s) + c10.x * s) * (1 - t) + (c01.x * (1 - s) + c11.x * s) * t
+            let iy = (c00.y * (1 - s) + c10.y * s) * (1 - t) + (c01.y * (1 - s) + c11.y * s) * t
+            let m = n(index)
+            return j.pixels(m.x - ix, m.y - iy) <= Self.tolerance
         }
-        if ok {
+        if j.invertible, fits(4, 0.5, 0.5), fits(1, 0.5, 0), fits(3, 0, 0.5), fits(5, 1, 0.5), fits(7, 0.5, 1) {
             result.cells.append(MeshCell(px0: px0, px1: px1, py0: py0, py1: py1, x0: x0, x1: x1, y0: y0, y1: y1,
                                        corners: (c00, c10, c01, c11), levels: TileSampler.Levels(levels(j))))
+            result.filled += (px1 - px0) * (py1 - py0)
             return
         }
         if max(dx, dy) <= 5 {
@@ -491,14 +571,13 @@ struct ReprojectionPlanner {
         }
         // Split in four: the nine nodes are the children's corners; each needs its own midpoints.
         let xm = (x0 + x1) / 2, ym = (y0 + y1) / 2
-        let xq = [x0, xm, x1], yq = [y0, ym, y1]
         for b in 0..<2 {
             for a in 0..<2 {
-                let cx0 = xq[a], cx1 = xq[a + 1], cy0 = yq[b], cy1 = yq[b + 1]
+                let cx0 = a == 0 ? x0 : xm, cx1 = a == 0 ? xm : x1, cy0 = b == 0 ? y0 : ym, cy1 = b == 0 ? ym : y1
                 let mx = (cx0 + cx1) / 2, my = (cy0 + cy1) / 2
-                let child = [nine[b * 3 + a], node(mx, cy0), nine[b * 3 + a + 1],
-                             node(cx0, my), node(mx, my), node(cx1, my),
-                             nine[(b + 1) * 3 + a], node(mx, cy1), nine[(b + 1) * 3 + a + 1]]
+                let child = NineNodes(nine[b * 3 + a], node(mx, cy0), nine[b * 3 + a + 1],
+                                      node(cx0, my), node(mx, my), node(cx1, my),
+                                      nine[(b + 1) * 3 + a], node(mx, cy1), nine[(b + 1) * 3 + a + 1])
                 refine(cx0, cx1, cy0, cy1, child)
             }
         }
@@ -511,7 +590,7 @@ struct ReprojectionPlanner {
         if px1 <= px0 || py1 <= py0 { return }
         var samples: [PixelCell.Sample] = []
         samples.reserveCapacity((px1 - px0) * (py1 - py0))
-        var any = false
+        var any = false, full = 0
         for py in py0..<py1 {
             for px in px0..<px1 {
                 var x = Double(px) + 0.5, y = Double(py) + 0.5
@@ -536,12 +615,14 @@ struct ReprojectionPlanner {
                 if n.valid {
                     samples.append(PixelCell.Sample(x: n.x, y: n.y, coverage: coverage))
                     any = true
+                    if coverage >= 1 { full += 1 }
                 } else {
                     samples.append(PixelCell.Sample(x: 0, y: 0, coverage: 0))
                 }
             }
         }
         guard any else { return }
+        result.filled += full
         let cell = PixelCell(px0: px0, px1: px1, py0: py0, py1: py1, samples: samples, levels: [])
         result.pixelCells.append(PixelCell(px0: px0, px1: px1, py0: py0, py1: py1, samples: samples,
                                          levels: pixelLevels(cell)))
@@ -735,18 +816,64 @@ enum ResolvedTile {
     case color(UInt32)
 }
 
+/// A frame's resolved tiles, open-addressed with a cheap integer hash: they are looked up whenever a
+/// walk enters a tile and at tile-edge pixels, where a `Dictionary`'s SipHash showed in profiles.
+struct TileTable {
+    private let keys: [TileKey]
+    private let values: [ResolvedTile]
+    private let shift: Int
+    private let mask: Int
+
+    init(_ tiles: [TileKey: ResolvedTile]) {
+        var bits = 4
+        while 1 << bits < 2 * tiles.count { bits += 1 }
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        var keys = [TileKey](repeating: TileKey(z: -1, x: 0, y: 0), count: 1 << bits)
+        var values = [ResolvedTile](repeating: .color(0), count: 1 << bits)
+        for (key, value) in tiles {
+            var i = Self.slot(key, shift)
+            while keys[i].z >= 0 { i = (i + 1) & mask }
+            keys[i] = key
+            values[i] = value
+        }
+        self.keys = keys
+        self.values = values
+    }
+
+    @inline(__always)
+    private static func slot(_ k: TileKey, _ shift: Int) -> Int {
+        let h = UInt(bitPattern: k.x) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: k.y) &* 0xC2B2_AE3D_27D4_EB4F
+            ^ UInt(bitPattern: k.z) &* 0x1656_67B1_9E37_79F9
+        return Int(bitPattern: h &>> UInt(shift))
+    }
+
+    @inline(__always)
+    subscript(_ key: TileKey) -> ResolvedTile? {
+        keys.withUnsafeBufferPointer { keys in
+            var i = Self.slot(key, shift)
+            while true {
+                let k = keys[i]
+                if k.z < 0 { return nil }
+                if k == key { return values[i] }
+                i = (i &+ 1) & mask
+            }
+        }
+    }
+}
+
 /// Samples the resolved tiles of a frame bilinearly and writes frame pixels.
 /// Reads tile pixels through raw pointers that stay valid and unchanged while a frame is drawn (the
 /// surfaces are kept alive by the frame and only read), so copies of it may sample on several threads.
 struct TileSampler: @unchecked Sendable {
-    let tiles: [TileKey: ResolvedTile]
+    let tiles: TileTable
     let background: UInt32
     let polar: UInt32
     let hasTiles: Bool
     private var lastKey = TileKey(z: -1, x: 0, y: 0)
     private var last: ResolvedTile?
 
-    init(tiles: [TileKey: ResolvedTile], background: UInt32, polar: UInt32, hasTiles: Bool) {
+    init(tiles: TileTable, background: UInt32, polar: UInt32, hasTiles: Bool) {
         self.tiles = tiles
         self.background = background
         self.polar = polar
@@ -790,6 +917,13 @@ struct TileSampler: @unchecked Sendable {
                 let n = walk.run(pixels + px, end - px, over: blend ? nil : background, alpha: alpha)
                 px += n
                 if n > 0 { continue }
+                if px < end, let t = walk.edge(tiles) {
+                    // At the tile's last texel: its neighbours are read from the next tiles.
+                    pixels[px] = ReprojectionPixel.over(blend ? pixels[px] : background, t, alpha)
+                    walk.advance()
+                    px += 1
+                    continue
+                }
             }
             // One pixel the general way.
             let p = walk.world
@@ -968,7 +1102,7 @@ struct LevelWalk {
     /// Looks up the tile the walk is in (when it has moved to another). True when its texels can be
     /// read directly: the level's own tile, at hand, of the walk's size.
     @inline(__always)
-    mutating func enter(_ tiles: [TileKey: ResolvedTile]) -> Bool {
+    mutating func enter(_ tiles: TileTable) -> Bool {
         let x = (u &>> 16) &>> shift, y = (v &>> 16) &>> shift
         if x != tx || y != ty { enter(x, y, tiles) }
         return base != nil
@@ -982,38 +1116,84 @@ struct LevelWalk {
         // Everything in registers: nothing the loop stores can change it.
         var u = self.u, v = self.v
         let du = self.du, dv = self.dv, shift = self.shift, mask = self.mask, stride = self.stride, tx = self.tx, ty = self.ty
-        var k = 0
-        @inline(__always) func texel() -> UInt32? {
-            let i = u &>> 16, j = v &>> 16
-            guard i &>> shift == tx, j &>> shift == ty else { return nil }
-            let li = i & mask, lj = j & mask
-            guard li != mask, lj != mask else { return nil }
-            let p = base + (lj &* stride &+ li &* 4)
+        // The steps that stay inside the tile's interior, each texel with its right and lower
+        // neighbours in it (positions move linearly, so that is a count, not a test per pixel).
+        let n = min(count, Self.steps(u, du, lo: tx &<< shift, hi: (tx &<< shift) &+ mask &- 1),
+                    Self.steps(v, dv, lo: ty &<< shift, hi: (ty &<< shift) &+ mask &- 1))
+        guard n > 0 else { return 0 }
+        @inline(__always) func texel() -> UInt32 {
+            let i = (u &>> 16) & mask, j = (v &>> 16) & mask
+            let p = base + (j &* stride &+ i &* 4)
             let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
             return ReprojectionPixel.bilinear(top: p.loadUnaligned(as: UInt64.self),
                                               bottom: p.loadUnaligned(fromByteOffset: stride, as: UInt64.self), fx, fy)
         }
         if let under = over {
-            while k < count, let t = texel() {
-                dst[k] = alpha == 256 && t &>> 24 == 255 ? t : ReprojectionPixel.over(under, t, alpha)
-                u &+= du
-                v &+= dv
-                k &+= 1
+            if alpha == 256 {
+                for k in 0..<n {
+                    let t = texel()
+                    dst[k] = t &>> 24 == 255 ? t : ReprojectionPixel.over(under, t, 256)
+                    u &+= du
+                    v &+= dv
+                }
+            } else {
+                for k in 0..<n {
+                    dst[k] = ReprojectionPixel.over(under, texel(), alpha)
+                    u &+= du
+                    v &+= dv
+                }
             }
         } else {
-            while k < count, let t = texel() {
-                dst[k] = ReprojectionPixel.over(dst[k], t, alpha)
+            for k in 0..<n {
+                dst[k] = ReprojectionPixel.over(dst[k], texel(), alpha)
                 u &+= du
                 v &+= dv
-                k &+= 1
             }
         }
         self.u = u
         self.v = v
-        return k
+        return n
     }
 
-    private mutating func enter(_ x: Int, _ y: Int, _ tiles: [TileKey: ResolvedTile]) {
+    /// The bilinear sample at the walk's position, in the tile in hand, when its right or lower
+    /// neighbours lie across the tile's edge: read from the next tiles of the level, or (when those are
+    /// not at hand as tiles of the same size) clamped to this tile's edge, as the general path does.
+    @inline(__always)
+    func edge(_ tiles: TileTable) -> UInt32? {
+        guard let base else { return nil }
+        let i = u &>> 16, j = v &>> 16
+        guard i &>> shift == tx, j &>> shift == ty else { return nil }
+        let left = tx &<< shift, top = ty &<< shift
+        @inline(__always) func texel(_ gi: Int, _ gj: Int) -> UInt32 {
+            let x = gi &>> shift, y = gj &>> shift
+            if x == tx && y == ty {
+                return base.load(fromByteOffset: (gj & mask) &* stride &+ (gi & mask) &* 4, as: UInt32.self)
+            }
+            if y >= 0, y < n, case .texels(let t)? = tiles[TileKey(z: z, x: x & (n &- 1), y: y)], t.isTile, t.level == z,
+               t.width == mask &+ 1, t.height == mask &+ 1 {
+                return t.data.load(fromByteOffset: (gj & mask) &* t.stride &+ (gi & mask) &* 4, as: UInt32.self)
+            }
+            let ci = min(max(gi, left), left &+ mask), cj = min(max(gj, top), top &+ mask)
+            return base.load(fromByteOffset: (cj & mask) &* stride &+ (ci & mask) &* 4, as: UInt32.self)
+        }
+        let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
+        let top0 = UInt64(texel(i, j)) | UInt64(texel(i &+ 1, j)) &<< 32
+        let bottom0 = UInt64(texel(i, j &+ 1)) | UInt64(texel(i &+ 1, j &+ 1)) &<< 32
+        return ReprojectionPixel.bilinear(top: top0, bottom: bottom0, fx, fy)
+    }
+
+    /// How many steps k = 0, 1, ... keep the texel (p + k dp) >> 16 (16.16 fixed point) within lo...hi;
+    /// 0 when p's own is outside.
+    @inline(__always)
+    static func steps(_ p: Int, _ dp: Int, lo: Int, hi: Int) -> Int {
+        let i = p &>> 16
+        guard i >= lo, i <= hi else { return 0 }
+        if dp > 0 { return (((hi &+ 1) &<< 16) &- p &+ dp &- 1) / dp }
+        if dp < 0 { return (p &- (lo &<< 16)) / (0 &- dp) &+ 1 }
+        return Int.max
+    }
+
+    private mutating func enter(_ x: Int, _ y: Int, _ tiles: TileTable) {
         tx = x
         ty = y
         base = nil
@@ -1023,4 +1203,3 @@ struct LevelWalk {
         stride = t.stride
     }
 }
-

@@ -213,18 +213,31 @@ struct ReprojectionTests {
         }
     }
 
-    @Test("a still frame is reprojected once and drawn the same")
+    @Test("a still view is reprojected twice, then copied back the same")
     func stillFrame() throws {
         try Self.withMaskTiles { map, _ in
             let v = Viewport(camera: Camera(center: LonLat(lon: -40, lat: -30), zoom: 2.3, bearing: 12), width: 320, height: 200,
                              projection: .globe)
             try map.prepare(for: [v])
+            // The first frame of a view is only remembered, the second kept, the rest copied back.
             let a = try TileTest.render(map, v)
             let cached = map.lastReprojected
-            #expect(cached != nil)
+            #expect(cached?.kept == false)
             let b = try TileTest.render(map, v)
-            #expect(map.lastReprojected === cached)
+            #expect(map.lastReprojected === cached && cached?.kept == true)
+            let c = try TileTest.render(map, v)
+            #expect(map.reprojectedFrames == 2)
             #expect(try a.pngData() == b.pngData())
+            #expect(try a.pngData() == c.pngData())
+            // Another view is reprojected, and nothing of the kept frame shows.
+            let moved = Viewport(camera: Camera(center: LonLat(lon: -38, lat: -30), zoom: 2.3, bearing: 12), width: 320,
+                                 height: 200, projection: .globe)
+            try map.prepare(for: [moved])
+            let d = try TileTest.render(map, moved)
+            #expect(map.reprojectedFrames == 3)
+            #expect(try a.pngData() != d.pngData())
+            _ = try TileTest.render(map, v)
+            #expect(map.reprojectedFrames == 4)
         }
     }
 
@@ -234,5 +247,19 @@ struct ReprojectionTests {
         #expect(!TileBaseMap.needsReprojection(v))
         #expect(TileBaseMap.needsReprojection(Viewport(camera: v.camera, width: 512, height: 512, projection: .globe)))
     }
-}
 
+    @Test("a walk's run length is the number of steps its texel stays in a range, counted one by one")
+    func runLength() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let lo = Int.random(in: -600...600, using: &generator), hi = lo + Int.random(in: 0...300, using: &generator)
+            let p = Int.random(in: ((lo - 4) << 16)...((hi + 4) << 16), using: &generator)
+            let dp = Int.random(in: 0..<4, using: &generator) == 0 ? 0
+                : Int.random(in: 1024...(3 << 16), using: &generator) * (Bool.random(using: &generator) ? 1 : -1)
+            var k = 0
+            while k < 1_000_000, (p + k * dp) >> 16 >= lo, (p + k * dp) >> 16 <= hi { k += 1 }
+            let counted = k == 1_000_000 ? Int.max : k
+            #expect(LevelWalk.steps(p, dp, lo: lo, hi: hi) == counted, "p \(p) dp \(dp) lo \(lo) hi \(hi)")
+        }
+    }
+}
