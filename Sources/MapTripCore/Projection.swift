@@ -39,6 +39,9 @@ public protocol PlaneProjector: AnyObject, Sendable {
     /// The meridian along which the projection cuts the world (a world map's edge, opposite its
     /// central meridian); nil for projections with no such seam (azimuthal, conic of a region...).
     var seam: Double? { get }
+    /// The rim of an azimuthal projection's domain and the point it stands for; nil for others
+    /// (`PlaneRim.find` probes for it).
+    var rim: PlaneRim? { get }
 }
 
 /// How a view turns positions into a flat picture. Every projection shares one unit plane, the

@@ -64,7 +64,8 @@ public enum GlobeBackdrop {
 }
 
 /// What lies behind a planar projection's map: the sea inside the projection's outline (a world
-/// projection's edge, traced along its seam and the poles), `outside` beyond it.
+/// projection's edge, traced along its seam and the poles; an azimuthal projection's rim), `outside`
+/// beyond it.
 enum PlaneBackdrop {
     static func draw(_ viewport: Viewport, outline: [WorldPoint]?, outside: Color, sea: Color, in cr: Context) {
         cr.save()
@@ -88,9 +89,10 @@ enum PlaneBackdrop {
         cr.fill()
     }
 
-    /// The projection's outline in its unit world: the seam's two sides and the poles, densely.
+    /// The projection's outline in its unit world: the seam's two sides and the poles, densely; or
+    /// an azimuthal projection's rim.
     static func outline(_ plane: any PlaneProjector) -> [WorldPoint]? {
-        guard let seam = plane.seam else { return nil }
+        guard let seam = plane.seam else { return plane.rim.map { $0.outline.map { Projection.unit(x: $0.x, y: $0.y) } } }
         let e = 1e-6
         var lons: [Double] = [], lats: [Double] = []
         for i in 0...180 { lons.append(seam + e); lats.append(-90 + Double(i)) }

@@ -40,7 +40,18 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
         }
     }
     private var foundSeam: Double??
-    /// Guards `foundSeam` (probing takes `lock` for each PROJ call, so it needs a lock of its own).
+    /// Probed when first asked for (only frames need it), and only for a plane without a seam.
+    public var rim: PlaneRim? {
+        if seam != nil { return nil }
+        return seamLock.withLock {
+            if let found = foundRim { return found }
+            let r = PlaneRim.find(self)
+            foundRim = .some(r)
+            return r
+        }
+    }
+    private var foundRim: PlaneRim??
+    /// Guards `foundSeam` and `foundRim` (probing takes `lock` for each PROJ call, so it needs a lock of its own).
     private let seamLock = NSLock()
     private let lock = NSLock()
     private let context: ProjContext

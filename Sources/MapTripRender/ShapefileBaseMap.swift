@@ -64,6 +64,8 @@ public final class PlaneDatasource: @unchecked Sendable {
         if let seam = plane.seam { parts = SeamCut.cut(parts, seam: seam, polygons: isPolygon) }
         var xs = parts.lons, ys = parts.lats
         plane.project(xs: &xs, ys: &ys)
+        // Rings around an azimuthal projection's singular point need its rim (see PlaneRim).
+        let rim = isPolygon && plane.seam == nil ? plane.rim : nil
         // Points the projection cannot show are left out: a ring joins its neighbours, a line breaks.
         var outX: [Double] = [], outY: [Double] = [], starts: [Int] = []
         outX.reserveCapacity(xs.count)
@@ -83,6 +85,18 @@ public final class PlaneDatasource: @unchecked Sendable {
             }
             if outX.count - start >= (isPolygon ? 3 : 2) {
                 starts.append(start)
+                // A ring around an azimuthal projection's singular point: the rim closes its picture.
+                if let rim {
+                    let px = xs[r].filter(\.isFinite)[...], py = ys[r].filter(\.isFinite)[...]
+                    if PlaneRim.enclosesSingularPoint(lons: parts.lons[r], lats: parts.lats[r], xs: px, ys: py) {
+                        starts.append(outX.count)
+                        for p in rim.ring(against: PlaneRim.signedArea(xs: px, ys: py)) {
+                            let w = Projection.unit(x: p.x, y: p.y)
+                            outX.append(w.x)
+                            outY.append(w.y)
+                        }
+                    }
+                }
             } else {
                 outX.removeSubrange(start...)
                 outY.removeSubrange(start...)

@@ -227,4 +227,41 @@ private func metresPerPixel(zoom: Double, scale: Double = 1) -> Double {
         // Outside the outline, the polar colour.
         #expect(looks(surface, (5, 5), like: style.polar))
     }
+
+    /// A north-polar LAEA shows the whole Earth in a disc: Antarctica (which holds the projection's
+    /// singular point, the South Pole) is an annulus at the rim, not a disc over everything, and
+    /// beyond the rim there is no sea.
+    @Test(arguments: ["+proj=laea +lat_0=90 +lon_0=0", "+proj=aeqd +lat_0=90 +lon_0=-40"])
+    func azimuthalAroundTheSingularPoint(_ definition: String) throws {
+        let plane = try ProjPlane(definition)
+        #expect(plane.seam == nil)
+        let rim = try #require(plane.rim)
+        #expect(abs(rim.singular.lat - -90) < 0.5, "\(rim.singular)")
+        let map = try ShapefileBaseMap(assets: assets)
+        let surface = try ImageSurface(width: 960, height: 540)
+        let v = Viewport(camera: Camera(center: LonLat(lon: 0, lat: 90), zoom: definition.contains("laea") ? 1.2 : 0.9), width: 960,
+                         height: 540, projection: .plane(plane))
+        try surface.withContext { try map.draw(v, in: $0) }
+        dump(surface, definition.contains("laea") ? "laea-north-pole" : "aeqd-north-pole")
+        #expect(looks(surface, v.pixel(LonLat(lon: 0, lat: 89))!, like: style.water))    // the Arctic Ocean
+        #expect(looks(surface, v.pixel(LonLat(lon: -42, lat: 72))!, like: style.land))   // Greenland
+        #expect(looks(surface, v.pixel(LonLat(lon: 100, lat: 60))!, like: style.land))   // Siberia
+        #expect(looks(surface, v.pixel(LonLat(lon: 20, lat: 0))!, like: style.land))     // Congo
+        #expect(looks(surface, v.pixel(LonLat(lon: -30, lat: 0))!, like: style.water))   // the Atlantic
+        #expect(looks(surface, v.pixel(LonLat(lon: -150, lat: -20))!, like: style.water)) // the Pacific
+        #expect(looks(surface, v.pixel(LonLat(lon: 0, lat: -60))!, like: style.water))   // the Southern Ocean
+        #expect(looks(surface, (5, 5), like: style.polar))                                 // beyond the rim
+        // Close to the rim: Antarctica is land, and past the rim (outwards from the North Pole) nothing.
+        let edge = Viewport(camera: Camera(center: LonLat(lon: 45, lat: -75), zoom: 4), width: 320, height: 200,
+                            projection: .plane(plane))
+        let near = try ImageSurface(width: 320, height: 200)
+        try near.withContext { try map.draw(edge, in: $0) }
+        dump(near, definition.contains("laea") ? "laea-rim" : "aeqd-rim")
+        #expect(looks(near, (160, 100), like: style.land))
+        if definition.contains("laea") {
+            let pole = try #require(edge.pixel(LonLat(lon: 0, lat: 90)))
+            let dx = 160 - pole.x, dy = 100 - pole.y, d = hypot(dx, dy)
+            #expect(looks(near, (160 + 40 * dx / d, 100 + 40 * dy / d), like: style.polar))
+        }
+    }
 }
