@@ -197,6 +197,19 @@ public struct Viewport: Equatable, Sendable {
         }
     }
 
+    /// How squarely a position faces the viewer, 0...1: on the globe, fading to 0 over the last
+    /// `band` (the cosine of the angle from the view's centre, 1 there and 0 at the limb) so that
+    /// what stands on the map (pins, labels) fades out as the Earth turns it away instead of popping
+    /// off at the horizon; 1 on flat projections.
+    public func facing(_ p: LonLat, band: Double = 0.12) -> Double {
+        guard case .globe = projection, let o = orthographic else { return 1 }
+        let z = o.view(p).z
+        guard z < band else { return 1 }
+        guard z > 0 else { return 0 }
+        let t = z / band
+        return t * t * (3 - 2 * t)
+    }
+
     /// The Web Mercator unit-world point under a frame pixel, latitudes capped at ±`latitudeCap`
     /// degrees so that it stays finite (y runs past [0, 1] beyond ±85.05); nil off the map. On the
     /// globe it comes straight from the point's vector (the sine of its latitude is its z), without

@@ -110,20 +110,30 @@ public final class PlacesOverlay: Overlay {
         guard !pins.isEmpty else { return }
         let layout = frame.layout, style = frame.scene.style
         let margin = layout.size(60)
-        struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue }
+        struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
         var shown: [Shown] = []
         for pin in pins {
-            guard let p = frame.viewport.pixel(frame.scene.places[pin.place].position) else { continue }
+            let position = frame.scene.places[pin.place].position
+            guard let p = frame.viewport.pixel(position) else { continue }
             guard p.x > -margin, p.y > -margin, p.x < layout.width + margin, p.y < layout.height + margin else { continue }
+            // On the globe, a place turning away towards the limb fades out.
+            let facing = frame.viewport.facing(position)
+            guard facing > 0 else { continue }
             let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
-            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin))
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin, facing: facing))
         }
         // Older pins first, the current one last (on top).
-        for p in shown where !p.pin.current {
-            drawPin(x: p.x, y: p.y, size: p.size, color: style.pin, in: cr)
-        }
-        for p in shown where p.pin.current {
-            drawPin(x: p.x, y: p.y, size: p.size, color: style.currentPin, in: cr)
+        for p in shown.filter({ !$0.pin.current }) + shown.filter(\.pin.current) {
+            let color = p.pin.current ? style.currentPin : style.pin
+            if p.facing < 1 {
+                // The whole pin (shadow, body, dot) fades as one.
+                cr.pushGroup()
+                drawPin(x: p.x, y: p.y, size: p.size, color: color, in: cr)
+                cr.popGroupToSource()
+                cr.paint(alpha: p.facing)
+            } else {
+                drawPin(x: p.x, y: p.y, size: p.size, color: color, in: cr)
+            }
         }
 
         // Labels: the current place's first, then the most recent ones.
@@ -162,7 +172,7 @@ public final class PlacesOverlay: Overlay {
         for (k, box) in boxes.enumerated() {
             guard let box else { continue }
             let (l, ts) = layouts[k]
-            text.draw(l, ts, x: box.minX, y: box.minY, scale: layout.unit, alpha: ordered[k].pin.appear, in: cr)
+            text.draw(l, ts, x: box.minX, y: box.minY, scale: layout.unit, alpha: ordered[k].pin.appear * ordered[k].facing, in: cr)
         }
     }
 

@@ -140,3 +140,44 @@ struct GlobeRenderTests {
         #expect(score.landIoU >= 0.97 && score.seaIoU >= 0.97, "\(score)")
     }
 }
+
+/// Pins on the globe fade out as the Earth turns them towards the limb, instead of popping off at
+/// the horizon.
+@Suite struct GlobePinTests {
+    final class Blank: BaseMap {
+        func draw(_ viewport: Viewport, in context: Context) throws {}
+        var attribution: String? { nil }
+        var attributionWarning: String? { nil }
+        var warnings: [String] { [] }
+    }
+
+    @Test func pinsFadeTowardsTheLimb() throws {
+        // On the equator, at 0, 60, 87 and 95 degrees from the camera: facing it, turning away, almost
+        // at the limb, and beyond it.
+        let lons = [0.0, 60, 87, 95]
+        let places = lons.enumerated().map { Place(name: "P\($0.offset)", position: LonLat(lon: $0.element, lat: 0)) }
+        var sc = scene(places, width: 640, height: 360)
+        sc.projection = .globe
+        let r = try FrameRenderer(scene: sc, baseMap: Blank(), overlays: [PlacesOverlay()])
+        let camera = Camera(center: LonLat(lon: 0, lat: 0), zoom: 0.9)
+        try r.render(FrameValues(camera: camera, reached: places.count, current: 0, titleOpacity: 0))
+        dump(r.surface, "globe-pins-limb")
+        let v = r.viewport(camera)
+        // The most opaque pixel of each pin's body (above its tip).
+        func opacity(_ k: Int) -> Int {
+            guard let tip = v.pixel(places[k].position) else { return 0 }
+            let u = r.layout.unit
+            var best = 0
+            for y in Int(tip.y - 30 * u)..<Int(tip.y - 8 * u) {
+                for x in Int(tip.x - 6 * u)...Int(tip.x + 6 * u) { best = max(best, Int(r.surface.pixel(x: x, y: y).a)) }
+            }
+            return best
+        }
+        let a = lons.indices.map(opacity)
+        #expect(a[0] == 255 && a[1] == 255, "\(a)")
+        #expect(a[2] > 20 && a[2] < 200, "\(a)")
+        #expect(a[3] == 0, "\(a)")
+        #expect(v.facing(places[0].position) == 1 && v.facing(places[3].position) == 0)
+        #expect(v.facing(places[2].position) > 0 && v.facing(places[2].position) < 1)
+    }
+}
