@@ -24,8 +24,8 @@ import MapTripRender
 //   along the finer axis, from the cell's Jacobian), as `TileMath.tileZoom` does for the whole frame
 //   on a flat map: tiles are scaled down, not blurred up, and the next level fades in over the first
 //   `crossFade` of a zoom level.
-// * **Poles**: beyond Web Mercator's ±85.0511 degrees the frame shows `polar`; outside a projection's
-//   domain too. On the globe, space and the atmosphere are drawn first and the rim over the disc.
+// * **Poles**: beyond Web Mercator's ±85.0511 degrees the frame shows `polar` (the edge antialiased);
+//   outside a projection's domain too. On the globe, space and the atmosphere are drawn first and the rim over the disc.
 // * **Still frames**: when a view repeats, its second frame is kept and copied back while it stays.
 
 extension TileBaseMap {
@@ -901,10 +901,47 @@ struct TileSampler: @unchecked Sendable {
                 let s = (Double(px) + 0.5 - cell.x0) / dx
                 pixels[px] = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
             }
+            polarEdge(cell, lx, ly, rx, ry, pixels)
             return
         }
         pass(&w0, levels.z0, levels.a0, blend: false, pixels, cell.px0, cell.px1)
         if two { pass(&w1, levels.z1, levels.a1, blend: true, pixels, cell.px0, cell.px1) }
+        polarEdge(cell, lx, ly, rx, ry, pixels)
+    }
+
+    /// Antialiases the tiles' edge at ±85.05 degrees (y = 0 and 1 in the unit world) along a row:
+    /// a pixel within half a pixel of it mixes the polar colour and the tiles' colour at the edge by
+    /// how much of it lies on each side (its signed distance through the cell's gradient of y).
+    @inline(__always)
+    private mutating func polarEdge(_ cell: MeshCell, _ lx: Double, _ ly: Double, _ rx: Double, _ ry: Double,
+                                    _ pixels: UnsafeMutablePointer<UInt32>) {
+        let (c00, c10, c01, c11) = cell.corners
+        let low = min(c00.y, c10.y, c01.y, c11.y), high = max(c00.y, c10.y, c01.y, c11.y)
+        // Most cells lie well inside or well beyond: nothing to do.
+        guard low < 0.05 || high > 0.95 else { return }
+        let gx = ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * (cell.x1 - cell.x0))
+        let gy = ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * (cell.y1 - cell.y0))
+        let g = (gx * gx + gy * gy).squareRoot()
+        guard g > 0, g.isFinite, (low < g && high > -g) || (low < 1 + g && high > 1 - g) else { return }
+        let dx = cell.x1 - cell.x0
+        let levels = cell.levels
+        for px in cell.px0..<cell.px1 {
+            let s = (Double(px) + 0.5 - cell.x0) / dx
+            let y = ly + (ry - ly) * s
+            // Signed distance in pixels from the nearer edge, positive on the tiles' side.
+            let d = min(y, 1 - y) / g
+            guard d > -0.5, d < 0.5 else { continue }
+            let cover = UInt32(((d + 0.5) * 256).rounded())
+            let inside: UInt32
+            if d >= 0 {
+                inside = pixels[px]
+            } else {
+                // Beyond the edge the row holds the polar colour: the tiles' colour is the edge's.
+                let x = lx + (rx - lx) * s
+                inside = color(x, min(max(y, 1e-9), 1 - 1e-9), levels)
+            }
+            pixels[px] = ReprojectionPixel.lerp(polar, inside, cover)
+        }
     }
 
     /// One level along a row: over the background (`blend` false: the first level) or over what the

@@ -213,6 +213,52 @@ struct ReprojectionTests {
         }
     }
 
+    /// Beyond ±85.05 degrees the frame is the polar colour; the edge between is antialiased: pixels
+    /// along it are mixes of the two colours (as many as the edge is long), and only along it.
+    @Test("the tiles' polar edge is antialiased", arguments: [(10.0, 83.0, 2.0, 30.0, false), (40.0, 70.0, 2.6, 0.0, true)])
+    func polarEdge(lon: Double, lat: Double, zoom: Double, bearing: Double, globe: Bool) throws {
+        try TileTest.withTempDir { dir in
+            let colour = RGB(180, 120, 60), white = RGB(250, 250, 250)
+            try TileTest.pyramid(UniformBaseMap(colour), to: dir.appendingPathComponent("u"), zooms: 0...3)
+            let map = TileBaseMap(source: try FolderSource(directory: dir.appendingPathComponent("u")))
+            map.polar = white.color
+            map.atmosphere = Color(red: 0, green: 0, blue: 0, alpha: 0)
+            let v = Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: zoom, bearing: bearing),
+                             width: 320, height: 200, projection: globe ? .globe : .webMercator)
+            try map.prepare(for: [v])
+            let frame = try TileTest.render(map, v)
+            let edge = 85.0511
+            // Which side of the edge each pixel's centre is on (nil: off the Earth or near the limb).
+            let side: [[Bool?]] = (0..<v.height).map { y in
+                (0..<v.width).map { x in
+                    let px = Double(x) + 0.5, py = Double(y) + 0.5
+                    if globe, hypot(px - 160, py - 100) > v.globeRadius - 2 { return nil }
+                    return v.location(atPixel: px, py).map { $0.lat > edge }
+                }
+            }
+            var boundary = 0, mixed = 0
+            for y in 0..<v.height {
+                for x in 0..<v.width {
+                    guard let beyond = side[y][x] else { continue }
+                    if !beyond, [(x + 1, y), (x, y + 1), (x - 1, y), (x, y - 1)].contains(where: { q in
+                        q.0 >= 0 && q.1 >= 0 && q.0 < v.width && q.1 < v.height && side[q.1][q.0] == true
+                    }) { boundary += 1 }
+                    let c = TileTest.rgb(frame, x, y)
+                    if c.near(colour) || c.near(white) { continue }
+                    mixed += 1
+                    for (a, lo, hi) in [(c.r, colour.r, white.r), (c.g, colour.g, white.g), (c.b, colour.b, white.b)] {
+                        #expect(a + 2 >= min(lo, hi) && a <= max(lo, hi) + 2, "(\(x),\(y)) \(c) is no mix")
+                    }
+                    let p = try #require(v.location(atPixel: Double(x) + 0.5, Double(y) + 0.5))
+                    #expect(abs(p.lat - edge) < 1.5, "(\(x),\(y)) mixed at \(p.lat) degrees")
+                }
+            }
+            #expect(boundary > 60, "pixels along the edge: \(boundary)")
+            #expect(Double(mixed) > 0.5 * Double(boundary) && Double(mixed) < 3 * Double(boundary),
+                    "\(mixed) mixed pixels along \(boundary)")
+        }
+    }
+
     @Test("a still view is reprojected twice, then copied back the same")
     func stillFrame() throws {
         try Self.withMaskTiles { map, _ in
