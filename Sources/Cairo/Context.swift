@@ -104,6 +104,18 @@ public final class Context {
     /// Rotates user space by `radians` (clockwise on screen, where y points down).
     public func rotate(_ radians: Double) { cairo_rotate(pointer, radians) }
     public func identityMatrix() { cairo_identity_matrix(pointer) }
+    /// Whether user space is device space (no transform set).
+    public var hasIdentityMatrix: Bool {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(pointer, &m)
+        return m.xx == 1 && m.yx == 0 && m.xy == 0 && m.yy == 1 && m.x0 == 0 && m.y0 == 0
+    }
+    /// The clip's bounding box in user space.
+    public var clipExtents: (x0: Double, y0: Double, x1: Double, y1: Double) {
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(pointer, &x0, &y0, &x1, &y1)
+        return (x0, y0, x1, y1)
+    }
 
     // MARK: Path
 

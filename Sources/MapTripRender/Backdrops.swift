@@ -108,3 +108,38 @@ enum PlaneBackdrop {
         return points.count >= 3 ? points : nil
     }
 }
+
+/// Full-frame Cairo drawing (space, atmosphere, the rim: gradients over most of a frame) split into
+/// two bands of rows drawn at once, each on a surface of its own over the frame's pixels (one Cairo
+/// surface may not be drawn on from two threads). The pixels come out as from one context: the
+/// bands differ by whole rows. A context with a transform or a clip of its own is drawn on as it is.
+public enum Bands {
+    public static func draw(on cr: Context, width: Int, height: Int, _ draw: @escaping @Sendable (Context) -> Void) throws {
+        let surface = cr.surface
+        let clip = cr.clipExtents
+        guard height >= 64, surface.width >= width, surface.height >= height, cr.hasIdentityMatrix,
+              clip.x0 <= 0, clip.y0 <= 0, clip.x1 >= Double(width), clip.y1 >= Double(height) else {
+            draw(cr)
+            return
+        }
+        surface.flush()
+        let bands = try (0..<2).map { k -> Context in
+            let rows = (height * k / 2)..<(height * (k + 1) / 2)
+            let band = try Context(surface: try surface.band(rows))
+            band.translate(0, -Double(rows.lowerBound))
+            return band
+        }
+        let contexts = BandContexts(contexts: bands)
+        DispatchQueue.concurrentPerform(iterations: 2) { k in draw(contexts.contexts[k]) }
+        for band in bands {
+            band.surface.flush()
+            try band.checkStatus("draw in bands")
+        }
+        surface.markDirty()
+    }
+}
+
+/// Contexts over separate bands of a frame, each drawn on by one thread only.
+private struct BandContexts: @unchecked Sendable {
+    let contexts: [Context]
+}

@@ -214,7 +214,10 @@ public final class ShapefileBaseMap: BaseMap {
                        maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
         switch viewport.projection {
         case .globe:
-            GlobeBackdrop.draw(viewport, space: style.space, atmosphere: style.atmosphere, sea: style.water, in: cr)
+            let style = style
+            try Bands.draw(on: cr, width: viewport.width, height: viewport.height) {
+                GlobeBackdrop.draw(viewport, space: style.space, atmosphere: style.atmosphere, sea: style.water, in: $0)
+            }
         case .plane(let plane):
             let key = ObjectIdentifier(plane)
             if outlines[key] == nil { outlines[key] = PlaneBackdrop.outline(plane) }
@@ -263,7 +266,12 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.stroke()
             }
         }
-        if case .globe = viewport.projection { GlobeBackdrop.drawRim(viewport, atmosphere: style.atmosphere, in: cr) }
+        if case .globe = viewport.projection {
+            let atmosphere = style.atmosphere
+            try Bands.draw(on: cr, width: viewport.width, height: viewport.height) {
+                GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0)
+            }
+        }
     }
 
     private func emit(_ p: PixelPath, _ cr: Context) {

@@ -133,7 +133,7 @@ extension TileBaseMap {
             surface.markDirty()
             if isGlobe {
                 let atmosphere = atmosphere
-                try Self.inBands(surface, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
+                try Bands.draw(on: cr, width: w, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
             }
             return
         }
@@ -160,7 +160,7 @@ extension TileBaseMap {
         // (nothing when the fill writes every pixel: a globe or a plane's domain covering the frame).
         if plan.filled < w * h {
             let space = space, atmosphere = atmosphere, polar = polar
-            try Self.inBands(surface, height: h) { cr in
+            try Bands.draw(on: cr, width: w, height: h) { cr in
                 if isGlobe {
                     // Space first (a globe filling the frame paints only its sea, here transparent).
                     cr.setSource(space)
@@ -239,30 +239,8 @@ extension TileBaseMap {
         lastReprojected = kept
         if isGlobe {
             let atmosphere = atmosphere
-            try Self.inBands(surface, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
+            try Bands.draw(on: cr, width: w, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
         }
-    }
-
-    /// Draws on the frame's top `height` rows in two bands at once, each a surface of its own over
-    /// the frame's pixels (one Cairo surface may not be drawn on from two threads), translated so that
-    /// `draw` draws in frame coordinates. Pixels come out as they would from one context: the bands
-    /// differ by whole rows.
-    private static func inBands(_ surface: ImageSurface, height: Int, _ draw: @escaping @Sendable (Context) -> Void) throws {
-        let parts = height >= 64 ? 2 : 1
-        surface.flush()
-        let bands = try (0..<parts).map { k -> (Context, Int) in
-            let rows = (height * k / parts)..<(height * (k + 1) / parts)
-            let cr = try Context(surface: try surface.band(rows))
-            cr.translate(0, -Double(rows.lowerBound))
-            return (cr, rows.lowerBound)
-        }
-        let contexts = BandContexts(contexts: bands.map(\.0))
-        DispatchQueue.concurrentPerform(iterations: parts) { k in draw(contexts.contexts[k]) }
-        for (cr, _) in bands {
-            cr.surface.flush()
-            try cr.checkStatus("draw reprojected tiles")
-        }
-        surface.markDirty()
     }
 
     /// A tile as the sampler reads it: its own pixels, an ancestor's, the placeholder, or a colour.
@@ -282,11 +260,6 @@ extension TileBaseMap {
             return (.color(ReprojectionPixel.pack(background)), nil)
         }
     }
-}
-
-/// Contexts over separate bands of a frame, each drawn on by one thread only.
-private struct BandContexts: @unchecked Sendable {
-    let contexts: [Context]
 }
 
 /// The last reprojected frame, for still frames.
