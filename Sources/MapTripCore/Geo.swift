@@ -181,9 +181,7 @@ public struct Viewport: Equatable, Sendable {
     /// The position under a frame pixel; nil off the map (beyond the globe's limb, outside the
     /// projection's domain).
     public func location(atPixel x: Double, _ y: Double) -> LonLat? {
-        // Undo the bearing: the offset from the centre in map axes.
-        let fx = x - Double(width) / 2, fy = y - Double(height) / 2
-        let dx = rotation.cos * fx - rotation.sin * fy, dy = rotation.sin * fx + rotation.cos * fy
+        let (dx, dy) = mapOffset(atPixel: x, y)
         switch projection {
         case .globe:
             let k = globeRadius
@@ -210,14 +208,20 @@ public struct Viewport: Equatable, Sendable {
         return t * t * (3 - 2 * t)
     }
 
+    /// A frame pixel's offset from the centre in map axes (the bearing undone).
+    @inline(__always)
+    private func mapOffset(atPixel x: Double, _ y: Double) -> (x: Double, y: Double) {
+        let fx = x - Double(width) / 2, fy = y - Double(height) / 2
+        return (rotation.cos * fx - rotation.sin * fy, rotation.sin * fx + rotation.cos * fy)
+    }
+
     /// The Web Mercator unit-world point under a frame pixel, latitudes capped at ±`latitudeCap`
     /// degrees so that it stays finite (y runs past [0, 1] beyond ±85.05); nil off the map. On the
     /// globe it comes straight from the point's vector (the sine of its latitude is its z), without
     /// going through degrees.
     public func unitWorld(atPixel x: Double, _ y: Double, latitudeCap: Double) -> WorldPoint? {
         if case .globe = projection {
-            let fx = x - Double(width) / 2, fy = y - Double(height) / 2
-            let dx = rotation.cos * fx - rotation.sin * fy, dy = rotation.sin * fx + rotation.cos * fy
+            let (dx, dy) = mapOffset(atPixel: x, y)
             let k = globeRadius
             guard let v = orthographic!.vector(x: dx / k, y: -dy / k) else { return nil }
             let cap = sin(latitudeCap * .pi / 180)

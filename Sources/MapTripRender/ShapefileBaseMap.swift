@@ -87,7 +87,9 @@ public final class PlaneDatasource: @unchecked Sendable {
                 starts.append(start)
                 // A ring around an azimuthal projection's singular point: the rim closes its picture.
                 if let rim {
-                    let px = xs[r].filter(\.isFinite)[...], py = ys[r].filter(\.isFinite)[...]
+                    // The ring as kept (the points the plane can show), in plane metres.
+                    let kept = r.filter { xs[$0].isFinite && ys[$0].isFinite }
+                    let px = kept.map { xs[$0] }[...], py = kept.map { ys[$0] }[...]
                     if PlaneRim.enclosesSingularPoint(lons: parts.lons[r], lats: parts.lats[r], xs: px, ys: py) {
                         starts.append(outX.count)
                         for p in rim.ring(against: PlaneRim.signedArea(xs: px, ys: py)) {

@@ -120,6 +120,12 @@ extension TileBaseMap {
                                             atmosphere: atmosphere, crossFade: crossFade)
         let isGlobe: Bool
         if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
+        // The atmosphere over the globe's edge, last (over the kept pixels too).
+        func drawRim() throws {
+            guard isGlobe else { return }
+            let atmosphere = atmosphere
+            try Bands.draw(on: cr, width: w, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
+        }
         if let still = lastReprojected, still.key == stillKey, still.kept {
             // A still frame: the same pixels again (kept without the rim, drawn over them).
             surface.flush()
@@ -131,10 +137,7 @@ extension TileBaseMap {
                 }
             }
             surface.markDirty()
-            if isGlobe {
-                let atmosphere = atmosphere
-                try Bands.draw(on: cr, width: w, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
-            }
+            try drawRim()
             return
         }
         // The second frame of the same view starts a still stretch: its pixels are kept (keeping
@@ -237,10 +240,7 @@ extension TileBaseMap {
             }
         }
         lastReprojected = kept
-        if isGlobe {
-            let atmosphere = atmosphere
-            try Bands.draw(on: cr, width: w, height: h) { GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0) }
-        }
+        try drawRim()
     }
 
     /// A tile as the sampler reads it: its own pixels, an ancestor's, the placeholder, or a colour.
@@ -523,8 +523,7 @@ struct ReprojectionPlanner {
             result.filled += (px1 - px0) * (py1 - py0)
             return
         }
-        let j = Jacobian(a: ((c10.x - c00.x) + (c11.x - c01.x)) / (2 * dx), b: ((c01.x - c00.x) + (c11.x - c10.x)) / (2 * dy),
-                         c: ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * dx), d: ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * dy))
+        let j = Jacobian(corners: (c00, c10, c01, c11), dx: dx, dy: dy)
         // The midpoints' error in frame pixels (through the inverse Jacobian).
         @inline(__always) func fits(_ index: Int, _ s: Double, _ t: Double) -> Bool {
             let ix = (c00.x * (1 - s) + c10.x * s) * (1 - t) + (c01.x * (1 - s) + c11.x * s) * t
@@ -606,6 +605,19 @@ struct ReprojectionPlanner {
     /// The unit world's derivatives along frame x and y.
     struct Jacobian {
         var a, b, c, d: Double
+        init(a: Double, b: Double, c: Double, d: Double) {
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
+        }
+        /// A cell's mean derivatives, from its corners (top-left, top-right, bottom-left,
+        /// bottom-right) over its size in frame pixels.
+        init(corners: (MeshNode, MeshNode, MeshNode, MeshNode), dx: Double, dy: Double) {
+            let (c00, c10, c01, c11) = corners
+            self.init(a: ((c10.x - c00.x) + (c11.x - c01.x)) / (2 * dx), b: ((c01.x - c00.x) + (c11.x - c10.x)) / (2 * dy),
+                      c: ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * dx), d: ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * dy))
+        }
         var det: Double { a * d - b * c }
         var invertible: Bool {
             let m = max(abs(a), abs(b), abs(c), abs(d))
@@ -892,9 +904,9 @@ struct TileSampler: @unchecked Sendable {
         let low = min(c00.y, c10.y, c01.y, c11.y), high = max(c00.y, c10.y, c01.y, c11.y)
         // Most cells lie well inside or well beyond: nothing to do.
         guard low < 0.05 || high > 0.95 else { return }
-        let gx = ((c10.y - c00.y) + (c11.y - c01.y)) / (2 * (cell.x1 - cell.x0))
-        let gy = ((c01.y - c00.y) + (c11.y - c10.y)) / (2 * (cell.y1 - cell.y0))
-        let g = (gx * gx + gy * gy).squareRoot()
+        // Unit-world y per frame pixel.
+        let j = ReprojectionPlanner.Jacobian(corners: cell.corners, dx: cell.x1 - cell.x0, dy: cell.y1 - cell.y0)
+        let g = (j.c * j.c + j.d * j.d).squareRoot()
         guard g > 0, g.isFinite, (low < g && high > -g) || (low < 1 + g && high > 1 - g) else { return }
         let dx = cell.x1 - cell.x0
         let levels = cell.levels
@@ -1029,17 +1041,17 @@ struct TileSampler: @unchecked Sendable {
             p01 = row.load(fromByteOffset: t.stride, as: UInt32.self)
             p11 = row.load(fromByteOffset: t.stride + 4, as: UInt32.self)
         } else {
-            p00 = texel(t, i, j)
-            p10 = texel(t, i + 1, j)
-            p01 = texel(t, i, j + 1)
-            p11 = texel(t, i + 1, j + 1)
+            p00 = Self.texel(t, i, j, in: tiles)
+            p10 = Self.texel(t, i + 1, j, in: tiles)
+            p01 = Self.texel(t, i, j + 1, in: tiles)
+            p11 = Self.texel(t, i + 1, j + 1, in: tiles)
         }
         return ReprojectionPixel.bilinear(top: UInt64(p00) | UInt64(p10) << 32, bottom: UInt64(p01) | UInt64(p11) << 32, fx, fy)
     }
 
     /// A texel at (i, j) relative to tile `t`, read from the neighbouring tile of the same level when
     /// it lies across an edge and that tile is at hand; otherwise the nearest texel of `t` (padded).
-    private func texel(_ t: TileTexels, _ i: Int, _ j: Int) -> UInt32 {
+    static func texel(_ t: TileTexels, _ i: Int, _ j: Int, in tiles: TileTable) -> UInt32 {
         if i >= 0, j >= 0, i < t.width, j < t.height { return t.texel(i, j) }
         if t.isTile {
             let n = TileMath.tileCount(zoom: t.level)
@@ -1067,8 +1079,8 @@ struct LevelWalk {
     private let scale: Double
     private var u = 0, v = 0, du = 0, dv = 0
     private var tx = Int.min, ty = Int.min
-    private var base: UnsafeRawPointer?
-    private var stride = 0
+    /// The tile in hand (nil: none to read directly).
+    private var tile: TileTexels?
 
     /// Texels whose size is not a power of two are never read directly.
     private let walkable: Bool
@@ -1115,17 +1127,18 @@ struct LevelWalk {
     mutating func enter(_ tiles: TileTable) -> Bool {
         let x = (u &>> 16) &>> shift, y = (v &>> 16) &>> shift
         if x != tx || y != ty { enter(x, y, tiles) }
-        return base != nil
+        return tile != nil
     }
 
     /// Writes pixels from the tile in hand while the walk stays inside it (each texel with its right
     /// and lower neighbours), at most `count`; returns how many. `over`: the colour under the first
     /// level; nil: the pixels already there (a level fading in). `alpha` is in 0...256.
     mutating func run(_ dst: UnsafeMutablePointer<UInt32>, _ count: Int, over: UInt32?, alpha: UInt32) -> Int {
-        guard let base else { return 0 }
+        guard let tile else { return 0 }
         // Everything in registers: nothing the loop stores can change it.
         var u = self.u, v = self.v
-        let du = self.du, dv = self.dv, shift = self.shift, mask = self.mask, stride = self.stride, tx = self.tx, ty = self.ty
+        let base = tile.data, stride = tile.stride
+        let du = self.du, dv = self.dv, shift = self.shift, mask = self.mask, tx = self.tx, ty = self.ty
         // The steps that stay inside the tile's interior, each texel with its right and lower
         // neighbours in it (positions move linearly, so that is a count, not a test per pixel).
         let n = min(count, Self.steps(u, du, lo: tx &<< shift, hi: (tx &<< shift) &+ mask &- 1),
@@ -1166,30 +1179,19 @@ struct LevelWalk {
     }
 
     /// The bilinear sample at the walk's position, in the tile in hand, when its right or lower
-    /// neighbours lie across the tile's edge: read from the next tiles of the level, or (when those are
-    /// not at hand as tiles of the same size) clamped to this tile's edge, as the general path does.
+    /// neighbours lie across the tile's edge: read as the general path reads them (from the next
+    /// tiles of the level, or clamped to this tile's edge).
     @inline(__always)
     func edge(_ tiles: TileTable) -> UInt32? {
-        guard let base else { return nil }
+        guard let tile else { return nil }
         let i = u &>> 16, j = v &>> 16
         guard i &>> shift == tx, j &>> shift == ty else { return nil }
-        let left = tx &<< shift, top = ty &<< shift
-        @inline(__always) func texel(_ gi: Int, _ gj: Int) -> UInt32 {
-            let x = gi &>> shift, y = gj &>> shift
-            if x == tx && y == ty {
-                return base.load(fromByteOffset: (gj & mask) &* stride &+ (gi & mask) &* 4, as: UInt32.self)
-            }
-            if y >= 0, y < n, case .texels(let t)? = tiles[TileKey(z: z, x: x & (n &- 1), y: y)], t.isTile, t.level == z,
-               t.width == mask &+ 1, t.height == mask &+ 1 {
-                return t.data.load(fromByteOffset: (gj & mask) &* t.stride &+ (gi & mask) &* 4, as: UInt32.self)
-            }
-            let ci = min(max(gi, left), left &+ mask), cj = min(max(gj, top), top &+ mask)
-            return base.load(fromByteOffset: (cj & mask) &* stride &+ (ci & mask) &* 4, as: UInt32.self)
-        }
+        let li = i &- (tx &<< shift), lj = j &- (ty &<< shift)
         let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
-        let top0 = UInt64(texel(i, j)) | UInt64(texel(i &+ 1, j)) &<< 32
-        let bottom0 = UInt64(texel(i, j &+ 1)) | UInt64(texel(i &+ 1, j &+ 1)) &<< 32
-        return ReprojectionPixel.bilinear(top: top0, bottom: bottom0, fx, fy)
+        let top = UInt64(TileSampler.texel(tile, li, lj, in: tiles)) | UInt64(TileSampler.texel(tile, li &+ 1, lj, in: tiles)) &<< 32
+        let bottom = UInt64(TileSampler.texel(tile, li, lj &+ 1, in: tiles))
+            | UInt64(TileSampler.texel(tile, li &+ 1, lj &+ 1, in: tiles)) &<< 32
+        return ReprojectionPixel.bilinear(top: top, bottom: bottom, fx, fy)
     }
 
     /// How many steps k = 0, 1, ... keep the texel (p + k dp) >> 16 (16.16 fixed point) within lo...hi;
@@ -1206,10 +1208,9 @@ struct LevelWalk {
     private mutating func enter(_ x: Int, _ y: Int, _ tiles: TileTable) {
         tx = x
         ty = y
-        base = nil
+        tile = nil
         guard walkable, y >= 0, y < n, case .texels(let t)? = tiles[TileKey(z: z, x: TileMath.wrap(x, zoom: z), y: y)],
               t.isTile, t.level == z, t.width == mask + 1, t.height == mask + 1 else { return }
-        base = t.data
-        stride = t.stride
+        tile = t
     }
 }
