@@ -94,6 +94,8 @@ public struct PreviewJob {
         let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media, projection: projection)
         // Only these frames' viewports: the base map loads and fetches nothing else.
         try baseMap.prepare(for: shots.compactMap(\.frame).map { renderer.viewport(timeline.camera(at: $0)) })
+        // Planned over the whole trip, as a render plans it: a frame looks as it will in the video.
+        renderer.planBaseMap(timeline)
         let transparent = loaded.background == .transparent
         let size: (width: Int, height: Int)
         if let layout {

@@ -71,6 +71,8 @@ public final class Recorder {
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
         try renderer.baseMap.prepare(for: viewports(frames: range))
+        // Over the whole trip, whatever the range: a part's frames are those of the whole render.
+        renderer.planBaseMap(timeline)
         let total = range.count
         let pipeline = DrawPipeline(buffers: renderer.surfaces.count)
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline)

@@ -7,6 +7,9 @@ public protocol BaseMap: AnyObject {
     /// Gets ready for a render that will show these viewports (loads the data their zooms need,
     /// fetches their tiles), so that drawing never waits frame by frame. Called once, before drawing.
     func prepare(for viewports: [Viewport]) throws
+    /// The camera of every frame of the recording about to be drawn, in order (a held camera repeated),
+    /// with the frame's size: a map that caches can tell flights from rests. Called after `prepare`.
+    func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double)
     /// Paints the whole frame for a viewport.
     func draw(_ viewport: Viewport, in context: Context) throws
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
@@ -19,6 +22,7 @@ public protocol BaseMap: AnyObject {
 
 extension BaseMap {
     public func prepare(for viewports: [Viewport]) throws {}
+    public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }
@@ -35,4 +39,13 @@ public final class TransparentBaseMap: BaseMap {
         context.paint()
         context.restore()
     }
+}
+
+/// What a base map's raster cache did: tiles drawn from the vectors, frames composited from them, the
+/// most pixel memory it held and its bound.
+public struct RasterCacheStatistics: Sendable, Equatable {
+    public var tilesDrawn: Int
+    public var framesComposited: Int
+    public var peakBytes: Int
+    public var limitBytes: Int
 }

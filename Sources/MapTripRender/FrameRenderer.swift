@@ -45,6 +45,13 @@ public final class FrameRenderer {
                  projection: projection)
     }
 
+    /// Tells the base map every frame's camera of the whole trip (see `BaseMap.plan`), whatever part of
+    /// it is drawn: a frame is drawn the same way in a whole render, a part and a preview.
+    public func planBaseMap(_ timeline: Timeline) {
+        baseMap.plan(frames: (0..<timeline.frameCount).map { timeline.camera(at: $0) }, width: scene.video.width,
+                     height: scene.video.height, scale: scene.video.scale)
+    }
+
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.
     public func render(_ values: FrameValues, into buffer: Int = 0) throws {
         let cr = contexts[buffer]

@@ -157,12 +157,19 @@ public final class ShapefileBaseMap: BaseMap {
     private var clipper = PathClipper()
     private var path = PixelPath()
     private let store: ShapefileStore?
+    /// Whether flights are composited from rasters of the map (see RasterCache); false: every frame
+    /// is drawn from the vectors.
+    public let cachesRasters: Bool
+    private var cache: RasterCache?
+    /// The cameras `plan(frames:)` found worth compositing from the raster cache.
+    private var plannedCameras: Set<Camera> = []
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own).
     public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
-                store: ShapefileStore? = nil) throws {
+                store: ShapefileStore? = nil, cachesRasters: Bool = true) throws {
         self.store = store
+        self.cachesRasters = cachesRasters
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
         self.directory = assets.appendingPathComponent("basemap")
@@ -189,6 +196,49 @@ public final class ShapefileBaseMap: BaseMap {
         }
     }
 
+    /// What the raster cache did so far (nil: no cache).
+    public var rasterCacheStatistics: RasterCacheStatistics? {
+        cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
+                                          peakBytes: $0.peakBytes, limitBytes: $0.limitBytes) }
+    }
+
+    /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat
+    /// north-up Mercator view, at levels where no layer fades, whose tiles are shown often enough to
+    /// be cheaper drawn once than the frames drawn from the vectors. A camera at rest (shown twice or
+    /// more in a row) is always drawn from the vectors: the picture held longest is exact.
+    public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
+        plannedCameras = []
+        guard cachesRasters else { return }
+        let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
+        var uses: [RasterCache.TileID: Int] = [:]
+        var candidates: [(Camera, [RasterCache.TileID])] = []
+        for (i, camera) in cameras.enumerated() {
+            if i > 0 && cameras[i - 1] == camera { continue }
+            if i + 1 < cameras.count && cameras[i + 1] == camera { continue }
+            let v = Viewport(camera: camera, width: width, height: height, scale: scale)
+            // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin
+            // lines at small scale suffer most from resampling: only close-ups are cached.
+            guard Self.isFlatMercator(v), camera.zoom >= MapLayer.detailZoom else { continue }
+            let levels = cache.levels(for: v)
+            guard levels.allSatisfy({ cache.isSteady(level: $0.level, scale: scale, layers: layers) }) else { continue }
+            let ids = levels.flatMap { cache.tileIDs(level: $0.level, for: v) }
+            for id in ids { uses[id, default: 0] += 1 }
+            candidates.append((camera, ids))
+        }
+        let tileArea = Double((cache.tileSize + 2) * (cache.tileSize + 2))
+        let frameArea = Double(width * height)
+        for (camera, ids) in candidates {
+            let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
+            if drawn < rasterBreakEven * frameArea { plannedCameras.insert(camera) }
+        }
+        if !plannedCameras.isEmpty { self.cache = cache }
+    }
+
+    /// A frame is composited when the tiles it draws new (each shared among the frames that show it)
+    /// come to less than this share of the frame's own area (drawing a tile costs about what drawing
+    /// the same area of a frame does; compositing a frame, a fifth of drawing it).
+    public var rasterBreakEven = 0.6
+
     private func datasource(_ source: String, plane: any PlaneProjector) throws -> PlaneDatasource {
         let key = plane.definition + "\u{0}" + source
         if let d = planeSources[key] { return d }
@@ -207,9 +257,25 @@ public final class ShapefileBaseMap: BaseMap {
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
+        if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
+            let water = style.water, scale = viewport.scale
+            try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom in
+                try tile.withContext { tcr in
+                    tcr.setSource(water)
+                    tcr.paint()
+                    let margin = 4 * scale + 2
+                    let clip = Box(minX: -margin, minY: -margin, maxX: Double(tile.width) + margin,
+                                   maxY: Double(tile.height) + margin)
+                    try drawLayers(zoom: zoom, scale: scale, in: tcr) { layer, path in
+                        let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
+                        for t in transforms { clipper.append(data, transform: t, clip: clip, to: &path) }
+                    }
+                }
+            }
+            return
+        }
         cr.save()
         defer { cr.restore() }
-        let zoom = viewport.camera.zoom
         // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
         let margin = 4 * viewport.scale + 2
         let clip = Box(minX: -margin, minY: -margin,
@@ -228,23 +294,38 @@ public final class ShapefileBaseMap: BaseMap {
             cr.setSource(style.water)
             cr.paint()
         }
-        for layer in layers {
-            let opacity = layer.opacity(zoom: zoom)
-            if opacity <= 0 { continue }
-            path.removeAll()
+        let zoom = viewport.camera.zoom, scale = viewport.scale
+        try drawLayers(zoom: zoom, scale: scale, in: cr) { layer, path in
             switch viewport.projection {
             case .webMercator:
-                let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: viewport.scale)
+                let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
                 for t in PixelTransform.copies(for: viewport) {
                     clipper.append(data, transform: t, clip: clip, to: &path)
                 }
             case .plane(let plane):
-                let data = try datasource(layer.source, plane: plane).levels.geometry(zoom: zoom, scale: viewport.scale)
+                let data = try datasource(layer.source, plane: plane).levels.geometry(zoom: zoom, scale: scale)
                 clipper.append(data, transform: viewport.transform, clip: clip, to: &path)
             case .globe:
-                let data = try datasource(layer.source).sphere(zoom: zoom, scale: viewport.scale)
+                let data = try datasource(layer.source).sphere(zoom: zoom, scale: scale)
                 clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &path)
             }
+        }
+        if case .globe = viewport.projection {
+            let atmosphere = style.atmosphere
+            try Bands.draw(on: cr, width: viewport.width, height: viewport.height) {
+                GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0)
+            }
+        }
+    }
+
+    /// Paints every layer that shows at `zoom`, one path each: `geometry` appends the layer's pixels.
+    private func drawLayers(zoom: Double, scale: Double, in cr: Context,
+                            geometry: (MapLayer, inout PixelPath) throws -> Void) throws {
+        for layer in layers {
+            let opacity = layer.opacity(zoom: zoom)
+            if opacity <= 0 { continue }
+            path.removeAll()
+            try geometry(layer, &path)
             if path.subpathCount == 0 { continue }
             // One path for all copies of the world, filled once: pieces that meet at the
             // antimeridian are rasterised together, so no seam shows between them.
@@ -257,23 +338,23 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.fill()
             case .stroke(let stroke):
                 cr.setSource(stroke.color.withAlpha(stroke.color.alpha * opacity))
-                let width = stroke.width * viewport.scale
+                let width = stroke.width * scale
                 cr.setLineWidth(width)
                 // Round joins and caps cost the rasteriser an arc at every vertex and dash end;
                 // on hairlines they look no different from bevels and flat ends.
                 let thin = width <= 2
                 cr.setLineJoin(thin ? .bevel : .round)
                 cr.setLineCap(thin ? .butt : .round)
-                cr.setDash(stroke.dash.map { $0 * viewport.scale })
+                cr.setDash(stroke.dash.map { $0 * scale })
                 cr.stroke()
             }
         }
-        if case .globe = viewport.projection {
-            let atmosphere = style.atmosphere
-            try Bands.draw(on: cr, width: viewport.width, height: viewport.height) {
-                GlobeBackdrop.drawRim(viewport, atmosphere: atmosphere, in: $0)
-            }
-        }
+    }
+
+    /// Whether a view is Web Mercator, north up: what the raster cache composites.
+    static func isFlatMercator(_ viewport: Viewport) -> Bool {
+        if case .webMercator = viewport.projection { return !viewport.isRotated }
+        return false
     }
 
     private func emit(_ p: PixelPath, _ cr: Context) {

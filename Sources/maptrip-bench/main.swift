@@ -3,6 +3,7 @@
 //
 //   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
 //   maptrip-bench --profile [--scene ...]     where drawing time goes
+//   maptrip-bench --quality [--scale 2]       the raster cache's frames against the vectors' (SSIM), and drawing time both ways
 //   maptrip-bench --projections [--runs N]    a moving frame on the globe, in Robinson and on reprojected tiles, as ratios to Web Mercator
 //   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
 //   maptrip-bench --no-codecs ...             every phase but the codecs
@@ -614,6 +615,77 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
     }
 }
 
+/// The raster cache against the vectors: every frame of the trip the cache composites, drawn both
+/// ways (base map and overlays) and compared by SSIM; and the time to draw the trip's frames both ways.
+func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws -> [String: Double] {
+    var scene = try loadScene(scenePath)
+    if scale != 1 {
+        scene.video.width = Int((Double(scene.video.width) * scale).rounded())
+        scene.video.height = Int((Double(scene.video.height) * scale).rounded())
+        scene.video.scale *= scale
+    }
+    let assets = try assetsURL()
+    let timeline = Timeline(scene: scene)
+    let cameras = (0..<timeline.frameCount).map { timeline.camera(at: $0) }
+    var states: [FrameValues] = []
+    for n in 0..<timeline.frameCount {
+        let s = timeline.values(at: n)
+        if s != states.last { states.append(s) }
+    }
+    let cachedMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style))
+    let directMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: false)
+    let cached = try FrameRenderer(scene: scene, baseMap: cachedMap), direct = try FrameRenderer(scene: scene, baseMap: directMap)
+    for r in [cached, direct] {
+        try r.baseMap.prepare(for: states.map { r.viewport($0.camera) })
+        r.baseMap.plan(frames: cameras, width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+    }
+    let similarity = try Similarity(width: scene.video.width, height: scene.video.height)
+    var scores: [Double] = []
+    var worst = (ssim: 2.0, frame: 0)
+    for (i, s) in states.enumerated() {
+        let before = cachedMap.rasterCacheStatistics?.framesComposited ?? 0
+        try cached.render(s)
+        guard (cachedMap.rasterCacheStatistics?.framesComposited ?? 0) > before else { continue }
+        try direct.render(s)
+        let v = try similarity.ssim(cached.surface.data, strideX: cached.surface.stride, direct.surface.data,
+                                    strideY: direct.surface.stride)
+        scores.append(v)
+        if v < worst.ssim { worst = (v, i) }
+    }
+    // Drawing time, both ways, alternately (fresh maps: the cache starts empty).
+    var times: [[Double]] = [[], []]
+    for _ in 0..<3 {
+        for (k, caches) in [true, false].enumerated() {
+            let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: caches)
+            let r = try FrameRenderer(scene: scene, baseMap: map)
+            try map.prepare(for: states.map { r.viewport($0.camera) })
+            map.plan(frames: cameras, width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+            let t0 = now()
+            for s in states { try r.render(s) }
+            times[k].append((now() - t0) * 1000 / Double(states.count))
+        }
+    }
+    let stats = cachedMap.rasterCacheStatistics
+    let sorted = scores.sorted()
+    let out: [String: Double] = [
+        "ssimMin": sorted.first ?? 1, "ssimMedian": sorted.isEmpty ? 1 : median(sorted), "framesCompared": Double(scores.count),
+        "framesDrawn": Double(states.count), "tilesDrawn": Double(stats?.tilesDrawn ?? 0),
+        "cachePeakMB": Double(stats?.peakBytes ?? 0) / 1e6, "cacheLimitMB": Double(stats?.limitBytes ?? 0) / 1e6,
+        "msPerFrameCached": median(times[0]), "msPerFrameDirect": median(times[1]),
+    ]
+    if show {
+        print("maptrip-bench --quality: \(scenePath) at \(scene.video.width)x\(scene.video.height): \(states.count) frames drawn, "
+              + "\(scores.count) composited from the raster cache")
+        print(String(format: "SSIM cached vs vectors: min %.4f (drawn frame %d), median %.4f", worst.ssim, worst.frame,
+                     out["ssimMedian"]!))
+        print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB)", stats?.tilesDrawn ?? 0,
+                     out["cachePeakMB"]!, out["cacheLimitMB"]!))
+        print(String(format: "drawing, 3 alternating runs, medians: cached %.2f ms/frame [%.2f-%.2f], vectors %.2f ms/frame [%.2f-%.2f]",
+                     median(times[0]), times[0].min()!, times[0].max()!, median(times[1]), times[1].min()!, times[1].max()!))
+    }
+    return out
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -633,6 +705,10 @@ func main() throws {
         return
     }
     let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
+    if args.contains("--quality") {
+        _ = try rasterQuality(scenePath, scale: option("--scale", in: args).flatMap { Double($0) } ?? 1, print: true)
+        return
+    }
     if args.contains("--profile") {
         try profile(scenePath)
         return

@@ -1,0 +1,126 @@
+import Cairo
+import FFmpeg
+import Foundation
+import MapTripCore
+import MapTripRender
+import Testing
+
+/// The raster cache (flights composited from rasters of the map) against the map drawn from its
+/// vectors, frame by frame.
+@Suite struct RasterCacheTests {
+    let width = 640, height = 360
+
+    /// A flight: `count` cameras from `from` to `to`, each shown once (moving).
+    func flight(_ from: Camera, _ to: Camera, count: Int) -> [Camera] {
+        (0..<count).map { i in
+            let t = Double(i) / Double(count - 1)
+            return Camera(center: LonLat(lon: from.center.lon + (to.center.lon - from.center.lon) * t,
+                                         lat: from.center.lat + (to.center.lat - from.center.lat) * t),
+                          zoom: from.zoom + (to.zoom - from.zoom) * t)
+        }
+    }
+
+    /// Draws every camera with a caching map (planned over `cameras`) and with a vector-only map;
+    /// returns the SSIM of each pair and the cache's statistics.
+    func compare(_ cameras: [Camera], forceCache: Bool = true, projection: Projection = .webMercator, name: String)
+        throws -> (ssim: [Double], stats: RasterCacheStatistics?, identical: Int) {
+        let cached = try ShapefileBaseMap(assets: assets)
+        let direct = try ShapefileBaseMap(assets: assets, cachesRasters: false)
+        if forceCache { cached.rasterBreakEven = .infinity }
+        let viewports = cameras.map { Viewport(camera: $0, width: width, height: height, projection: projection) }
+        try cached.prepare(for: viewports)
+        try direct.prepare(for: viewports)
+        cached.plan(frames: cameras, width: width, height: height, scale: 1)
+        let a = try ImageSurface(width: width, height: height), b = try ImageSurface(width: width, height: height)
+        let similarity = try Similarity(width: width, height: height)
+        var scores: [Double] = []
+        var identical = 0
+        for (i, v) in viewports.enumerated() {
+            try a.withContext { try cached.draw(v, in: $0) }
+            try b.withContext { try direct.draw(v, in: $0) }
+            a.flush()
+            b.flush()
+            if i == viewports.count / 2 { dump(a, name + "-cached"); dump(b, name + "-vectors") }
+            scores.append(try similarity.ssim(a.data, strideX: a.stride, b.data, strideY: b.stride))
+            if memcmp(a.data, b.data, a.stride * height) == 0 { identical += 1 }
+        }
+        return (scores, cached.rasterCacheStatistics, identical)
+    }
+
+    @Test(arguments: [(3.6, 3.95), (4.3, 4.9), (6.6, 7.4), (9.1, 9.6)])
+    func cachedFramesMatchTheVectorsAtSeveralZooms(zooms: (Double, Double)) throws {
+        let cameras = flight(Camera(center: LonLat(lon: 126, lat: 36), zoom: zooms.0),
+                             Camera(center: LonLat(lon: 128, lat: 35), zoom: zooms.1), count: 12)
+        let (ssim, stats, _) = try compare(cameras, name: "raster-z\(zooms.0)")
+        let s = try #require(stats)
+        #expect(s.framesComposited == cameras.count)
+        #expect(s.tilesDrawn > 0)
+        #expect(ssim.min()! >= 0.99, "SSIM \(ssim.min()!) at zooms \(zooms)")
+    }
+
+    @Test func aFlightAcrossALevelBoundaryAndTheAntimeridianMatchesTheVectors() throws {
+        // Zoom 4.25 is a level boundary (quarter zooms); the flight crosses 180 degrees east.
+        let cameras = flight(Camera(center: LonLat(lon: 176, lat: -38), zoom: 4.2),
+                             Camera(center: LonLat(lon: -176, lat: -40), zoom: 4.3), count: 16)
+        let (ssim, stats, _) = try compare(cameras, name: "raster-antimeridian")
+        let s = try #require(stats)
+        #expect(s.framesComposited == cameras.count)
+        #expect(ssim.min()! >= 0.99, "SSIM \(ssim.min()!)")
+    }
+
+    @Test func aHeldCameraIsDrawnFromTheVectorsExactly() throws {
+        let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
+        let cameras = flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 8) + [rest, rest]
+        let (_, stats, identical) = try compare(cameras, name: "raster-rest")
+        // The 7 moving frames are composited; the held camera (three frames in a row) is drawn exactly.
+        #expect(stats?.framesComposited == 7)
+        #expect(identical >= 3)
+    }
+
+    @Test func worldViewsAreDrawnFromTheVectors() throws {
+        let cameras = flight(Camera(center: LonLat(lon: 0, lat: 20), zoom: 1.2), Camera(center: LonLat(lon: 10, lat: 25), zoom: 1.9),
+                             count: 6)
+        let (_, stats, identical) = try compare(cameras, name: "raster-world")
+        #expect((stats?.framesComposited ?? 0) == 0)
+        #expect(identical == cameras.count)
+    }
+
+    @Test func theGlobeBypassesTheCache() throws {
+        let cameras = flight(Camera(center: LonLat(lon: 0, lat: 20), zoom: 2), Camera(center: LonLat(lon: 30, lat: 30), zoom: 2.5),
+                             count: 4)
+        let (_, stats, identical) = try compare(cameras, projection: .globe, name: "raster-globe")
+        #expect((stats?.framesComposited ?? 0) == 0)
+        #expect(identical == cameras.count)
+    }
+
+    @Test func framesNotWorthCachingAreDrawnFromTheVectors() throws {
+        // A fast zoom: every frame shows tiles no other frame shows, so none is composited.
+        let cameras = flight(Camera(center: LonLat(lon: 0, lat: 45), zoom: 4), Camera(center: LonLat(lon: 0, lat: 45), zoom: 9),
+                             count: 6)
+        let (_, stats, identical) = try compare(cameras, forceCache: false, name: "raster-fast-zoom")
+        #expect((stats?.framesComposited ?? 0) == 0)
+        #expect(identical == cameras.count)
+    }
+
+    @Test func theCacheStaysWithinItsBoundOverALongTrip() throws {
+        // Ten slow legs around the world at zoom 4-6: far more tiles than the bound holds.
+        var cameras: [Camera] = []
+        let stops = [(0.0, 50.0, 5.0), (40, 40, 4.5), (80, 25, 5.5), (120, 30, 5), (160, -30, 6), (-150, 20, 4.4),
+                     (-100, 40, 5), (-60, -10, 4.8), (-20, 10, 5.2), (20, -20, 4.6), (60, 0, 5)]
+        for (a, b) in zip(stops, stops.dropFirst()) {
+            cameras += flight(Camera(center: LonLat(lon: a.0, lat: a.1), zoom: a.2),
+                              Camera(center: LonLat(lon: b.0, lat: b.1), zoom: b.2), count: 30).dropLast()
+        }
+        let map = try ShapefileBaseMap(assets: assets)
+        let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
+        try map.prepare(for: viewports)
+        map.plan(frames: cameras, width: width, height: height, scale: 1)
+        let surface = try ImageSurface(width: width, height: height)
+        for v in viewports { try surface.withContext { try map.draw(v, in: $0) } }
+        let s = try #require(map.rasterCacheStatistics)
+        #expect(s.framesComposited > cameras.count / 2)
+        // More tiles were drawn than fit at once (some were evicted), yet the bound held.
+        #expect(s.tilesDrawn * 258 * 258 * 4 > s.limitBytes)
+        #expect(s.peakBytes <= s.limitBytes)
+    }
+}
