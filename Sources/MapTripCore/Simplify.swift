@@ -8,21 +8,23 @@ extension IndexedGeometry {
     /// `tolerance` (unit-world units) from the simplified line. Rings that collapse below a
     /// triangle, and lines below two points, are dropped: they are smaller than the tolerance.
     public func simplified(tolerance: Double) -> IndexedGeometry {
-        var outX: [Double] = [], outY: [Double] = [], starts: [Int] = []
-        outX.reserveCapacity(xs.count / 4)
-        outY.reserveCapacity(xs.count / 4)
+        // In fixed point throughout: the simplified geometry keeps this one's quantisation, its
+        // vertices copied exactly.
+        var outX: [Int32] = [], outY: [Int32] = [], starts: [Int] = []
+        outX.reserveCapacity(qx.count / 4)
+        outY.reserveCapacity(qx.count / 4)
         var keep: [Bool] = []
         var stack: [(Int, Int)] = []
-        let tol2 = tolerance * tolerance
-        xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
+        let tol2 = (tolerance / step) * (tolerance / step)
+        qx.withUnsafeBufferPointer { qx in
+            qy.withUnsafeBufferPointer { qy in
                 for part in parts {
                     let n = part.end - part.start
                     if n < 3 {
                         if !isPolygon && n == 2 {
                             starts.append(outX.count)
-                            outX.append(contentsOf: xs[part.start..<part.end])
-                            outY.append(contentsOf: ys[part.start..<part.end])
+                            outX.append(contentsOf: qx[part.start..<part.end])
+                            outY.append(contentsOf: qy[part.start..<part.end])
                         }
                         continue
                     }
@@ -33,10 +35,12 @@ extension IndexedGeometry {
                     keep[n - 1] = true
                     // A closed ring starts and ends on the same vertex: split it at the vertex
                     // farthest from the start, so both halves have a real chord to measure against.
-                    if isPolygon && xs[first] == xs[last] && ys[first] == ys[last] {
+                    @inline(__always) func x(_ i: Int) -> Double { Double(qx[i]) }
+                    @inline(__always) func y(_ i: Int) -> Double { Double(qy[i]) }
+                    if isPolygon && qx[first] == qx[last] && qy[first] == qy[last] {
                         var far = first, best = -1.0
                         for i in first...last {
-                            let dx = xs[i] - xs[first], dy = ys[i] - ys[first]
+                            let dx = x(i) - x(first), dy = y(i) - y(first)
                             let d = dx * dx + dy * dy
                             if d > best { best = d; far = i }
                         }
@@ -48,11 +52,11 @@ extension IndexedGeometry {
                     }
                     while let (a, b) = stack.popLast() {
                         if b - a < 2 { continue }
-                        let ax = xs[a], ay = ys[a], dx = xs[b] - ax, dy = ys[b] - ay
+                        let ax = x(a), ay = y(a), dx = x(b) - ax, dy = y(b) - ay
                         let len2 = dx * dx + dy * dy
                         var far = -1, best = tol2
                         for i in (a + 1)..<b {
-                            let px = xs[i] - ax, py = ys[i] - ay
+                            let px = x(i) - ax, py = y(i) - ay
                             let d: Double
                             if len2 == 0 {
                                 d = px * px + py * py
@@ -72,8 +76,8 @@ extension IndexedGeometry {
                     }
                     let start = outX.count
                     for i in 0..<n where keep[i] {
-                        outX.append(xs[first + i])
-                        outY.append(ys[first + i])
+                        outX.append(qx[first + i])
+                        outY.append(qy[first + i])
                     }
                     let count = outX.count - start
                     if count >= (isPolygon ? 4 : 2) {
@@ -85,21 +89,32 @@ extension IndexedGeometry {
                 }
             }
         }
-        return IndexedGeometry(xs: outX, ys: outY, partStarts: starts, isPolygon: isPolygon)
+        return IndexedGeometry(qx: outX, qy: outY, originX: originX, originY: originY, step: step, partStarts: starts,
+                               isPolygon: isPolygon)
     }
 }
 
 /// Levels of detail of one geometry: level L is simplified to half a pixel at zoom L (for a pixel
 /// ratio of 1), so drawing at any zoom up to L with level L is off by less than half a pixel.
+///
+/// Given a way to load the full geometry again, the levels can let it go once a render has built
+/// the ones it needs (`releaseFull`): a trip seen from zoom 5 then holds a quarter of the vertices.
+/// A level asked for later loads it again.
 public final class DetailLevels: @unchecked Sendable {
     /// Above this level the full data is used (Natural Earth 10m holds no more detail than this).
     public static let finest = 12
-    public let full: IndexedGeometry
+    private var fullGeometry: IndexedGeometry?
+    private let reload: (() throws -> IndexedGeometry)?
     private var levels: [Int: IndexedGeometry] = [:]
-    /// Guards `levels`: one dataset may be shared by the renders of a batch, on several threads.
+    /// Guards the levels and the full geometry: one dataset may be shared by the renders of a batch,
+    /// on several threads.
     private let lock = NSLock()
 
-    public init(_ full: IndexedGeometry) { self.full = full }
+    /// `reload`: loads `full` again after `releaseFull` (nil: it is always kept).
+    public init(_ full: IndexedGeometry, reload: (() throws -> IndexedGeometry)? = nil) {
+        fullGeometry = full
+        self.reload = reload
+    }
 
     /// The level that keeps the error under half a frame pixel at this zoom and pixel ratio.
     public static func level(zoom: Double, scale: Double) -> Int {
@@ -107,14 +122,37 @@ public final class DetailLevels: @unchecked Sendable {
         return max(0, Int((z - 1e-9).rounded(.up)))
     }
 
-    public func geometry(zoom: Double, scale: Double) -> IndexedGeometry {
+    /// The full geometry (loaded again if it was released).
+    public func full() throws -> IndexedGeometry {
+        try lock.withLock { try loadedFull() }
+    }
+
+    private func loadedFull() throws -> IndexedGeometry {
+        if let g = fullGeometry { return g }
+        guard let reload else { preconditionFailure("DetailLevels: released without a way to reload") }
+        let g = try reload()
+        fullGeometry = g
+        return g
+    }
+
+    public func geometry(zoom: Double, scale: Double) throws -> IndexedGeometry {
         let level = Self.level(zoom: zoom, scale: scale)
-        if level > Self.finest { return full }
-        return lock.withLock {
+        return try lock.withLock {
+            if level > Self.finest { return try loadedFull() }
             if let g = levels[level] { return g }
-            let g = full.simplified(tolerance: 0.5 / (WebMercator.tileSize * pow(2, Double(level))))
+            let g = try loadedFull().simplified(tolerance: 0.5 / (WebMercator.tileSize * pow(2, Double(level))))
             levels[level] = g
             return g
         }
+    }
+
+    /// Lets the full geometry go when it can be loaded again and no level built so far is it.
+    public func releaseFull() {
+        lock.withLock { if reload != nil { fullGeometry = nil } }
+    }
+
+    /// Bytes the vertices held take (the full geometry, when held, and every level built).
+    public var vertexBytes: Int {
+        lock.withLock { (fullGeometry?.vertexBytes ?? 0) + levels.values.reduce(0) { $0 + $1.vertexBytes } }
     }
 }

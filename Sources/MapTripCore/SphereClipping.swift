@@ -31,8 +31,8 @@ public struct SphereGeometry: Sendable {
         ys.reserveCapacity(g.vertexCount)
         zs.reserveCapacity(g.vertexCount)
         for i in 0..<g.vertexCount {
-            let lon = (g.xs[i] * 360 - 180) * .pi / 180
-            let lat = atan(sinh(.pi * (1 - 2 * g.ys[i])))
+            let lon = (g.x(i) * 360 - 180) * .pi / 180
+            let lat = atan(sinh(.pi * (1 - 2 * g.y(i))))
             xs.append(cos(lat) * cos(lon))
             ys.append(cos(lat) * sin(lon))
             zs.append(sin(lat))

@@ -9,23 +9,37 @@ import Shapefile
 /// same levels of detail onto the sphere.
 public final class ShapefileDatasource: @unchecked Sendable {
     public let path: String
-    public let geometry: IndexedGeometry
-    /// The geometry generalised per zoom level, built on first use.
+    /// The geometry generalised per zoom level, built on first use. The full geometry is let go
+    /// once a render has built its levels (`prepare`), and read again from the file if needed.
     public let levels: DetailLevels
     private var spheres: [Int: SphereGeometry] = [:]
     private let lock = NSLock()
 
     /// The level of detail for a zoom, on the sphere (built on first use).
-    public func sphere(zoom: Double, scale: Double) -> SphereGeometry {
+    public func sphere(zoom: Double, scale: Double) throws -> SphereGeometry {
         let level = min(DetailLevels.level(zoom: zoom, scale: scale), DetailLevels.finest + 1)
         if let s = lock.withLock({ spheres[level] }) { return s }
-        let s = SphereGeometry(levels.geometry(zoom: zoom, scale: scale))
+        let s = SphereGeometry(try levels.geometry(zoom: zoom, scale: scale))
         lock.withLock { spheres[level] = s }
         return s
     }
 
+    /// EPSG:4326 (longitude first) to EPSG:3857: the pipeline PROJ itself picks for these two CRSs
+    /// (`projinfo -s EPSG:4326 -t EPSG:3857 -o PROJ`, axes in map order), built without its database.
+    public static let toWebMercator = "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad "
+        + "+step +proj=webmerc +lat_0=0 +lon_0=0 +x_0=0 +y_0=0 +ellps=WGS84"
+
     public init(path: String, transformation: Transformation) throws {
         self.path = path
+        let full = try Self.load(path: path, transformation: transformation)
+        // Loaded again with a PROJ context of its own: the one given may be in use on another thread.
+        levels = DetailLevels(full) {
+            try Self.load(path: path, transformation: Transformation(pipeline: Self.toWebMercator, context: ProjContext()))
+        }
+    }
+
+    /// The shapefile at `path` in the Web Mercator unit world.
+    static func load(path: String, transformation: Transformation) throws -> IndexedGeometry {
         let reader = try ShapefileReader(path: path)
         var g = try reader.readAll()
         // Web Mercator sends the poles to infinity without complaint: clamp first.
@@ -46,8 +60,7 @@ public final class ShapefileDatasource: @unchecked Sendable {
         }
         let isPolygon: Bool
         if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
-        geometry = IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
-        levels = DetailLevels(geometry)
+        return IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
     }
 }
 
@@ -119,7 +132,7 @@ public final class ShapefileStore: @unchecked Sendable {
 
     public init() throws {
         projContext = try ProjContext()
-        transformation = try Transformation(from: "EPSG:4326", to: "EPSG:3857", context: projContext)
+        transformation = try Transformation(pipeline: ShapefileDatasource.toWebMercator, context: projContext)
     }
 
     /// The shapefile at `path`, loaded on first use.
@@ -174,7 +187,7 @@ public final class ShapefileBaseMap: BaseMap {
         self.layers = layers ?? MapLayer.standard(style)
         self.directory = assets.appendingPathComponent("basemap")
         projContext = try ProjContext()
-        transformation = try Transformation(from: "EPSG:4326", to: "EPSG:3857", context: projContext)
+        transformation = try Transformation(pipeline: ShapefileDatasource.toWebMercator, context: projContext)
     }
 
     public var attribution: String? { "Natural Earth" }
@@ -194,6 +207,9 @@ public final class ShapefileBaseMap: BaseMap {
                 }
             }
         }
+        // The levels are built: the full data (most of the vertices) is only needed again for a
+        // level not built yet, and is read again from its file then.
+        for d in sources.values { d.levels.releaseFull() }
     }
 
     /// What the raster cache did so far (nil: no cache).

@@ -64,6 +64,17 @@ public final class Transformation {
         pointer = norm
     }
 
+    /// An operation given as a PROJ pipeline (`+proj=pipeline +step ...`, the form `projinfo -o PROJ`
+    /// prints), built from the string alone: no CRS is looked up in PROJ's database, which costs
+    /// about 11 MB of memory for the life of the context.
+    public init(pipeline definition: String, context: ProjContext) throws {
+        self.context = context
+        guard let raw = proj_create(context.pointer, definition) else {
+            throw ProjError(context: context.pointer, "'\(definition)'", logged: context.lastLogged)
+        }
+        pointer = raw
+    }
+
     deinit { proj_destroy(pointer) }
 
     /// Transforms one coordinate.

@@ -3,6 +3,7 @@ import FFmpeg
 import Foundation
 import MapTripCore
 import MapTripRender
+import Proj
 import Testing
 
 /// The raster cache (flights composited from rasters of the map) against the map drawn from its
@@ -122,5 +123,27 @@ import Testing
         // More tiles were drawn than fit at once (some were evicted), yet the bound held.
         #expect(s.tilesDrawn * 258 * 258 * 4 > s.limitBytes)
         #expect(s.peakBytes <= s.limitBytes)
+    }
+}
+
+/// The embedded map's projection, built from a PROJ pipeline string (no database), against the
+/// operation PROJ picks for EPSG:4326 to EPSG:3857.
+@Suite struct WebMercatorPipelineTests {
+    @Test func pipelineEqualsPROJsOwnChoice() throws {
+        let context = try ProjContext()
+        let pipeline = try Transformation(pipeline: ShapefileDatasource.toWebMercator, context: context)
+        let chosen = try Transformation(from: "EPSG:4326", to: "EPSG:3857", context: context)
+        for lon in stride(from: -180.0, through: 180, by: 7.5) {
+            for lat in stride(from: -85.0, through: 85, by: 5) {
+                let a = try pipeline.forward(x: lon, y: lat), b = try chosen.forward(x: lon, y: lat)
+                #expect(abs(a.x - b.x) < 1e-6 && abs(a.y - b.y) < 1e-6, "\(lon), \(lat): \(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test func aBadPipelineIsPROJsError() throws {
+        #expect(throws: ProjError.self) {
+            _ = try Transformation(pipeline: "+proj=pipeline +step +proj=nosuchthing", context: try ProjContext())
+        }
     }
 }
