@@ -58,6 +58,21 @@ public final class Recorder {
         return out
     }
 
+    /// Loads and plans the base map for the frames `frames` (nil: all): the data their zooms need, the
+    /// tiles they show, and what to cache over the whole trip. `record` does this itself when it has
+    /// not been done; done first, a map that cannot load fails before any output is opened, and the
+    /// loading's passing memory is given back before the encoder takes its own.
+    public func prepareBaseMap(frames: Range<Int>? = nil) throws {
+        let range = frames ?? 0..<timeline.frameCount
+        if preparedRange == range { return }
+        try renderer.baseMap.prepare(for: viewports(frames: range))
+        // Over the whole trip, whatever the range: a part's frames are those of the whole render.
+        renderer.planBaseMap(timeline)
+        preparedRange = range
+    }
+
+    private var preparedRange: Range<Int>?
+
     /// Records the trip, or only its frames `frames` (a part of it: frame n of the part is frame n of
     /// the whole, the first one always drawn, never a repeat). Check the range with `FrameRange.check`.
     public func record(to sink: FrameSink, frames: Range<Int>? = nil, cancellation: Cancellation = Cancellation(),
@@ -70,9 +85,7 @@ public final class Recorder {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        try renderer.baseMap.prepare(for: viewports(frames: range))
-        // Over the whole trip, whatever the range: a part's frames are those of the whole render.
-        renderer.planBaseMap(timeline)
+        try prepareBaseMap(frames: range)
         let total = range.count
         let pipeline = DrawPipeline(buffers: renderer.surfaces.count)
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline)

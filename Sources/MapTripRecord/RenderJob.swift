@@ -209,6 +209,7 @@ public struct RenderJob {
             palette = try pass.finish()
         }
 
+        try recorder.prepareBaseMap(frames: part)
         var metadata = ["encoder": "maptrip \(maptripVersion)"]
         if let title = scene.title { metadata["title"] = title }
         metadata.merge(self.metadata) { _, extra in extra }

@@ -59,7 +59,7 @@ final class RasterCache {
         let k = pow(2, 1 / Double(stepsPerZoom))
         let columns = Int((Double(width) * k / Double(tileSize)).rounded(.up)) + 1
         let rows = Int((Double(height) * k / Double(tileSize)).rounded(.up)) + 1
-        return Int(Double(columns * rows * (tileSize + 2) * (tileSize + 2) * 4) * (crossFade > 0 ? 1.8 : 1.15))
+        return Int(Double(columns * rows * (tileSize + 2) * (tileSize + 2) * 4) * (crossFade > 0 ? 1.8 : 1.0))
     }
 
     // MARK: Levels
