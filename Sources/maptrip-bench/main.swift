@@ -3,6 +3,7 @@
 //
 //   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
 //   maptrip-bench --profile [--scene ...]     where drawing time goes
+//   maptrip-bench --json [--presets ...] [--runs 3] [--no-4k]   every speed figure as one JSON object (per preset, 4K veryfast, SSIM, memory)
 //   maptrip-bench --quality [--scale 2]       the raster cache's frames against the vectors' (SSIM), and drawing time both ways
 //   maptrip-bench --projections [--runs N]    a moving frame on the globe, in Robinson and on reprojected tiles, as ratios to Web Mercator
 //   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
@@ -686,6 +687,103 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     return out
 }
 
+/// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
+/// alternating. Returns per preset: pipeline and encoder-alone frames per second, the time ratio's
+/// median, min and max, and the peak memory of each and the difference.
+func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], runs: Int,
+                  show: Bool) throws -> [String: [String: Double]] {
+    let v = try loadScene(scenePath).video
+    let frames = cap.frames, drawn = cap.drawn
+    let duration = Double(frames) / Double(v.fps)
+    if show {
+        print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
+              + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
+        print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
+              + "figures are medians, the ratio's range in brackets")
+        print("")
+        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder")
+    }
+    var out: [String: [String: Double]] = [:]
+    for preset in presets {
+        var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
+        for _ in 0..<runs {
+            enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
+            pipe.append(try child(["pipeline", scenePath, preset]))
+        }
+        let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
+        let ratios = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
+        let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
+        out[preset] = ["pipelineFPS": Double(frames) / ps, "encoderFPS": Double(frames) / es, "ratioMedian": median(ratios),
+                       "ratioMin": ratios.min()!, "ratioMax": ratios.max()!, "peakMBPipeline": pm, "peakMBEncoder": em,
+                       "peakMBBeyond": pm - em]
+        if show {
+            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f",
+                         preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
+                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!, pm, em, pm - em))
+        }
+    }
+    return out
+}
+
+/// Peak memory of the pipeline (veryfast) on the trip and on the same trip three times over.
+func memoryFlatness(_ scenePath: String) throws -> [String: Double] {
+    let long = try longerScene(scenePath, times: 3)
+    defer { try? FileManager.default.removeItem(atPath: long) }
+    let one = try child(["pipeline", scenePath, "veryfast"])
+    let three = try child(["pipeline", long, "veryfast"])
+    return ["frames": one["frames"]!, "peakMB": one["peakMB"]!, "framesLong": three["frames"]!, "peakMBLong": three["peakMB"]!]
+}
+
+/// A copy of the scene drawn `scale` times larger (`video.scale`: the same view, more pixels).
+func scaledScene(_ path: String, scale: Double) throws -> String {
+    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    let v = try loadScene(path).video
+    var video = obj["video"] as? [String: Any] ?? [:]
+    video["width"] = Int((Double(v.width) * scale).rounded())
+    video["height"] = Int((Double(v.height) * scale).rounded())
+    video["scale"] = v.scale * scale
+    obj["video"] = video
+    let out = NSTemporaryDirectory() + "maptrip-bench-scale\(scale)-\(getpid()).json"
+    try JSONSerialization.data(withJSONObject: obj).write(to: URL(fileURLWithPath: out))
+    return out
+}
+
+/// `--json`: every figure #11 asks for as one JSON object on stdout (progress on stderr): per preset
+/// at the scene's size, veryfast at 4K (video.scale 2), the raster cache's SSIM at both, and memory
+/// against trip length.
+func jsonReport(scenePath: String, presets: [String], runs: Int, with4K: Bool) throws {
+    func note(_ s: String) { FileHandle.standardError.write(Data("maptrip-bench --json: \(s)\n".utf8)) }
+    let cpu = ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").split(separator: "\n")
+        .first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    var report: [String: Any] = [
+        "scene": scenePath, "runs": runs,
+        "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount, "cpu": cpu,
+                    "memoryGB": Double(ProcessInfo.processInfo.physicalMemory) / 1e9],
+    ]
+    func section(_ path: String, _ presets: [String], scale: Double) throws -> [String: Any] {
+        let v = try loadScene(path).video
+        note("\(v.width)x\(v.height): capturing the trip's pictures")
+        let cap = try Capture(path, tag: "json\(v.width)")
+        defer { cap.remove() }
+        note("\(v.width)x\(v.height): \(presets.joined(separator: ", ")), \(runs) runs each")
+        let figures = try presetsPhase(scenePath: path, capture: cap, presets: presets, runs: runs, show: false)
+        note("\(v.width)x\(v.height): raster cache against the vectors (SSIM)")
+        let q = try rasterQuality(scenePath, scale: scale, print: false)
+        return ["width": v.width, "height": v.height, "fps": v.fps, "frames": cap.frames, "drawn": cap.drawn,
+                "presets": figures, "rasterCache": q]
+    }
+    report["hd"] = try section(scenePath, presets, scale: 1)
+    if with4K {
+        let big = try scaledScene(scenePath, scale: 2)
+        defer { try? FileManager.default.removeItem(atPath: big) }
+        report["4k"] = try section(big, ["veryfast"], scale: 2)
+    }
+    note("memory against trip length")
+    report["memoryVsLength"] = try memoryFlatness(scenePath)
+    let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
+    print(String(decoding: data, as: UTF8.self))
+}
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -759,42 +857,19 @@ func main() throws {
 
     let presets = (option("--presets", in: args) ?? (quick ? "veryfast" : "ultrafast,veryfast,medium"))
         .split(separator: ",").map(String.init)
-    let scene = try loadScene(scenePath)
-    let v = scene.video
+    let runs = runsOption ?? 3
+    if args.contains("--json") {
+        try jsonReport(scenePath: scenePath, presets: presets, runs: runs, with4K: !args.contains("--no-4k"))
+        return
+    }
     let cap = try Capture(scenePath, tag: "presets")
     defer { cap.remove() }
-    let framesPath = cap.framesPath, flagsPath = cap.flagsPath
-    let frames = cap.frames, drawn = cap.drawn
-    let duration = Double(frames) / Double(v.fps)
-    print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
-          + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
-    let runs = runsOption ?? 3
-    print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
-          + "figures are medians, the ratio's range in brackets")
-    print("")
-    print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder")
-    for preset in presets {
-        var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
-        for _ in 0..<runs {
-            enc.append(try child(["encoder", framesPath, flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
-            pipe.append(try child(["pipeline", scenePath, preset]))
-        }
-        let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
-        let ratios = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
-        let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
-        print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f",
-                     preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
-                     Double(frames) / es, ps / es, ratios.min()!, ratios.max()!, pm, em, pm - em))
-    }
+    _ = try presetsPhase(scenePath: scenePath, capture: cap, presets: presets, runs: runs, show: true)
     if !quick {
-        // Memory must stay flat as trips grow: the same trip three times over.
-        let long = try longerScene(scenePath, times: 3)
-        defer { try? FileManager.default.removeItem(atPath: long) }
-        let one = try child(["pipeline", scenePath, "veryfast"])
-        let three = try child(["pipeline", long, "veryfast"])
+        let flat = try memoryFlatness(scenePath)
         print("")
         print(String(format: "memory vs trip length (veryfast): %.0f frames -> peak %.0f MB; %.0f frames -> peak %.0f MB",
-                     one["frames"]!, one["peakMB"]!, three["frames"]!, three["peakMB"]!))
+                     flat["frames"]!, flat["peakMB"]!, flat["framesLong"]!, flat["peakMBLong"]!))
     }
     if withCodecs {
         print("")
