@@ -40,8 +40,14 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
-/// Peak resident memory of this process in MB (Linux reports ru_maxrss in KiB).
+/// Peak resident memory of this process in MB: the kernel's high-water mark of its address space
+/// (VmHWM). Not ru_maxrss: Linux carries that across execve from the address space the child was
+/// spawned from, so a child started by a parent that had grown reports the parent's peak.
 func peakMB() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        if let kb = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) { return kb / 1024 }
+    }
     var u = rusage()
     getrusage(RUSAGE_SELF.rawValue, &u)
     return Double(u.ru_maxrss) / 1024
