@@ -1,6 +1,26 @@
 import CCairo
 import Foundation
 
+/// Pages mapped for a surface's pixels, unmapped when Cairo destroys the surface (its user data).
+private struct MappedRegion {
+    let base: UnsafeMutableRawPointer
+    let length: Int
+
+    static func release(_ pointer: UnsafeMutableRawPointer?) {
+        guard let region = pointer?.assumingMemoryBound(to: MappedRegion.self) else { return }
+        munmap(region.pointee.base, region.pointee.length)
+        region.deinitialize(count: 1)
+        region.deallocate()
+    }
+}
+
+/// The key under which a mapped surface keeps its region (only its address matters).
+nonisolated(unsafe) private let mappedRegionKey: UnsafeMutablePointer<cairo_user_data_key_t> = {
+    let key = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
+    key.initialize(to: cairo_user_data_key_t())
+    return key
+}()
+
 /// An in-memory ARGB32 surface: native-endian premultiplied 32-bit pixels, which on little-endian
 /// machines are the bytes B, G, R, A (FFmpeg's BGRA, libyuv's "ARGB").
 public final class ImageSurface {
@@ -23,6 +43,45 @@ public final class ImageSurface {
             throw CairoError(status, "image surface \(width)x\(height)")
         }
         pointer = s
+        self.width = width
+        self.height = height
+        owner = nil
+    }
+
+    /// A surface whose pixels have pages of their own (mmap), given back to the system as soon as
+    /// Cairo lets the surface go. For pixels that come and go while a render runs (a cache's tiles, a
+    /// held picture): from the heap, freed blocks of one size stay with the process and a larger block
+    /// needs new memory, so the process would grow past what it holds.
+    public static func mapped(width: Int, height: Int) throws -> ImageSurface {
+        guard width > 0, height > 0, width <= 32767, height <= 32767 else {
+            throw CairoError(CAIRO_STATUS_INVALID_SIZE, "image surface \(width)x\(height)")
+        }
+        let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
+        let length = stride * height
+        guard let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              base != MAP_FAILED else {
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "image surface \(width)x\(height) (mmap: \(String(cString: strerror(errno))))")
+        }
+        guard let s = cairo_image_surface_create_for_data(base.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32,
+                                                          Int32(width), Int32(height), Int32(stride)) else {
+            munmap(base, length)
+            throw CairoError(CAIRO_STATUS_NO_MEMORY, "image surface \(width)x\(height)")
+        }
+        let region = UnsafeMutablePointer<MappedRegion>.allocate(capacity: 1)
+        region.initialize(to: MappedRegion(base: base, length: length))
+        let status = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS
+            ? cairo_surface_set_user_data(s, mappedRegionKey, region) { MappedRegion.release($0) }
+            : cairo_surface_status(s)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_surface_destroy(s)
+            MappedRegion.release(region)
+            throw CairoError(status, "image surface \(width)x\(height)")
+        }
+        return ImageSurface(pointer: s, width: width, height: height)
+    }
+
+    private init(pointer: OpaquePointer, width: Int, height: Int) {
+        self.pointer = pointer
         self.width = width
         self.height = height
         owner = nil
