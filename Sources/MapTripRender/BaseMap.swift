@@ -42,10 +42,12 @@ public final class TransparentBaseMap: BaseMap {
 }
 
 /// What a base map's raster cache did: tiles drawn from the vectors, frames composited from them, the
-/// most pixel memory it held and its bound.
+/// most pixel memory it held and its bound; held cameras' pictures drawn, and frames copied from them.
 public struct RasterCacheStatistics: Sendable, Equatable {
     public var tilesDrawn: Int
     public var framesComposited: Int
     public var peakBytes: Int
     public var limitBytes: Int
+    public var stillsDrawn: Int
+    public var framesFromStill: Int
 }

@@ -168,7 +168,7 @@ final class RasterCache {
         let width = levelWidth(k), n = tileCount(level: k)
         let x0 = column * tileSize, y0 = row * tileSize
         let w = min(tileSize, width - x0), h = min(tileSize, width - y0)
-        let surface = try ImageSurface(width: w + 2, height: h + 2)
+        let surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
         // The unit world into the tile's pixels, its border one pixel out; the copies of the world
         // beside it for the first and last columns, whose borders lie across the antimeridian.
         let t = PixelTransform(scale: Double(width), offsetX: Double(1 - x0), offsetY: Double(1 - y0))
@@ -179,7 +179,7 @@ final class RasterCache {
         tilesDrawn += 1
         tiles[key] = (surface, tick)
         bytes += surface.byteCount
-        peakBytes = max(peakBytes, bytes)
+        peakBytes = max(peakBytes, bytes + reserved)
         return surface
     }
 
@@ -191,9 +191,19 @@ final class RasterCache {
     }
 
     /// Drops the least recently used tiles, except `keeping`, until `incoming` more bytes fit.
+    /// Bytes held beside the tiles within the same bound (a held camera's picture of the map): the
+    /// least recently used tiles make room for them.
+    private(set) var reserved = 0
+
+    func reserve(_ count: Int) {
+        reserved = count
+        if bytes + reserved > limitBytes { evict(toFit: 0, keeping: []) }
+        peakBytes = max(peakBytes, bytes + reserved)
+    }
+
     private func evict(toFit incoming: Int, keeping: Set<TileID>) {
         for (key, e) in tiles.sorted(by: { $0.value.tick < $1.value.tick }) where !keeping.contains(key) {
-            if bytes + incoming <= limitBytes { break }
+            if bytes + reserved + incoming <= limitBytes { break }
             tiles[key] = nil
             bytes -= e.surface.byteCount
         }
@@ -211,7 +221,7 @@ final class RasterCache {
         // so the cache never holds more than its bound or this frame's tiles.
         let shown = Set(wanted.joined())
         let missing = shown.filter { tiles[$0] == nil }.reduce(0) { $0 + tileBytes($1) }
-        if bytes + missing > limitBytes { evict(toFit: missing, keeping: shown) }
+        if bytes + reserved + missing > limitBytes { evict(toFit: missing, keeping: shown) }
         var placed: [(LevelUse, [(surface: ImageSurface, column: Int, row: Int)])] = []
         for (use, ids) in zip(uses, wanted) {
             let unwrapped = tiles(level: use.level, for: viewport)

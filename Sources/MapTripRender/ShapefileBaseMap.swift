@@ -29,17 +29,15 @@ public final class ShapefileDatasource: @unchecked Sendable {
     public static let toWebMercator = "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad "
         + "+step +proj=webmerc +lat_0=0 +lon_0=0 +x_0=0 +y_0=0 +ellps=WGS84"
 
-    public init(path: String, transformation: Transformation) throws {
+    public init(path: String) throws {
         self.path = path
-        let full = try Self.load(path: path, transformation: transformation)
-        // Loaded again with a PROJ context of its own: the one given may be in use on another thread.
-        levels = DetailLevels(full) {
-            try Self.load(path: path, transformation: Transformation(pipeline: Self.toWebMercator, context: ProjContext()))
-        }
+        levels = DetailLevels(try Self.load(path: path)) { try Self.load(path: path) }
     }
 
-    /// The shapefile at `path` in the Web Mercator unit world.
-    static func load(path: String, transformation: Transformation) throws -> IndexedGeometry {
+    /// The shapefile at `path` in the Web Mercator unit world. With a PROJ context of its own, let go
+    /// after: loads may run on several threads, and a context kept would hold its memory for nothing.
+    static func load(path: String) throws -> IndexedGeometry {
+        let transformation = try Transformation(pipeline: toWebMercator, context: ProjContext())
         let reader = try ShapefileReader(path: path)
         var g = try reader.readAll()
         // Web Mercator sends the poles to infinity without complaint: clamp first.
@@ -127,19 +125,13 @@ public final class ShapefileStore: @unchecked Sendable {
     private let lock = NSLock()
     private var sources: [String: ShapefileDatasource] = [:]
     private var planes: [String: PlaneDatasource] = [:]
-    private let projContext: ProjContext
-    private let transformation: Transformation
-
-    public init() throws {
-        projContext = try ProjContext()
-        transformation = try Transformation(pipeline: ShapefileDatasource.toWebMercator, context: projContext)
-    }
+    public init() {}
 
     /// The shapefile at `path`, loaded on first use.
     public func datasource(path: String) throws -> ShapefileDatasource {
         try lock.withLock {
             if let d = sources[path] { return d }
-            let d = try ShapefileDatasource(path: path, transformation: transformation)
+            let d = try ShapefileDatasource(path: path)
             sources[path] = d
             return d
         }
@@ -165,8 +157,6 @@ public final class ShapefileBaseMap: BaseMap {
     private var sources: [String: ShapefileDatasource] = [:]
     private var planeSources: [String: PlaneDatasource] = [:]
     private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
-    private let projContext: ProjContext
-    private let transformation: Transformation
     private var clipper = PathClipper()
     private var path = PixelPath()
     private let store: ShapefileStore?
@@ -176,6 +166,12 @@ public final class ShapefileBaseMap: BaseMap {
     private var cache: RasterCache?
     /// The cameras `plan(frames:)` found worth compositing from the raster cache.
     private var plannedCameras: Set<Camera> = []
+    /// Cameras held for two frames or more: while one holds, its picture of the map is kept and
+    /// copied under each frame whose overlays move (a pin arriving, a card fading).
+    private var heldCameras: Set<Camera> = []
+    /// The held camera's picture of the map (within the cache's bound), and its camera.
+    private var still: (viewport: Viewport, surface: ImageSurface)?
+    private var stillsDrawn = 0, framesFromStill = 0
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own).
@@ -186,8 +182,6 @@ public final class ShapefileBaseMap: BaseMap {
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
         self.directory = assets.appendingPathComponent("basemap")
-        projContext = try ProjContext()
-        transformation = try Transformation(pipeline: ShapefileDatasource.toWebMercator, context: projContext)
     }
 
     public var attribution: String? { "Natural Earth" }
@@ -215,7 +209,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// What the raster cache did so far (nil: no cache).
     public var rasterCacheStatistics: RasterCacheStatistics? {
         cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
-                                          peakBytes: $0.peakBytes, limitBytes: $0.limitBytes) }
+                                          peakBytes: $0.peakBytes, limitBytes: $0.limitBytes, stillsDrawn: stillsDrawn,
+                                          framesFromStill: framesFromStill) }
     }
 
     /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat
@@ -224,12 +219,14 @@ public final class ShapefileBaseMap: BaseMap {
     /// more in a row) is always drawn from the vectors: the picture held longest is exact.
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = []
+        heldCameras = []
+        still = nil
         guard cachesRasters else { return }
         let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
         var uses: [RasterCache.TileID: Int] = [:]
         var candidates: [(Camera, [RasterCache.TileID])] = []
         for (i, camera) in cameras.enumerated() {
-            if i > 0 && cameras[i - 1] == camera { continue }
+            if i > 0 && cameras[i - 1] == camera { heldCameras.insert(camera); continue }
             if i + 1 < cameras.count && cameras[i + 1] == camera { continue }
             let v = Viewport(camera: camera, width: width, height: height, scale: scale)
             // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin
@@ -247,7 +244,7 @@ public final class ShapefileBaseMap: BaseMap {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
             if drawn < rasterBreakEven * frameArea { plannedCameras.insert(camera) }
         }
-        if !plannedCameras.isEmpty { self.cache = cache }
+        if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
 
     /// A frame is composited when the tiles it draws new (each shared among the frames that show it)
@@ -267,12 +264,51 @@ public final class ShapefileBaseMap: BaseMap {
     private func datasource(_ source: String) throws -> ShapefileDatasource {
         if let d = sources[source] { return d }
         let file = directory.appendingPathComponent(source + ".shp").path
-        let d = try store?.datasource(path: file) ?? ShapefileDatasource(path: file, transformation: transformation)
+        let d = try store?.datasource(path: file) ?? ShapefileDatasource(path: file)
         sources[source] = d
         return d
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
+        if let cache, heldCameras.contains(viewport.camera) {
+            try drawHeld(viewport, cache: cache, in: cr)
+            return
+        }
+        if still != nil {
+            // The camera moves on: the tiles get the picture's room back.
+            still = nil
+            cache?.reserve(0)
+        }
+        try drawUncached(viewport, in: cr)
+    }
+
+    /// A held camera: its picture of the map drawn once from the vectors and copied under every frame
+    /// drawn while it holds (pixel for pixel what drawing it each time gives).
+    private func drawHeld(_ viewport: Viewport, cache: RasterCache, in cr: Context) throws {
+        if let still, still.viewport == viewport {
+            framesFromStill += 1
+            Self.copy(still.surface, to: cr)
+            return
+        }
+        let bytes = viewport.width * viewport.height * 4
+        still = nil
+        cache.reserve(bytes)
+        let surface = try ImageSurface.mapped(width: viewport.width, height: viewport.height)
+        try surface.withContext { try drawUncached(viewport, in: $0) }
+        still = (viewport, surface)
+        stillsDrawn += 1
+        Self.copy(surface, to: cr)
+    }
+
+    private static func copy(_ surface: ImageSurface, to cr: Context) {
+        cr.save()
+        cr.setOperator(.source)
+        cr.setSource(surface, x: 0, y: 0)
+        cr.paint()
+        cr.restore()
+    }
+
+    private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
         if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
             let water = style.water, scale = viewport.scale
             try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom in

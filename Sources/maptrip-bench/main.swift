@@ -677,6 +677,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     let out: [String: Double] = [
         "ssimMin": sorted.first ?? 1, "ssimMedian": sorted.isEmpty ? 1 : median(sorted), "framesCompared": Double(scores.count),
         "framesDrawn": Double(states.count), "tilesDrawn": Double(stats?.tilesDrawn ?? 0),
+        "heldPicturesDrawn": Double(stats?.stillsDrawn ?? 0), "framesFromHeldPictures": Double(stats?.framesFromStill ?? 0),
         "cachePeakMB": Double(stats?.peakBytes ?? 0) / 1e6, "cacheLimitMB": Double(stats?.limitBytes ?? 0) / 1e6,
         "msPerFrameCached": median(times[0]), "msPerFrameDirect": median(times[1]),
     ]
@@ -687,6 +688,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
                      out["ssimMedian"]!))
         print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB)", stats?.tilesDrawn ?? 0,
                      out["cachePeakMB"]!, out["cacheLimitMB"]!))
+        print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map drawn, copied under \(stats?.framesFromStill ?? 0) more frames")
         print(String(format: "drawing, 3 alternating runs, medians: cached %.2f ms/frame [%.2f-%.2f], vectors %.2f ms/frame [%.2f-%.2f]",
                      median(times[0]), times[0].min()!, times[0].max()!, median(times[1]), times[1].min()!, times[1].max()!))
     }

@@ -73,9 +73,21 @@ import Testing
         let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
         let cameras = flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 8) + [rest, rest]
         let (_, stats, identical) = try compare(cameras, name: "raster-rest")
-        // The 7 moving frames are composited; the held camera (three frames in a row) is drawn exactly.
+        // The 7 moving frames are composited; the held camera (three frames in a row) is drawn exactly,
+        // from the vectors once and copied for the frames after (a pin arriving, a card fading).
         #expect(stats?.framesComposited == 7)
         #expect(identical >= 3)
+        #expect(stats?.stillsDrawn == 1)
+        #expect(stats?.framesFromStill == 2)
+    }
+
+    @Test func aHeldCameraOnTheGlobeIsCopiedExactly() throws {
+        let rest = Camera(center: LonLat(lon: 30, lat: 30), zoom: 2.5)
+        let cameras = flight(Camera(center: LonLat(lon: 0, lat: 20), zoom: 2), rest, count: 3) + [rest, rest]
+        let (_, stats, identical) = try compare(cameras, projection: .globe, name: "raster-globe-rest")
+        #expect(identical == cameras.count)
+        #expect(stats?.stillsDrawn == 1)
+        #expect(stats?.framesFromStill == 2)
     }
 
     @Test func worldViewsAreDrawnFromTheVectors() throws {
@@ -109,8 +121,10 @@ import Testing
         let stops = [(0.0, 50.0, 5.0), (40, 40, 4.5), (80, 25, 5.5), (120, 30, 5), (160, -30, 6), (-150, 20, 4.4),
                      (-100, 40, 5), (-60, -10, 4.8), (-20, 10, 5.2), (20, -20, 4.6), (60, 0, 5)]
         for (a, b) in zip(stops, stops.dropFirst()) {
-            cameras += flight(Camera(center: LonLat(lon: a.0, lat: a.1), zoom: a.2),
-                              Camera(center: LonLat(lon: b.0, lat: b.1), zoom: b.2), count: 30).dropLast()
+            let leg = flight(Camera(center: LonLat(lon: a.0, lat: a.1), zoom: a.2),
+                             Camera(center: LonLat(lon: b.0, lat: b.1), zoom: b.2), count: 30)
+            // A rest at every other stop: its picture of the map is held within the same bound.
+            cameras += cameras.count % 2 == 0 ? Array(leg) + [leg.last!, leg.last!] : Array(leg.dropLast())
         }
         let map = try ShapefileBaseMap(assets: assets)
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
@@ -122,6 +136,7 @@ import Testing
         #expect(s.framesComposited > cameras.count / 2)
         // More tiles were drawn than fit at once (some were evicted), yet the bound held.
         #expect(s.tilesDrawn * 258 * 258 * 4 > s.limitBytes)
+        #expect(s.stillsDrawn >= 4 && s.framesFromStill >= 2 * s.stillsDrawn)
         #expect(s.peakBytes <= s.limitBytes)
     }
 }
