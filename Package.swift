@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "Rsvg", dependencies: ["CRsvg", "Cairo"]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
         .target(name: "YUV", dependencies: ["CYUV"]),
+        .systemLibrary(name: "CMalloc", path: "Sources/C/CMalloc"),
+        .target(name: "Heap", dependencies: ["CMalloc"]),
         .target(name: "Shapefile", dependencies: ["CShapelib"]),
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
-                               "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg"]),
+                               "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
         .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import Heap
 import MapTripCore
 import MapTripRender
 
@@ -69,6 +70,9 @@ public final class Recorder {
         // Over the whole trip, whatever the range: a part's frames are those of the whole render.
         renderer.planBaseMap(timeline)
         preparedRange = range
+        // Loading freed more than it kept (the full geometry once its levels are built): give the
+        // pages back before the encoder opens and takes its own.
+        Heap.giveBackFreePages()
     }
 
     private var preparedRange: Range<Int>?
