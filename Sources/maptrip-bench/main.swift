@@ -144,11 +144,11 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
 
 /// child: encoder FRAMES FLAGS WIDTH HEIGHT FPS PRESET
 func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ height: Int, _ fps: Int,
-                _ preset: String) throws {
+                _ preset: String, threads: Int? = nil) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
     let (settings, _) = try CodecProfile.profile(for: .h264).settings(
-        options: EncodingOptions(preset: preset), width: width, height: height, fps: fps, transparent: false)
+        options: EncodingOptions(preset: preset, threads: threads), width: width, height: height, fps: fps, transparent: false)
     let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out)
     print("{\"seconds\":\(seconds),\"frames\":\(frames),\"peakMB\":\(peakMB())}")
 }
@@ -186,12 +186,12 @@ func encodeAV1(_ encoder: String, _ framesPath: String, _ flagsPath: String, _ w
 }
 
 /// child: pipeline SCENE PRESET
-func pipeline(_ scenePath: String, _ preset: String) throws {
+func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-pipeline-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
     let start = now()
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
-                        options: EncodingOptions(preset: preset),
+                        options: EncodingOptions(preset: preset, threads: threads),
                         environment: RenderEnvironment(assets: try assetsURL()))
     let summary = try job.run()
     let seconds = now() - start
@@ -799,8 +799,9 @@ func main() throws {
         let a = Array(args.dropFirst())
         switch a.first {
         case "capture": try capture(a[1], a[2], a[3])
-        case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6])
-        case "pipeline": try pipeline(a[1], a[2])
+        // An optional last argument: x264's thread count (default: the codec's choice).
+        case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6], threads: a.count > 7 ? Int(a[7]) : nil)
+        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil)
         case "codec": try codecRender(a[1], a[2])
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         case "preview": try previewOnce(a[1], Double(a[2])!)
