@@ -234,6 +234,21 @@ private struct JSONByteParser {
         }
     }
 
+    /// Nesting past `maxDepth`: the position, and the path's first and last steps only (not 500 of them).
+    func tooDeep(at position: SourcePosition, path: String) -> SceneError {
+        var steps: [Substring] = []
+        var rest = Substring(path)
+        while !rest.isEmpty {
+            let next = rest.dropFirst().firstIndex { $0 == "[" || $0 == "." } ?? rest.endIndex
+            steps.append(rest[..<next])
+            rest = rest[next...]
+        }
+        let shown = steps.count > 6 ? steps.prefix(3).joined() + "…(\(steps.count - 4) more)…" + steps.suffix(1).joined()
+                                    : path
+        return error("nesting is too deep (more than \(JSONParser.maxDepth) levels)", at: position, path: shown,
+                     hint: "a scene is a few levels deep; look for brackets opened and never closed")
+    }
+
     func error(_ message: String, at position: SourcePosition, path: String, hint: String? = nil) -> SceneError {
         SceneError(file: file, line: position.line, column: position.column, path: path, message: message, hint: hint)
     }
@@ -409,7 +424,7 @@ private struct JSONByteParser {
     mutating func parseObject(path: String, depth: Int) throws -> JSONValue {
         let start = position
         guard depth <= JSONParser.maxDepth else {
-            throw error("nesting is too deep (more than \(JSONParser.maxDepth) levels)", at: start, path: path)
+            throw tooDeep(at: start, path: path)
         }
         advance()  // {
         var members: [JSONMember] = []
@@ -457,7 +472,7 @@ private struct JSONByteParser {
     mutating func parseArray(path: String, depth: Int) throws -> JSONValue {
         let start = position
         guard depth <= JSONParser.maxDepth else {
-            throw error("nesting is too deep (more than \(JSONParser.maxDepth) levels)", at: start, path: path)
+            throw tooDeep(at: start, path: path)
         }
         advance()  // [
         var elements: [JSONValue] = []

@@ -222,6 +222,13 @@ struct JSONParserTests {
             + String(repeating: "]", count: JSONParser.maxDepth + 1)
         let error = try #require(parseError(deep))
         #expect(error.message.contains("nesting is too deep"))
+        // The position, and the path's ends only: not 512 steps of it.
+        #expect(error.column == JSONParser.maxDepth + 1)
+        #expect(error.path == "[0][0][0]…(\(JSONParser.maxDepth - 4) more)…[0]")
+        #expect(error.description.count < 250, "\(error.description)")
+        let deepObject = "{\"places\": " + String(repeating: "{\"a\": ", count: JSONParser.maxDepth) + "1"
+            + String(repeating: "}", count: JSONParser.maxDepth + 1)
+        #expect(try #require(parseError(deepObject)).path.hasPrefix("places.a.a…("))
         let fine = String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth)
         #expect(throws: Never.self) { try parse(fine) }
     }
