@@ -636,6 +636,12 @@ private struct JSONByteParser {
         if current == ASCII.minus {
             advance()
             guard let b = current, ASCII.isDigit(b) else {
+                var end = index
+                while end < bytes.count, ASCII.isWordByte(bytes[end]) { end += 1 }
+                let word = String(decoding: bytes[index..<end], as: UTF8.self)
+                if ["Infinity", "inf", "NaN", "nan"].contains(word) {
+                    throw error("-\(word) is not a JSON number", at: start, path: path, hint: "JSON numbers must be finite")
+                }
                 throw error("expected a digit after '-', found \(describeCurrent())", at: position, path: path)
             }
         }

@@ -68,7 +68,8 @@ public enum SceneLoader {
         guard url.isFileURL else { return failure("cannot read the scene: only local files are supported") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            return failure("cannot read the scene: no such file")
+            return failure("cannot read the scene: no such file",
+                           hint: "check the name; a relative path starts in the folder maptrip runs in")
         }
         guard !isDirectory.boolValue else {
             return failure("cannot read the scene: it is a directory", hint: "pass the scene's .json file")
@@ -79,7 +80,7 @@ public enum SceneLoader {
         } catch {
             let reason = FileManager.default.isReadableFile(atPath: url.path)
                 ? error.localizedDescription : "permission denied"
-            return failure("cannot read the scene: \(reason)")
+            return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
         return check(data, file: file, resolver: resolver, projections: projections)
     }

@@ -1,7 +1,8 @@
 import CShapelib
 import Foundation
 
-/// A shapelib failure. shapelib reports through errno and NULL returns; the message names the file.
+/// A shapelib failure. shapelib reports through NULL returns and its error hook, whose message (kept,
+/// not printed: see shim.h) becomes part of this one; the message names the file.
 public struct ShapefileError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let message: String
@@ -40,12 +41,18 @@ public final class ShapefileReader {
 
     public init(path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ShapefileError(path: path, message: "no such file")
+            throw ShapefileError(path: path, message: "no such file (a base map folder needs every layer's .shp "
+                                 + "and .shx: restore the folder, or pass another)")
         }
         errno = 0
-        guard let h = SHPOpen(path, "rb") else {
-            let reason = errno != 0 ? String(cString: strerror(errno)) : "not a readable shapefile (.shp with its .shx)"
-            throw ShapefileError(path: path, message: reason)
+        var hooks = SAHooks()
+        maptrip_shapelib_hooks(&hooks)
+        maptrip_shapelib_clear_message()
+        guard let h = SHPOpenLL(path, "rb", &hooks) else {
+            let said = Self.lastMessage()
+            let reason = said ?? (errno != 0 ? String(cString: strerror(errno)) : "unreadable")
+            throw ShapefileError(path: path, message: "not a readable shapefile: \(reason) (a .shp needs the .shx "
+                                 + "made with it beside it: restore both from the same copy)")
         }
         handle = h
         self.path = path
@@ -65,12 +72,22 @@ public final class ShapefileReader {
 
     deinit { SHPClose(handle) }
 
+    /// shapelib's last message on this thread, on one line (nil: none).
+    private static func lastMessage() -> String? {
+        let m = String(cString: maptrip_shapelib_last_message())
+            .split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        return m.isEmpty ? nil : m
+    }
+
     /// Reads every shape into flat arrays.
     public func readAll() throws -> ShapeGeometry {
         var g = ShapeGeometry(kind: kind)
         for i in 0..<entityCount {
+            maptrip_shapelib_clear_message()
             guard let obj = SHPReadObject(handle, Int32(i)) else {
-                throw ShapefileError(path: path, message: "cannot read shape \(i) of \(entityCount)")
+                let said = Self.lastMessage().map { ": \($0)" } ?? ""
+                throw ShapefileError(path: path, message: "cannot read shape \(i) of \(entityCount)\(said) (the file is "
+                                     + "truncated or damaged, or not the one its .shx was made with: restore both from the same copy)")
             }
             defer { SHPDestroyObject(obj) }
             let o = obj.pointee

@@ -326,7 +326,8 @@ struct SceneLoaderTests {
         #expect(error.file == "no-such-dir/trip.json")
         #expect((error.line, error.column) == (0, 0))
         #expect(error.message.contains("no such file"))
-        #expect(error.description == "no-such-dir/trip.json: cannot read the scene: no such file")
+        #expect(error.description == "no-such-dir/trip.json: cannot read the scene: no such file (check the name; a relative "
+                + "path starts in the folder maptrip runs in)")
         #expect(error.localizedDescription == error.description)
 
         let directory = FileManager.default.temporaryDirectory

@@ -150,16 +150,6 @@ struct CLITests {
         }
     }
 
-    @Test func missingSceneFileIsOneLineNamingIt() throws {
-        try Trip.withDirectory("cli") { dir in
-            let result = try CLIProcess.run(["render", "nope.json"], in: dir)
-            #expect(result.reason == .exit && result.status == 1, "\(result)")
-            #expect(result.stdout.isEmpty)
-            #expect(result.stderr == "maptrip: error: nope.json: cannot read the scene: no such file\n", "\(result)")
-            #expect(Trip.contents(dir).isEmpty)
-        }
-    }
-
     // MARK: plan
 
     static func object(_ text: String) throws -> [String: Any] {

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+/// The table of bad inputs and faults (#10): each row is a kind of bad input, the command that meets
+/// it, and the exact exit status and message maptrip gives. `docs/errors.md` is made from these rows
+/// (run with MAPTRIP_WRITE_DOCS=1 to write it), and every row runs as a test: the status, the one-line
+/// message, no output left behind, an existing output unchanged byte for byte.
+struct ErrorCase: Sendable, CustomTestStringConvertible {
+    var group: String
+    /// What is wrong, as the table says it.
+    var what: String
+    /// Files written into an empty folder before the command runs (name: bytes).
+    var files: [String: [UInt8]]
+    /// `maptrip` and its arguments, run in that folder.
+    var arguments: [String]
+    var status: Int32 = 1
+    /// The whole of standard error.
+    var message: String
+    /// The output the command would write (checked absent, or unchanged when it existed before).
+    var output: String? = "out.mp4"
+
+    var testDescription: String { "\(group): \(what)" }
+
+    static func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+    static let place = #"{ "lat": 37.5665, "lon": 126.978 }"#
+    static func scene(_ places: String = place, _ extra: String = "") -> [UInt8] {
+        text("{\(extra) \"places\": [ \(places) ] }")
+    }
+    static func render(_ scene: String = "scene.json", _ more: String...) -> [String] {
+        ["render", scene, "-o", "out.mp4"] + more
+    }
+
+    static let all: [ErrorCase] = scenes + baseMapData + outputsAndOptions
+
+    /// An Assets folder with a copy of the embedded map's 10m land layer (the first a zoom-5 frame loads),
+    /// with `edit` applied to its files (name: bytes; nil removes the file), in `assets/basemap/10m`.
+    static func land(_ edit: (inout [String: [UInt8]?]) -> Void) -> [String: [UInt8]] {
+        let folder = Trip.assets.appendingPathComponent("basemap/10m")
+        var files: [String: [UInt8]?] = [:]
+        for ext in ["shp", "shx", "prj"] {
+            let name = "ne_10m_land.\(ext)"
+            files[name] = (try? Data(contentsOf: folder.appendingPathComponent(name))).map { [UInt8]($0) }
+        }
+        edit(&files)
+        var out: [String: [UInt8]] = ["scene.json": scene(#"{ "lat": 37.5665, "lon": 126.978, "zoom": 5 }"#)]
+        // The file by which maptrip knows an Assets folder.
+        let marker = "basemap/110m/ne_110m_admin_0_countries.shp"
+        out["assets/" + marker] = (try? Data(contentsOf: Trip.assets.appendingPathComponent(marker))).map { [UInt8]($0) }
+        for (name, bytes) in files { if let bytes { out["assets/basemap/10m/" + name] = bytes } }
+        return out
+    }
+    static let landFile = "<folder>/assets/basemap/10m/ne_10m_land.shp"
+    static let withAssets = render("scene.json", "--assets", "assets")
+
+    static let baseMapData: [ErrorCase] = [
+        ErrorCase(group: "Base-map data (--assets)", what: "A .shp cut short (its first 1,000 bytes)",
+                  files: land { $0["ne_10m_land.shp"] = Array(($0["ne_10m_land.shp"]!!).prefix(1000)) }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): cannot read shape 0 of 11: Error in fread() reading object of size 4327260 at offset 100 from .shp file (the file is truncated or damaged, or not the one its .shx was made with: restore both from the same copy)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .shp cut inside its header (50 bytes)",
+                  files: land { $0["ne_10m_land.shp"] = Array(($0["ne_10m_land.shp"]!!).prefix(50)) }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): not a readable shapefile: .shp file is unreadable, or corrupt. (a .shp needs the .shx made with it beside it: restore both from the same copy)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .shx that is not one",
+                  files: land { $0["ne_10m_land.shx"] = text("garbage") }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): not a readable shapefile: .shx file is unreadable, or corrupt. (a .shp needs the .shx made with it beside it: restore both from the same copy)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .shx that disagrees with its .shp (another layer's)",
+                  files: land {
+                      $0["ne_10m_land.shx"] = (try? Data(contentsOf: Trip.assets.appendingPathComponent("basemap/10m/ne_10m_lakes.shx")))
+                          .map { [UInt8]($0) }
+                  }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): cannot read shape 0 of 1355: Corrupted .shp file : shape 0, nPoints=270426, nParts=98, nEntitySize=680. (the file is truncated or damaged, or not the one its .shx was made with: restore both from the same copy)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A layer's .shp missing",
+                  files: land { $0["ne_10m_land.shp"] = nil }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): no such file (a base map folder needs every layer's .shp and .shx: restore the folder, or pass another)"),
+    ]
+
+    static let scenes: [ErrorCase] = [
+        ErrorCase(group: "Scenes", what: "A trailing comma", files: ["scene.json": scene(place + ",")],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:49: places: trailing comma before ']' (JSON does not allow a ',' after the last element)"),
+        ErrorCase(group: "Scenes", what: "A missing comma between members",
+                  files: ["scene.json": text(#"{ "places": [ { "lat": 1 "lon": 2 } ] }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:26: places[0]: expected ',' or '}' after object member, found '\"' (add a ',' between members)"),
+        ErrorCase(group: "Scenes", what: "The file ends inside an array",
+                  files: ["scene.json": text(#"{ "places": [ { "lat": 1, "lon": 2 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:37: places: expected ',' or ']' after array element, found end of file (the array opened at line 1, column 13 is not closed)"),
+        ErrorCase(group: "Scenes", what: "An empty file", files: ["scene.json": []], arguments: render(),
+                  message: "maptrip: error: scene.json:1:1: the file is empty (a scene file is a JSON object such as { \"places\": [ ... ] })"),
+        ErrorCase(group: "Scenes", what: "A JSON array instead of an object", files: ["scene.json": text("[1, 2]")],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:1: a scene must be a JSON object, found an array (put the list under \"places\": { \"places\": [ ... ] })"),
+        ErrorCase(group: "Scenes", what: "A string where a number belongs",
+                  files: ["scene.json": scene(#"{ "lat": "north", "lon": 2 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:24: places[0].lat: expected a number, found a string"),
+        ErrorCase(group: "Scenes", what: "NaN", files: ["scene.json": scene(#"{ "lat": NaN, "lon": 2 }"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:24: places[0].lat: NaN is not a JSON number (JSON numbers must be finite)"),
+        ErrorCase(group: "Scenes", what: "-Infinity", files: ["scene.json": scene(#"{ "lat": 1, "lon": -Infinity }"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:34: places[0].lon: -Infinity is not a JSON number (JSON numbers must be finite)"),
+        ErrorCase(group: "Scenes", what: "A number too large for a double",
+                  files: ["scene.json": scene(#"{ "lat": 1e400, "lon": 2 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:24: places[0].lat: number 1e400 is too large"),
+        ErrorCase(group: "Scenes", what: "A latitude out of range",
+                  files: ["scene.json": scene(#"{ "lat": 91, "lon": 2 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:24: places[0].lat: latitude 91 is outside [-90, 90] (are lat and lon swapped?)"),
+        ErrorCase(group: "Scenes", what: "A misspelt key",
+                  files: ["scene.json": scene(#"{ "lat": 1, "lon": 2, "zom": 3 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:37: places[0].zom: unknown key 'zom' (did you mean 'zoom'?)"),
+        ErrorCase(group: "Scenes", what: "A negative dwell", files: ["scene.json": scene(place, #" "dwell": -1,"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:12: dwell: dwell must be greater than 0 seconds, found -1"),
+        ErrorCase(group: "Scenes", what: "No places", files: ["scene.json": text(#"{ "places": [] }"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:13: places: places must list at least one place (add { \"lat\": ..., \"lon\": ... })"),
+        ErrorCase(group: "Scenes", what: "A place name the gazetteer does not know",
+                  files: ["scene.json": scene(#"{ "name": "Atlantis Xyzzy" }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:25: places[0].name: no place called 'Atlantis Xyzzy' in the gazetteer (give \"lat\" and \"lon\" instead, or check the spelling)"),
+        ErrorCase(group: "Scenes", what: "Nesting 600 levels deep",
+                  files: ["scene.json": text(String(repeating: "[", count: 600) + String(repeating: "]", count: 600))],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:513: [0][0][0]…(508 more)…[0]: nesting is too deep (more than 512 levels) (a scene is a few levels deep; look for brackets opened and never closed)"),
+        ErrorCase(group: "Scenes", what: "100,000 places (83 hours of dwell)",
+                  files: ["scene.json": text("{ \"places\": [" + Array(repeating: place, count: 100_000).joined(separator: ",") + "] }")],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:13: places: the places' dwells add up to 83:20:00, over the 24-hour limit"),
+        ErrorCase(group: "Scenes", what: "Bytes that are not UTF-8 (Latin-1 text)",
+                  files: ["scene.json": text(#"{ "title": "Caf"#) + [0xE9] + text(#"", "places": [ { "lat": 1, "lon": 2 } ] }"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:16: the file is not valid UTF-8 text (byte 0xE9) (a scene file is a UTF-8 JSON text file)"),
+        ErrorCase(group: "Scenes", what: "The scene is a folder", files: ["scene.json/x": []], arguments: render(),
+                  message: "maptrip: error: scene.json: cannot read the scene: it is a directory (pass the scene's .json file)"),
+        ErrorCase(group: "Scenes", what: "The scene does not exist", files: [:], arguments: render("nope.json"),
+                  message: "maptrip: error: nope.json: cannot read the scene: no such file (check the name; a relative path starts in the folder maptrip runs in)"),
+    ]
+
+    static let outputsAndOptions: [ErrorCase] = [
+        ErrorCase(group: "Outputs and options", what: "An output format maptrip does not write",
+                  files: ["scene.json": scene()], arguments: ["render", "scene.json", "-o", "out.xyz"],
+                  message: "maptrip: error: output out.xyz: maptrip does not write .xyz files; it writes .mp4 (H.264, HEVC), .webm (VP9, AV1), .mov (ProRes 4444, H.264), .gif and PNG sequences (name_%05d.png)",
+                  output: "out.xyz"),
+        ErrorCase(group: "Outputs and options", what: "The output is the scene file itself",
+                  files: ["scene.json": scene()], arguments: ["render", "scene.json", "-o", "scene.json"],
+                  message: "maptrip: error: output scene.json is the scene file; it would be overwritten (name the video, e.g. scene.mp4)",
+                  output: nil),
+        ErrorCase(group: "Outputs and options", what: "An unknown x264 preset", files: ["scene.json": scene()],
+                  arguments: render("scene.json", "--preset", "ludicrous"),
+                  message: "maptrip: error: unknown --preset 'ludicrous' for h264; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit"),
+        ErrorCase(group: "Outputs and options", what: "An --assets folder that does not exist", files: ["scene.json": scene()],
+                  arguments: render("scene.json", "--assets", "no-such-assets"),
+                  message: "maptrip: error: cannot find maptrip's Assets folder (looked in no-such-assets); pass --assets DIR or set MAPTRIP_ASSETS"),
+    ]
+
+    /// `docs/errors.md`, made from the rows.
+    static func document() -> String {
+        var out = """
+            # Bad inputs and faults
+
+            What maptrip does with each kind of bad input or fault it has been tried with: the command, its
+            exit status and its whole message (on standard error, one line). Every row is a test
+            (`Tests/MapTripRecordTests/ErrorTableTests.swift`, which this file is made from): it checks
+            the status and the message, that no output is left behind, and that an output which existed
+            before is unchanged, byte for byte. Write it again with
+            `MAPTRIP_WRITE_DOCS=1 swift test --filter ErrorTable`.
+
+            """
+        var groups: [String] = []
+        for c in all where !groups.contains(c.group) { groups.append(c.group) }
+        var n = 0
+        for group in groups {
+            out += "\n## \(group)\n\n| # | Bad input | Command | Exit | Message |\n|---|---|---|---|---|\n"
+            for c in all where c.group == group {
+                n += 1
+                func cell(_ s: String) -> String {
+                    s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+                }
+                out += "| \(n) | \(cell(c.what)) | `maptrip \(cell(c.arguments.joined(separator: " ")))` | \(c.status) | "
+                    + "`\(cell(c.message))` |\n"
+            }
+        }
+        return out
+    }
+}
+
+@Suite("bad inputs and faults (docs/errors.md)") struct ErrorTableTests {
+    static let documentURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../docs/errors.md").standardizedFileURL
+
+    @Test(arguments: ErrorCase.all, [false, true])
+    func eachRowFailsAsDocumentedAndLosesNothing(_ c: ErrorCase, existingOutput: Bool) throws {
+        if existingOutput && c.output == nil { return }
+        try Trip.withDirectory("errors") { dir in
+            for (name, bytes) in c.files {
+                let url = dir.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(bytes).write(to: url)
+            }
+            let before = Trip.contents(dir)
+            if existingOutput, let output = c.output {
+                try Trip.previousOutput.write(to: dir.appendingPathComponent(output))
+            }
+            let result = try CLIProcess.run(c.arguments, in: dir)
+            #expect(result.reason == .exit && result.status == c.status, "\(result)")
+            #expect(result.stdout.isEmpty, "\(result)")
+            // Paths inside the test's folder are written <folder> in the table.
+            let stderr = result.stderr.replacingOccurrences(of: dir.standardizedFileURL.path, with: "<folder>")
+            #expect(stderr == c.message + "\n", "\(result)\nexpected: \(c.message)")
+            if existingOutput, let output = c.output {
+                #expect(try Data(contentsOf: dir.appendingPathComponent(output)) == Trip.previousOutput)
+                #expect(Trip.contents(dir) == (before + [output]).sorted())
+            } else {
+                #expect(Trip.contents(dir) == before, "left behind: \(Set(Trip.contents(dir)).subtracting(before))")
+            }
+        }
+    }
+
+    @Test func theDocumentIsMadeFromTheTable() throws {
+        let made = ErrorCase.document()
+        if ProcessInfo.processInfo.environment["MAPTRIP_WRITE_DOCS"] == "1" {
+            try FileManager.default.createDirectory(at: Self.documentURL.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            try Data(made.utf8).write(to: Self.documentURL)
+        }
+        let onDisk = try String(contentsOf: Self.documentURL, encoding: .utf8)
+        #expect(onDisk == made, "docs/errors.md is not the table's: run MAPTRIP_WRITE_DOCS=1 swift test --filter ErrorTable")
+    }
+}
