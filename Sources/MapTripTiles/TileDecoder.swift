@@ -10,11 +10,20 @@ public protocol TileDecoding {
 /// PNG through Cairo's own loader (libpng: every PNG colour type, straight to premultiplied
 /// ARGB32); JPEG and WebP through libavcodec (`FFmpeg.ImageDecoder`), premultiplied on the way in.
 public struct StandardTileDecoder: TileDecoding {
-    public init() {}
+    /// Pictures with more pixels are refused before anything is decoded (a 30,000 x 30,000 PNG would
+    /// take 3.6 GB).
+    public var maxPixels: Int
+
+    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels) { self.maxPixels = maxPixels }
 
     public func decode(_ data: Data) throws -> ImageSurface {
         switch TileFormat(sniffing: data) {
         case .png?:
+            // libpng (through Cairo) has no limit of its own: the header's size is checked first.
+            if let (w, h) = Self.pngSize(data), w * h > maxPixels {
+                throw TileDecodeError(message: "a \(w)x\(h) PNG is larger than \(maxPixels / 1_048_576) megapixels "
+                                      + "(scale it down)")
+            }
             return try ImageSurface(pngData: data)
         case .pbf?:
             throw TileDecodeError(message: "a vector tile (pbf), not a raster image")
@@ -24,11 +33,19 @@ public struct StandardTileDecoder: TileDecoding {
             }
             fallthrough
         default:
-            var image = try ImageDecoder.decode(data)
+            var image = try ImageDecoder.decode(data, maxPixels: maxPixels)
             image.premultiplyAlpha()
             let (w, h, stride) = (image.width, image.height, image.stride)
             return try image.pixels.withUnsafeBytes { try ImageSurface(width: w, height: h, bgra: $0, stride: stride) }
         }
+    }
+
+    /// Width and height from a PNG's IHDR chunk (the first, always), nil when the bytes are too short.
+    static func pngSize(_ data: Data) -> (Int, Int)? {
+        let b = [UInt8](data.prefix(24))
+        guard b.count == 24, b[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+        func be(_ i: Int) -> Int { b[i..<i + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (be(16), be(20))
     }
 
     /// A short printable prefix when the bytes look like text (an HTML error page, a JSON error).

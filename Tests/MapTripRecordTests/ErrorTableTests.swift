@@ -30,7 +30,40 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + outputsAndOptions
+    static let all: [ErrorCase] = scenes + baseMapData + media + outputsAndOptions
+
+    /// The first bytes of a PNG of this size: signature and header (all a decoder reads before it
+    /// allocates the picture), then an end chunk.
+    static func pngHeader(width: Int, height: Int) -> [UInt8] {
+        func be(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((v >> $0) & 0xFF) } }
+        func crc(_ bytes: [UInt8]) -> [UInt8] {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+            }
+            return be(Int(c ^ 0xFFFF_FFFF))
+        }
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] { be(body.count) + text(type) + body + crc(text(type) + body) }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be(width) + be(height) + [8, 2, 0, 0, 0])
+            + chunk("IEND", [])
+    }
+    static let photo = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.png" }"#
+
+    static let media: [ErrorCase] = [
+        ErrorCase(group: "Images the scene names", what: "A 30,000 x 30,000 PNG (refused before it is decoded into 3.6 GB)",
+                  files: ["scene.json": scene(photo), "photo.png": pngHeader(width: 30_000, height: 30_000)], arguments: render(),
+                  message: "maptrip: error: scene.json: places[0].photo: cannot use 'photo.png': a 30000x30000 PNG is larger than 64 megapixels (scale it down) (use a PNG, JPEG or WebP image, or fix the path)"),
+        ErrorCase(group: "Images the scene names", what: "A PNG cut short after its signature",
+                  files: ["scene.json": scene(photo), "photo.png": Array(pngHeader(width: 64, height: 64).prefix(12))], arguments: render(),
+                  message: "maptrip: error: scene.json: places[0].photo: cannot use 'photo.png': cairo: decode PNG (12 bytes): error while reading from input stream (use a PNG, JPEG or WebP image, or fix the path)"),
+        ErrorCase(group: "Images the scene names", what: "A text file named .png",
+                  files: ["scene.json": scene(photo), "photo.png": text("<html>Not found</html>")], arguments: render(),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' is not a PNG, JPEG or WebP image (convert it to PNG, JPEG or WebP)"),
+        ErrorCase(group: "Images the scene names", what: "A photo that is not there", files: ["scene.json": scene(photo)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' not found (paths are relative to the scene's folder (.))"),
+    ]
 
     /// An Assets folder with a copy of the embedded map's 10m land layer (the first a zoom-5 frame loads),
     /// with `edit` applied to its files (name: bytes; nil removes the file), in `assets/basemap/10m`.
