@@ -140,10 +140,12 @@ public final class AudioTrack {
         if spec.file.isFileURL {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw fail("no such file")
+                throw fail("no such file (a scene's audio path is relative to the scene's folder)")
             }
-            guard !isDirectory.boolValue else { throw fail("it is a folder") }
-            guard FileManager.default.isReadableFile(atPath: path) else { throw fail("permission denied") }
+            guard !isDirectory.boolValue else { throw fail("it is a folder (name the sound file in it)") }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw fail("permission denied (let this user read the file)")
+            }
         }
         do {
             reader = try AudioReader(path: spec.file.isFileURL ? path : spec.file.absoluteString,
@@ -175,7 +177,8 @@ public final class AudioTrack {
         if error.code == FFmpegError.decoderNotFound { return "no decoder for its audio (\(error.message))" }
         if error.code == FFmpegError.invalidData || error.operation.hasPrefix("avformat_open_input")
             || error.operation.hasPrefix("avformat_find_stream_info") {
-            return "not a media file FFmpeg can read (\(error.message))"
+            return "not a media file FFmpeg can read (\(error.message); use an MP3, AAC, FLAC, WAV or Opus file, "
+                + "or run with --verbose to see FFmpeg's account)"
         }
         return error.message
     }

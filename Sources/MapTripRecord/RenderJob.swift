@@ -285,9 +285,11 @@ public enum BaseMaps {
 }
 
 /// The encoder libraries' own log (FFmpeg writes to stderr, process-wide). The CLI sets it once:
-/// errors only, unless asked to be verbose.
+/// silent, unless asked to be verbose. maptrip reports every failure itself, in one line; FFmpeg's
+/// own lines about the same failure ("[mp3 @ 0x...] Failed to read frame size") would only repeat
+/// it less clearly.
 public enum LibraryLogging {
     public static func configure(verbose: Bool) {
-        FFmpegLog.level = verbose ? FFmpegLog.info : FFmpegLog.error
+        FFmpegLog.level = verbose ? FFmpegLog.info : FFmpegLog.quiet
     }
 }

@@ -217,10 +217,12 @@ struct AudioTrackTests {
 
         let missing = dir.appendingPathComponent("music.mp3")
         let noFile = failure(AudioSpec(file: missing))
-        #expect(noFile?.errorDescription == "cannot use audio file '\(missing.path)': no such file")
+        #expect(noFile?.errorDescription == "cannot use audio file '\(missing.path)': no such file (a scene's audio path is "
+                + "relative to the scene's folder)")
         let folder = URL(fileURLWithPath: dir.path, isDirectory: true)
         let relative = failure(AudioSpec(file: URL(fileURLWithPath: "music.mp3", relativeTo: folder)))
-        #expect(relative?.localizedDescription == "cannot use audio file 'music.mp3': no such file")
+        #expect(relative?.localizedDescription == "cannot use audio file 'music.mp3': no such file (a scene's audio path is "
+                + "relative to the scene's folder)")
 
         // Garbage (the same bytes every run, so no run can happen on something that probes as audio) and text.
         let garbage = dir.appendingPathComponent("garbage.mp3")
@@ -240,7 +242,7 @@ struct AudioTrackTests {
         #expect(failure(AudioSpec(file: image))?.errorDescription
                 == "cannot use audio file '\(image.path)': no audio stream")
 
-        #expect(failure(AudioSpec(file: dir))?.reason == "it is a folder")
+        #expect(failure(AudioSpec(file: dir))?.reason == "it is a folder (name the sound file in it)")
 
         let tones = dir.appendingPathComponent("tones.wav")
         try writeTwoTones(to: tones, seconds: 1)

@@ -30,7 +30,17 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + media + outputsAndOptions
+    static let all: [ErrorCase] = scenes + baseMapData + media + audio + outputsAndOptions
+
+    static let audio: [ErrorCase] = [
+        ErrorCase(group: "Sound the scene names", what: "An MP3 that is only its ID3 header",
+                  files: ["scene.json": scene(place, #" "audio": "music.mp3","#), "music.mp3": text("ID3") + Array(repeating: 0, count: 100)],
+                  arguments: render(),
+                  message: "maptrip: error: cannot use audio file '<folder>/music.mp3': not a media file FFmpeg can read (Invalid argument; use an MP3, AAC, FLAC, WAV or Opus file, or run with --verbose to see FFmpeg's account)"),
+        ErrorCase(group: "Sound the scene names", what: "A sound file that is not there",
+                  files: ["scene.json": scene(place, #" "audio": "music.mp3","#)], arguments: render(),
+                  message: "maptrip: error: cannot use audio file '<folder>/music.mp3': no such file (a scene's audio path is relative to the scene's folder)"),
+    ]
 
     /// The first bytes of a PNG of this size: signature and header (all a decoder reads before it
     /// allocates the picture), then an end chunk.
