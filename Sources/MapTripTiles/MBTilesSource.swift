@@ -33,7 +33,8 @@ public final class MBTilesSource: TileSource {
         do {
             database = try Database(path: path, mode: .readOnly)
             guard try database.tableExists("tiles") else {
-                throw TileError.badMBTiles(path, reason: "not an MBTiles file (no tiles table)")
+                throw TileError.badMBTiles(path, reason: "not an MBTiles file (no tiles table; make one with "
+                                           + "`maptrip tiles` or another MBTiles writer)")
             }
             var meta: [String: String] = [:]
             if try database.tableExists("metadata") {
@@ -78,7 +79,19 @@ public final class MBTilesSource: TileSource {
             select = try database.prepare(
                 "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?")
         } catch let e as SQLiteError {
-            throw TileError.badMBTiles(path, reason: e.description)
+            // The primary result code (the low byte of an extended one).
+            switch e.code & 0xFF {
+            case 26:  // SQLITE_NOTADB
+                throw TileError.badMBTiles(path, reason: "not an SQLite database (\(e.message)); an .mbtiles file is "
+                                           + "an SQLite database of tiles: check that the download finished")
+            case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
+                throw TileError.badMBTiles(path, reason: "the database is locked (\(e.message)); let the program "
+                                           + "writing it finish, or copy the file")
+            case 11:  // SQLITE_CORRUPT
+                throw TileError.badMBTiles(path, reason: "the database is damaged (\(e.message)); download it again")
+            default:
+                throw TileError.badMBTiles(path, reason: e.description)
+            }
         }
     }
 

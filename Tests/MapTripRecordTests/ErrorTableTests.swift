@@ -30,7 +30,15 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + media + audio + outputsAndOptions
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + media + audio + outputsAndOptions
+
+    static let tiles: [ErrorCase] = [
+        ErrorCase(group: "Tiles", what: "An .mbtiles file that is not SQLite",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
+                          "map.mbtiles": text(String(repeating: "not a database ", count: 20))],
+                  arguments: render(),
+                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an SQLite database (file is not a database); an .mbtiles file is an SQLite database of tiles: check that the download finished"),
+    ]
 
     static let audio: [ErrorCase] = [
         ErrorCase(group: "Sound the scene names", what: "An MP3 that is only its ID3 header",

@@ -171,6 +171,19 @@ struct TileSourceTests {
             } catch let e as TileError {
                 #expect(e.description.contains("no tiles table"))
             }
+            // Another program holding the database locked: said so, with what to do.
+            let locked = dir.appendingPathComponent("locked.mbtiles")
+            let writer = try Database(path: locked.path, mode: .readWriteCreate)
+            try writer.exec("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
+            try writer.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; INSERT INTO tiles VALUES (0, 0, 0, x'00')")
+            do {
+                _ = try MBTilesSource(file: locked)
+                Issue.record("read a database another connection holds locked")
+            } catch let e as TileError {
+                #expect(e.description.contains("the database is locked"), "\(e)")
+                #expect(e.description.contains("let the program writing it finish"), "\(e)")
+            }
+            try writer.exec("COMMIT")
             let vector = dir.appendingPathComponent("vector.mbtiles")
             let db = try Database(path: vector.path, mode: .readWriteCreate)
             try db.exec("""
