@@ -250,7 +250,7 @@ public struct OutputPlan: Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { return }
-            throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label, reason: "a file is in the way")
+            throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label, reason: "a file is in the way (choose an output path whose folders are folders)")
         }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

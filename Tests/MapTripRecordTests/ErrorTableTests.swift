@@ -33,11 +33,23 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     static let all: [ErrorCase] = scenes + baseMapData + tiles + media + audio + outputsAndOptions
 
     static let tiles: [ErrorCase] = [
-        ErrorCase(group: "Tiles", what: "An .mbtiles file that is not SQLite",
+        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file that is not SQLite",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
                           "map.mbtiles": text(String(repeating: "not a database ", count: 20))],
                   arguments: render(),
                   message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an SQLite database (file is not a database); an .mbtiles file is an SQLite database of tiles: check that the download finished"),
+        ErrorCase(group: "Map: tiles and projection", what: "A tiles folder that is not there",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "no-such-folder" },"#)], arguments: render(),
+                  message: "maptrip: error: map.tiles \"no-such-folder\": no such folder or file (looked for <folder>/no-such-folder). Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp tiles, or an .mbtiles file"),
+        ErrorCase(group: "Map: tiles and projection", what: "A tile URL of another scheme (ftp://)",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "ftp://example.com/{z}/{x}/{y}.png" },"#)], arguments: render(),
+                  message: "maptrip: error: map.tiles \"ftp://example.com/{z}/{x}/{y}.png\": the scheme ftp:// is not supported. Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp tiles, or an .mbtiles file"),
+        ErrorCase(group: "Map: tiles and projection", what: "A tile URL template without {y}",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "https://example.com/{z}/{x}.png" },"#)], arguments: render(),
+                  message: "maptrip: error: map.tiles URL template \"https://example.com/{z}/{x}.png\": it needs {z}, {x} and {y} (or {-y} for TMS rows)"),
+        ErrorCase(group: "Map: tiles and projection", what: "A projection PROJ does not know",
+                  files: ["scene.json": scene(place, #" "map": { "projection": "EPSG:999999" },"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:26: map.projection: PROJ does not know 'EPSG:999999': crs not found (use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\")"),
     ]
 
     static let audio: [ErrorCase] = [
@@ -193,6 +205,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   files: ["scene.json": scene()], arguments: ["render", "scene.json", "-o", "scene.json"],
                   message: "maptrip: error: output scene.json is the scene file; it would be overwritten (name the video, e.g. scene.mp4)",
                   output: nil),
+        ErrorCase(group: "Outputs and options", what: "An output whose folder is a file",
+                  files: ["scene.json": scene()], arguments: ["render", "scene.json", "-o", "scene.json/out.mp4"],
+                  message: "maptrip: error: cannot create the output's folder scene.json: a file is in the way (choose an output path whose folders are folders)",
+                  output: nil),
+        ErrorCase(group: "Outputs and options", what: "A --frames range that ends before it starts",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--frames", "5:2"),
+                  message: "maptrip: error: --frames 5:2: the end must be after the start (START:END renders frames START to END-1)"),
         ErrorCase(group: "Outputs and options", what: "An unknown x264 preset", files: ["scene.json": scene()],
                   arguments: render("scene.json", "--preset", "ludicrous"),
                   message: "maptrip: error: unknown --preset 'ludicrous' for h264; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit"),
