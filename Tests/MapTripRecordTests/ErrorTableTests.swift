@@ -283,6 +283,32 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Two renders of one scene to one output at once: both finish cleanly, each writing its own
+    /// temporary file and renaming it; the output is one whole video (the last to finish), never a mix.
+    @Test func twoRendersToTheSameOutputAtOnce() throws {
+        try Trip.withDirectory("errors") { dir in
+            try TripScene.korea.write(to: dir)
+            let a = try CLIProcess(["render", "scene.json", "-o", "same.mp4"], in: dir)
+            let b = try CLIProcess(["render", "scene.json", "-o", "same.mp4", "--preset", "ultrafast"], in: dir)
+            try a.start()
+            try b.start()
+            let ra = try a.wait(), rb = try b.wait()
+            #expect(ra.reason == .exit && ra.status == 0, "\(ra)")
+            #expect(rb.reason == .exit && rb.status == 0, "\(rb)")
+            #expect(Trip.contents(dir) == ["same.mp4", "scene.json"])
+            let video = try Trip.decode(dir.appendingPathComponent("same.mp4"))
+            let expected = try Trip.decode(try Self.single(dir)).frames.count
+            #expect(video.frames.count == expected && expected > 0)
+        }
+    }
+
+    /// The same scene rendered alone, for its frame count.
+    static func single(_ dir: URL) throws -> URL {
+        let result = try CLIProcess.run(["render", "scene.json", "-o", "alone.mp4", "--preset", "ultrafast"], in: dir)
+        #expect(result.status == 0, "\(result)")
+        return dir.appendingPathComponent("alone.mp4")
+    }
+
     @Test func theDocumentIsMadeFromTheTable() throws {
         let made = ErrorCase.document()
         if ProcessInfo.processInfo.environment["MAPTRIP_WRITE_DOCS"] == "1" {
