@@ -30,10 +30,15 @@ public final class ImageSurface {
     /// The surface whose pixels this one shows (a band of rows: `band(_:)`), kept alive by it.
     private let owner: ImageSurface?
 
-    public init(width: Int, height: Int) throws {
+    /// Cairo's limits on an image surface's size.
+    private static func checkSize(width: Int, height: Int) throws {
         guard width > 0, height > 0, width <= 32767, height <= 32767 else {
             throw CairoError(CAIRO_STATUS_INVALID_SIZE, "image surface \(width)x\(height)")
         }
+    }
+
+    public init(width: Int, height: Int) throws {
+        try Self.checkSize(width: width, height: height)
         guard let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
             throw CairoError(CAIRO_STATUS_NO_MEMORY, "image surface \(width)x\(height)")
         }
@@ -53,9 +58,7 @@ public final class ImageSurface {
     /// held picture): from the heap, freed blocks of one size stay with the process and a larger block
     /// needs new memory, so the process would grow past what it holds.
     public static func mapped(width: Int, height: Int) throws -> ImageSurface {
-        guard width > 0, height > 0, width <= 32767, height <= 32767 else {
-            throw CairoError(CAIRO_STATUS_INVALID_SIZE, "image surface \(width)x\(height)")
-        }
+        try checkSize(width: width, height: height)
         let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
         let length = stride * height
         guard let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
@@ -77,17 +80,10 @@ public final class ImageSurface {
             MappedRegion.release(region)
             throw CairoError(status, "image surface \(width)x\(height)")
         }
-        return ImageSurface(pointer: s, width: width, height: height)
+        return ImageSurface(pointer: s, width: width, height: height, owner: nil)
     }
 
-    private init(pointer: OpaquePointer, width: Int, height: Int) {
-        self.pointer = pointer
-        self.width = width
-        self.height = height
-        owner = nil
-    }
-
-    private init(pointer: OpaquePointer, width: Int, height: Int, owner: ImageSurface) {
+    private init(pointer: OpaquePointer, width: Int, height: Int, owner: ImageSurface?) {
         self.pointer = pointer
         self.width = width
         self.height = height

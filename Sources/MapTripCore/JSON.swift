@@ -390,19 +390,30 @@ private struct JSONByteParser {
         }
     }
 
-    mutating func parseWord(path: String, atDocumentStart: Bool) throws -> JSONValue {
-        let start = position
+    /// The run of word bytes (letters, digits, '_') from the current byte, and where it ends.
+    func wordAhead() -> (word: String, end: Int) {
         var end = index
         while end < bytes.count, ASCII.isWordByte(bytes[end]) { end += 1 }
-        let word = String(decoding: bytes[index..<end], as: UTF8.self)
+        return (String(decoding: bytes[index..<end], as: UTF8.self), end)
+    }
+
+    /// Words other languages write for numbers JSON cannot hold.
+    static let nonFiniteWords: Set<String> = ["NaN", "Infinity", "inf", "nan"]
+
+    func nonFinite(_ literal: String, at start: SourcePosition, path: String) -> SceneError {
+        error("\(literal) is not a JSON number", at: start, path: path, hint: "JSON numbers must be finite")
+    }
+
+    mutating func parseWord(path: String, atDocumentStart: Bool) throws -> JSONValue {
+        let start = position
+        let (word, end) = wordAhead()
         let kind: JSONValue.Kind
         switch word {
         case "true": kind = .bool(true)
         case "false": kind = .bool(false)
         case "null": kind = .null
-        case "NaN", "Infinity", "inf", "nan":
-            throw error("\(word) is not a JSON number", at: start, path: path,
-                        hint: "JSON numbers must be finite")
+        case _ where Self.nonFiniteWords.contains(word):
+            throw nonFinite(word, at: start, path: path)
         default:
             let lower = word.lowercased()
             if ["true", "false", "null"].contains(lower) {
@@ -636,12 +647,8 @@ private struct JSONByteParser {
         if current == ASCII.minus {
             advance()
             guard let b = current, ASCII.isDigit(b) else {
-                var end = index
-                while end < bytes.count, ASCII.isWordByte(bytes[end]) { end += 1 }
-                let word = String(decoding: bytes[index..<end], as: UTF8.self)
-                if ["Infinity", "inf", "NaN", "nan"].contains(word) {
-                    throw error("-\(word) is not a JSON number", at: start, path: path, hint: "JSON numbers must be finite")
-                }
+                let word = wordAhead().word
+                if Self.nonFiniteWords.contains(word) { throw nonFinite("-" + word, at: start, path: path) }
                 throw error("expected a digit after '-', found \(describeCurrent())", at: position, path: path)
             }
         }

@@ -220,7 +220,7 @@ public final class ShapefileBaseMap: BaseMap {
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = []
         heldCameras = []
-        still = nil
+        releaseStill()
         guard cachesRasters else { return }
         let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
         var uses: [RasterCache.TileID: Int] = [:]
@@ -274,12 +274,15 @@ public final class ShapefileBaseMap: BaseMap {
             try drawHeld(viewport, cache: cache, in: cr)
             return
         }
-        if still != nil {
-            // The camera moves on: the tiles get the picture's room back.
-            still = nil
-            cache?.reserve(0)
-        }
+        // The camera moves on: the tiles get the picture's room back.
+        if still != nil { releaseStill() }
         try drawUncached(viewport, in: cr)
+    }
+
+    /// Lets the held picture go and gives its room back to the tiles.
+    private func releaseStill() {
+        still = nil
+        cache?.reserve(0)
     }
 
     /// A held camera: its picture of the map drawn once from the vectors and copied under every frame
@@ -290,9 +293,8 @@ public final class ShapefileBaseMap: BaseMap {
             Self.copy(still.surface, to: cr)
             return
         }
-        let bytes = viewport.width * viewport.height * 4
         still = nil
-        cache.reserve(bytes)
+        cache.reserve(viewport.width * viewport.height * 4)
         let surface = try ImageSurface.mapped(width: viewport.width, height: viewport.height)
         try surface.withContext { try drawUncached(viewport, in: $0) }
         still = (viewport, surface)
@@ -315,9 +317,7 @@ public final class ShapefileBaseMap: BaseMap {
                 try tile.withContext { tcr in
                     tcr.setSource(water)
                     tcr.paint()
-                    let margin = 4 * scale + 2
-                    let clip = Box(minX: -margin, minY: -margin, maxX: Double(tile.width) + margin,
-                                   maxY: Double(tile.height) + margin)
+                    let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
                     try drawLayers(zoom: zoom, scale: scale, in: tcr) { layer, path in
                         let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
                         for t in transforms { clipper.append(data, transform: t, clip: clip, to: &path) }
@@ -328,10 +328,7 @@ public final class ShapefileBaseMap: BaseMap {
         }
         cr.save()
         defer { cr.restore() }
-        // Widen the clip a little beyond the frame so strokes and antialiasing don't show its edge.
-        let margin = 4 * viewport.scale + 2
-        let clip = Box(minX: -margin, minY: -margin,
-                       maxX: Double(viewport.width) + margin, maxY: Double(viewport.height) + margin)
+        let clip = Self.clip(width: viewport.width, height: viewport.height, scale: viewport.scale)
         switch viewport.projection {
         case .globe:
             let style = style
@@ -401,6 +398,13 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.stroke()
             }
         }
+    }
+
+    /// The pixels geometry is clipped to on a surface of this size: a little beyond its edges, so that
+    /// strokes and antialiasing don't show the clip.
+    static func clip(width: Int, height: Int, scale: Double) -> Box {
+        let margin = 4 * scale + 2
+        return Box(minX: -margin, minY: -margin, maxX: Double(width) + margin, maxY: Double(height) + margin)
     }
 
     /// Whether a view is Web Mercator, north up: what the raster cache composites.

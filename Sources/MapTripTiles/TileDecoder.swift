@@ -20,7 +20,7 @@ public struct StandardTileDecoder: TileDecoding {
         switch TileFormat(sniffing: data) {
         case .png?:
             // libpng (through Cairo) has no limit of its own: the header's size is checked first.
-            if let (w, h) = Self.pngSize(data), w * h > maxPixels {
+            if let (w, h) = ImageHeader.size(of: data), w * h > maxPixels {
                 throw TileDecodeError(message: "a \(w)x\(h) PNG is larger than \(maxPixels / 1_048_576) megapixels "
                                       + "(scale it down)")
             }
@@ -38,14 +38,6 @@ public struct StandardTileDecoder: TileDecoding {
             let (w, h, stride) = (image.width, image.height, image.stride)
             return try image.pixels.withUnsafeBytes { try ImageSurface(width: w, height: h, bgra: $0, stride: stride) }
         }
-    }
-
-    /// Width and height from a PNG's IHDR chunk (the first, always), nil when the bytes are too short.
-    static func pngSize(_ data: Data) -> (Int, Int)? {
-        let b = [UInt8](data.prefix(24))
-        guard b.count == 24, b[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }
-        func be(_ i: Int) -> Int { b[i..<i + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return (be(16), be(20))
     }
 
     /// A short printable prefix when the bytes look like text (an HTML error page, a JSON error).
