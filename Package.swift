@@ -11,6 +11,9 @@ let package = Package(
         .executable(name: "maptrip", targets: ["maptrip"]),
         .executable(name: "maptrip-bench", targets: ["maptrip-bench"]),
         .library(name: "MapTripCore", targets: ["MapTripCore"]),
+        // For the fuzz harnesses (Fuzz/, a package of its own).
+        .library(name: "MapTripRender", targets: ["MapTripRender"]),
+        .library(name: "MapTripTiles", targets: ["MapTripTiles"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

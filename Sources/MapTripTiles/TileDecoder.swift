@@ -20,7 +20,8 @@ public struct StandardTileDecoder: TileDecoding {
         switch TileFormat(sniffing: data) {
         case .png?:
             // libpng (through Cairo) has no limit of its own: the header's size is checked first.
-            if let (w, h) = ImageHeader.size(of: data), w * h > maxPixels {
+            // (A header may claim 2^32 - 1 on each side: the product can overflow.)
+            if let (w, h) = ImageHeader.size(of: data), w.multipliedReportingOverflow(by: h).overflow || w * h > maxPixels {
                 throw TileDecodeError(message: "a \(w)x\(h) PNG is larger than \(maxPixels / 1_048_576) megapixels "
                                       + "(scale it down)")
             }

@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// libFuzzer harnesses for maptrip's readers of untrusted files: scenes, shapefiles, images (tiles and
+/// photos) and MBTiles. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
+/// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
+let package = Package(
+    name: "maptrip-fuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "maptrip", path: ".."),
+    ],
+    targets: [
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "FuzzScene", dependencies: [
+            "FuzzSupport", .product(name: "MapTripCore", package: "maptrip"),
+        ]),
+        .executableTarget(name: "FuzzShapefile", dependencies: [
+            "FuzzSupport", .product(name: "MapTripRender", package: "maptrip"),
+            .product(name: "MapTripCore", package: "maptrip"),
+        ]),
+        .executableTarget(name: "FuzzImage", dependencies: [
+            "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
+        ]),
+        .executableTarget(name: "FuzzMBTiles", dependencies: [
+            "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
+            .product(name: "MapTripCore", package: "maptrip"),
+        ]),
+    ]
+)

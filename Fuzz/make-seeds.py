@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpora (Corpus/<harness>/seed-*): small valid inputs of every kind each
+reader meets, for libFuzzer to mutate. Run from Fuzz/; needs the repository's Scenes and Assets, and
+the ffmpeg command for the JPEG and WebP seeds. Crashers found later are added beside them by hand
+(crash-*), and `.ci/fuzz` replays the whole corpus every run."""
+import os, shutil, sqlite3, struct, subprocess, tempfile, zlib
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(here)
+
+def out(harness, name, data):
+    folder = os.path.join(here, "Corpus", harness)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "seed-" + name), "wb") as f:
+        f.write(data)
+
+# Scenes: the examples, and small scenes reaching each part of the format.
+for name in sorted(os.listdir(os.path.join(root, "Scenes"))):
+    if name.endswith(".json"):
+        out("scene", name, open(os.path.join(root, "Scenes", name), "rb").read())
+small = {
+    "minimal.json": '{"places":[{"lat":48.85,"lon":2.35},{"lat":51.5,"lon":-0.12}]}',
+    "dwell.json": '{"dwell":1.5,"places":[{"lat":0,"lon":179.9,"dwell":0.5},{"lat":0,"lon":-179.9,"title":"Date line"}]}',
+    "video.json": '{"video":{"width":320,"height":180,"fps":24,"scale":1},"places":[{"lat":-33.9,"lon":151.2},{"lat":35.7,"lon":139.7}]}',
+    "tiles.json": '{"map":{"tiles":"tiles/{z}/{x}/{y}.png","maxZoom":5},"places":[{"lat":10,"lon":10},{"lat":-10,"lon":-10}]}',
+    "numbers.json": '{"places":[{"lat":1e-320,"lon":-0.0},{"lat":9007199254740993,"lon":1E+2}]}',
+    "strings.json": '{"title":"\\u00e9\\ud83d\\ude00\\n","places":[{"name":"Paris"},{"lat":1,"lon":2,"title":"\\"q\\""}]}',
+    "bad.json": '{"places":[{"lat":91,"lon":"x"},],}',
+}
+for name, text in small.items():
+    out("scene", name, text.encode())
+
+# Images: PNG of each colour type, written by hand; JPEG and WebP by ffmpeg.
+def png(width, height, colour_type, bit_depth, rows, palette=None, trns=None):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bit_depth, colour_type, 0, 0, 0))
+    if palette: data += chunk(b"PLTE", palette)
+    if trns: data += chunk(b"tRNS", trns)
+    raw = b"".join(b"\x00" + r for r in rows)
+    return data + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+out("image", "gray.png", png(4, 4, 0, 8, [bytes([x * 60 for x in range(4)])] * 4))
+out("image", "rgb.png", png(4, 4, 2, 8, [bytes([200, 10, 10] * 4)] * 4))
+out("image", "rgba.png", png(4, 4, 6, 8, [bytes([10, 200, 10, 128] * 4)] * 4))
+out("image", "palette.png", png(4, 4, 3, 8, [bytes([0, 1, 0, 1])] * 4, palette=b"\xff\x00\x00\x00\x00\xff", trns=b"\x80"))
+out("image", "gray16.png", png(2, 2, 4, 16, [bytes(8)] * 2))
+with tempfile.TemporaryDirectory() as t:
+    for ext in ("jpg", "webp"):
+        path = os.path.join(t, "x." + ext)
+        subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=16x16", "-frames:v", "1", path], check=True)
+        out("image", "testsrc." + ext, open(path, "rb").read())
+
+# Shapefiles: the first records of the embedded map's layers, rewritten as small files, as
+# Fuzz.split's input (a UInt16 .shx length, the .shx, then the .shp).
+def cut(layer, records):
+    shp = open(os.path.join(root, "Assets", "basemap", "110m", layer + ".shp"), "rb").read()
+    shx = open(os.path.join(root, "Assets", "basemap", "110m", layer + ".shx"), "rb").read()
+    index = [struct.unpack(">ii", shx[100 + 8 * i: 108 + 8 * i]) for i in range(records)]
+    end = (index[-1][0] + 4 + index[-1][1]) * 2           # offsets and lengths in 16-bit words
+    new_shp = bytearray(shp[:end]); new_shp[24:28] = struct.pack(">i", end // 2)
+    new_shx = bytearray(shx[:100 + 8 * records]); new_shx[24:28] = struct.pack(">i", (100 + 8 * records) // 2)
+    return struct.pack("<H", len(new_shx)) + bytes(new_shx) + bytes(new_shp)
+out("shapefile", "lines.bin", cut("ne_110m_admin_0_boundary_lines_land", 3))
+out("shapefile", "polygons.bin", cut("ne_110m_admin_0_countries", 2))
+
+# MBTiles: a tiny PNG tile with full metadata, a JPEG one without it, an empty tiles table, a view.
+def mbtiles(name, statements, tile):
+    with tempfile.TemporaryDirectory() as t:
+        path = os.path.join(t, "x.mbtiles")
+        db = sqlite3.connect(path)
+        for s in statements:
+            db.execute(s)
+        if tile is not None:
+            db.execute("INSERT INTO tiles VALUES (0, 0, 0, ?)", (tile,))
+        db.commit(); db.execute("VACUUM"); db.close()
+        out("mbtiles", name, open(path, "rb").read())
+table = "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)"
+meta = "CREATE TABLE metadata (name TEXT, value TEXT)"
+mbtiles("png.mbtiles", [table, meta, "INSERT INTO metadata VALUES ('name','t'),('format','png'),('bounds','-180,-85,180,85'),('minzoom','0'),('maxzoom','0'),('attribution','x')"],
+        open(os.path.join(here, "Corpus", "image", "seed-rgb.png"), "rb").read())
+mbtiles("jpg.mbtiles", [table], open(os.path.join(here, "Corpus", "image", "seed-testsrc.jpg"), "rb").read())
+mbtiles("empty.mbtiles", [table, meta], None)
+mbtiles("view.mbtiles", ["CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT)",
+                         "CREATE TABLE images (tile_id TEXT, tile_data BLOB)",
+                         "INSERT INTO map VALUES (0,0,0,'a')", "INSERT INTO images VALUES ('a', x'89504e47')",
+                         "CREATE VIEW tiles AS SELECT zoom_level, tile_column, tile_row, tile_data FROM map JOIN images USING (tile_id)"], None)
