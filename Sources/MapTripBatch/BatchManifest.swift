@@ -1,4 +1,5 @@
 import Foundation
+import MapTripOutput
 import MapTripRecord
 
 /// `manifest.json` and `index.html` in a batch's folder, each written to a temporary file and renamed.
@@ -46,16 +47,10 @@ public enum BatchManifest {
 
     /// Writes `.NAME.maptrip-<pid>-<random>.tmp` beside the target, then renames it onto the target.
     static func atomicWrite(_ data: Data, to url: URL) throws {
-        let temp = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).maptrip-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
         do {
-            try data.write(to: temp)
-            guard rename(temp.path, url.path) == 0 else {
-                throw BatchError("cannot write \(url.path): \(String(cString: strerror(errno)))")
-            }
+            try TemporaryFiles.write(data, to: url)
         } catch {
-            try? FileManager.default.removeItem(at: temp)
-            throw error
+            throw BatchError("\(error)")
         }
     }
 

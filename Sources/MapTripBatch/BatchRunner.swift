@@ -73,9 +73,9 @@ public final class BatchRunner: @unchecked Sendable {
             // Other shards may be writing into this folder from other machines (pids mean nothing there).
             let own = Set(plan.items.flatMap { [$0.output.path, $0.poster.path] }
                           + [folder.appendingPathComponent(shard.shard.manifestName).standardizedFileURL.path])
-            Self.removeStaleTemporaryFiles(in: folder) { own.contains($0.standardizedFileURL.path) }
+            TemporaryFiles.removeStale(in: folder) { own.contains($0.standardizedFileURL.path) }
         } else {
-            Self.removeStaleTemporaryFiles(in: folder)
+            TemporaryFiles.removeStale(in: folder)
         }
         let items = plan.items
         let state = WorkState(count: items.count, onEvent: onEvent)
@@ -203,36 +203,6 @@ public final class BatchRunner: @unchecked Sendable {
             h.update("file \(path) \(data.count)\n")
             h.update(data)
         }
-    }
-
-    /// Removes temporary files (`.NAME.maptrip-<pid>-<random>.tmp`, files or folders) under `folder`
-    /// left by a maptrip process that is no longer alive (killed, say), only those whose target
-    /// (`NAME` beside it) `owned` accepts. Returns what was removed.
-    @discardableResult
-    public static func removeStaleTemporaryFiles(in folder: URL, owned: (URL) -> Bool = { _ in true }) -> [URL] {
-        let fm = FileManager.default
-        guard let walker = fm.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
-        var removed: [URL] = []
-        for case let url as URL in walker {
-            guard let pid = temporaryFileOwner(url.lastPathComponent) else { continue }
-            walker.skipDescendants()
-            let name = url.lastPathComponent.dropFirst()
-            let end = name.range(of: ".maptrip-", options: .backwards)?.lowerBound ?? name.endIndex
-            let target = url.deletingLastPathComponent().appendingPathComponent(String(name[..<end]))
-            if pid != getpid(), owned(target), kill(pid, 0) != 0, errno == ESRCH {
-                if (try? fm.removeItem(at: url)) != nil { removed.append(url) }
-            }
-        }
-        return removed
-    }
-
-    /// The pid in a temporary file's name `.NAME.maptrip-<pid>-<random>.tmp`, nil for other names.
-    static func temporaryFileOwner(_ name: String) -> pid_t? {
-        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let r = name.range(of: ".maptrip-", options: .backwards)
-        else { return nil }
-        let rest = name[r.upperBound...]
-        guard let dash = rest.firstIndex(of: "-") else { return nil }
-        return pid_t(rest[..<dash])
     }
 }
 

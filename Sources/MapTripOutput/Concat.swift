@@ -212,6 +212,7 @@ public enum Concat {
                 total += count
             }
             try muxer.finish()
+            try TemporaryFiles.sync(temporary)
             try MediaOutput.rename(temporary, output)
             boundaries.append(previousEnd ?? 0)
             return ConcatSummary(frames: total, duration: Double(total) / fps.doubleValue, boundaries: boundaries)

@@ -231,6 +231,7 @@ public final class MediaOutput {
     private func commit() throws {
         switch plan.target {
         case .file(let url):
+            try TemporaryFiles.sync(temporary!)
             try Self.rename(temporary!, url)
         case .imageSequence(let folder, let pattern):
             let dir = temporary!
@@ -261,12 +262,8 @@ public final class MediaOutput {
         }
     }
 
-    /// `.name.maptrip-<pid>-<random>.tmp` beside `url`.
-    static func temporaryURL(beside url: URL) -> URL {
-        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        return url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).maptrip-\(ProcessInfo.processInfo.processIdentifier)-\(random).tmp")
-    }
+    /// A new temporary name beside `url` (stale ones of the same target removed first).
+    static func temporaryURL(beside url: URL) -> URL { TemporaryFiles.name(beside: url) }
 
     static func rename(_ from: URL, _ to: URL) throws {
         if Foundation.rename(from.path, to.path) != 0 {

@@ -53,16 +53,6 @@ public enum PosterWriter {
         let data = try StillImage.encode(bgra: surface.data, stride: surface.stride, width: surface.width,
                                          height: surface.height, format: StillImage.Format(path: url.path) ?? .jpeg,
                                          transparent: transparent)
-        // Named as MediaOutput names its temporary files, so a batch finds and removes those a
-        // killed run left behind.
-        let temp = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).maptrip-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
-        do {
-            try data.write(to: temp)
-            guard rename(temp.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        } catch {
-            try? FileManager.default.removeItem(at: temp)
-            throw error
-        }
+        try TemporaryFiles.write(data, to: url)
     }
 }

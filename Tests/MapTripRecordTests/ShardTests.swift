@@ -1,6 +1,7 @@
 import FFmpeg
 import Foundation
 import MapTripBatch
+import MapTripOutput
 import Testing
 
 /// `maptrip batch --shard K/N | auto` and `--merge`: the greedy's balance and determinism, Slurm's and
@@ -160,7 +161,7 @@ import Testing
                 try Data("partial".utf8).write(to: dir.appendingPathComponent(name))
             }
             let own = Set(["a.mp4", "a.jpg", "manifest.1.json"].map { dir.appendingPathComponent($0).standardizedFileURL.path })
-            let removed = BatchRunner.removeStaleTemporaryFiles(in: dir) { own.contains($0.standardizedFileURL.path) }
+            let removed = TemporaryFiles.removeStale(in: dir) { own.contains($0.standardizedFileURL.path) }
             #expect(removed.map(\.lastPathComponent).sorted()
                     == [".a.jpg.\(dead)", ".a.mp4.\(dead)", ".manifest.1.json.\(dead)"])
             #expect(BatchTests.tree(dir) == [".b.mp4.\(dead)"])

@@ -1,0 +1,97 @@
+import Foundation
+
+/// maptrip's temporary files: `.NAME.maptrip-<pid>-<random>.tmp` (a file, or a folder for image
+/// sequences) beside the target `NAME`, renamed onto it only when complete. A process killed outright
+/// (SIGKILL, a power cut) leaves its temporary file behind; the next run that writes the same target,
+/// or a batch over the folder, removes it once its process is gone.
+public enum TemporaryFiles {
+    /// A new temporary name beside `url`. Stale temporary files of the same target, left by dead
+    /// processes, are removed first.
+    public static func name(beside url: URL) -> URL {
+        removeStale(of: url)
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).maptrip-\(getpid())-\(random).tmp")
+    }
+
+    /// Writes `data` to `url` atomically: to a temporary file beside it, flushed to the disk, then renamed
+    /// onto it. On failure the temporary file is removed and `url` is as it was.
+    public static func write(_ data: Data, to url: URL) throws {
+        let temp = name(beside: url)
+        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw OutputError.notWritable(url.path, reason: String(cString: strerror(errno))) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = Foundation.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0 { if errno == EINTR { continue }; failure = errno; return }
+                done += n
+            }
+        }
+        if failure == 0, fsync(fd) != 0 { failure = errno }
+        if close(fd) != 0, failure == 0 { failure = errno }
+        if failure == 0, rename(temp.path, url.path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temp.path)
+            throw OutputError.notWritable(url.path, reason: String(cString: strerror(failure)))
+        }
+    }
+
+    /// Flushes a finished temporary file to the disk before it is renamed onto its target, so that a
+    /// power cut cannot leave the target renamed but empty.
+    public static func sync(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }  // a folder of images: each file was closed by its writer
+        defer { close(fd) }
+        if fsync(fd) != 0, errno != EINVAL {
+            throw OutputError.notWritable(target(of: url).path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Removes the temporary files of the target `url` whose process is no longer alive. Returns them.
+    @discardableResult
+    public static func removeStale(of url: URL) -> [URL] {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent).maptrip-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) }.compactMap { name in
+            removeIfStale(folder.appendingPathComponent(name))
+        }
+    }
+
+    /// Removes temporary files under `folder` (at any depth) left by processes that are no longer
+    /// alive, only those whose target (`NAME` beside it) `owned` accepts. Returns what was removed.
+    @discardableResult
+    public static func removeStale(in folder: URL, owned: (URL) -> Bool = { _ in true }) -> [URL] {
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
+        var removed: [URL] = []
+        for case let url as URL in walker where owner(url.lastPathComponent) != nil {
+            walker.skipDescendants()
+            if owned(target(of: url)), let gone = removeIfStale(url) { removed.append(gone) }
+        }
+        return removed
+    }
+
+    /// The pid in a temporary file's name, nil for other names.
+    public static func owner(_ name: String) -> pid_t? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let r = name.range(of: ".maptrip-", options: .backwards)
+        else { return nil }
+        let rest = name[r.upperBound...]
+        guard let dash = rest.firstIndex(of: "-") else { return nil }
+        return pid_t(rest[..<dash])
+    }
+
+    /// The output a temporary file was to become.
+    static func target(of url: URL) -> URL {
+        let name = url.lastPathComponent.dropFirst()
+        let end = name.range(of: ".maptrip-", options: .backwards)?.lowerBound ?? name.endIndex
+        return url.deletingLastPathComponent().appendingPathComponent(String(name[..<end]))
+    }
+
+    /// Removes `url` when the process named in it is gone (never this process's own).
+    private static func removeIfStale(_ url: URL) -> URL? {
+        guard let pid = owner(url.lastPathComponent), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return nil }
+        return (try? FileManager.default.removeItem(at: url)) != nil ? url : nil
+    }
+}
