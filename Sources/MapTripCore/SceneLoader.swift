@@ -575,6 +575,8 @@ private struct SceneBuilder {
     static let embeddedMapDeepestZoom = 10.0
 
     static func clock(_ seconds: Double) -> String {
+        // Beyond any clock (dwells of 1e300 s add up past Int, or to infinity): in seconds.
+        guard seconds < 1e9 else { return seconds.isFinite ? String(format: "%.3g s", seconds) : "more than 1.8e308 s" }
         let s = Int(seconds.rounded())
         return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
     }

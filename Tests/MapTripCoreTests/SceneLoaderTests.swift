@@ -177,6 +177,11 @@ struct SceneLoaderTests {
         // Totals.
         Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": 50000}, {"lat": 1, "lon": 2, "dwell": 40000}]}"#,
              path: "places", at: "[", message: "the places' dwells add up to 25:00:00, over the 24-hour limit"),
+        // Found by the fuzzer: a sum past Int crashed the clock that says it.
+        Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": 4.7e116}]}"#,
+             path: "places", at: "[", message: "the places' dwells add up to 4.7e+116 s, over the 24-hour limit"),
+        Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": 1e308}, {"lat": 1, "lon": 2, "dwell": 1e308}]}"#,
+             path: "places", at: "[", message: "the places' dwells add up to more than 1.8e308 s, over the 24-hour limit"),
         Case(json: #"{"video": {"fps": 240}, "places": [{"lat": 1, "lon": 2, "dwell": 43200}]}"#,
              path: "video.fps", at: "240", message: "the video would have 10368000 frames, over the limit of 10000000"),
         Case(json: #"{"video": {"fps": 30}, "places": [{"lat": 1, "lon": 2, "dwell": 0.001}]}"#,
