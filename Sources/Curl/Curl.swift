@@ -55,6 +55,12 @@ public struct CurlError: Error, CustomStringConvertible, Equatable, Sendable {
         return s
     }
 
+    /// What went wrong without the operation: the error buffer's text, else curl's message.
+    public var summary: String { detail ?? message }
+
+    /// A URL of a protocol curl was not allowed to use (a redirect to ftp://, say).
+    public var isUnsupportedProtocol: Bool { code == CURLE_UNSUPPORTED_PROTOCOL.rawValue }
+
     /// The operation hit the connect or total timeout.
     public var isTimeout: Bool { code == CURLE_OPERATION_TIMEDOUT.rawValue }
 

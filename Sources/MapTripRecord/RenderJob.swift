@@ -14,17 +14,20 @@ public struct RenderEnvironment: Sendable {
     public var contact: String?
     public var cacheDirectory: URL?
     public var strictTiles: Bool
+    /// Seconds for each tile request over HTTP, retries apart (nil: `HTTPTileOptions`' default).
+    public var tileTimeout: Double?
     public var processEnvironment: [String: String]
     /// The embedded map's data, loaded once and shared by every render given this environment (a
     /// batch's); nil: each render loads its own.
     public var shapefiles: ShapefileStore?
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
-                processEnvironment: [String: String] = [:]) {
+                tileTimeout: Double? = nil, processEnvironment: [String: String] = [:]) {
         self.assets = assets
         self.contact = contact
         self.cacheDirectory = cacheDirectory
         self.strictTiles = strictTiles
+        self.tileTimeout = tileTimeout
         self.processEnvironment = processEnvironment
     }
 }
@@ -270,10 +273,11 @@ public enum BaseMaps {
             return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
-        let http = HTTPTileOptions(
+        var http = HTTPTileOptions(
             userAgent: HTTPTileClient.userAgent(contact: environment.contact ?? source.contact),
             cacheDirectory: environment.cacheDirectory
                 ?? HTTPTileClient.defaultCacheDirectory(environment: environment.processEnvironment))
+        if let timeout = environment.tileTimeout { http.timeout = timeout }
         let map = try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
                                        sceneDirectory: sceneDirectory, highDensity: scene.video.scale >= 2)
         // Reprojected tiles (globe, PROJ planes) show the style's colours beyond the tiles.

@@ -31,6 +31,9 @@ public struct HTTPTileOptions: Sendable, Equatable {
     /// When a stale cached tile exists and the network fails (timeout, transport, 5xx, 429), return
     /// the stale bytes instead of the error.
     public var serveStaleOnError: Bool
+    /// Once one tile has failed, ask for no more (strict renders, which stop at the first failure):
+    /// the URLs not yet asked for get `HTTPTileError.notTried`.
+    public var stopAtFirstFailure = false
 
     public init(userAgent: String = HTTPTileClient.userAgent(contact: nil), cacheDirectory: URL? = nil,
                 maxParallel: Int = 4, timeout: Double = 15, retries: Int = 2, backoff: Double = 0.5,
@@ -57,6 +60,8 @@ public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible {
     case timeout
     /// Anything else: DNS, refused connection, TLS, unsupported URL, body too large...
     case transport(String)
+    /// Not asked for: an earlier tile failed (`HTTPTileOptions.stopAtFirstFailure`).
+    case notTried
 
     public var description: String {
         switch self {
@@ -65,6 +70,7 @@ public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible {
             return "HTTP \(code)"
         case .timeout: return "timed out"
         case .transport(let message): return "network error: \(message)"
+        case .notTried: return "not fetched: an earlier tile failed"
         }
     }
 
@@ -73,6 +79,7 @@ public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .status(let code): return code == 429 || code >= 500
         case .timeout, .transport: return true
+        case .notTried: return false
         }
     }
 
@@ -175,7 +182,11 @@ public final class HTTPTileClient: @unchecked Sendable {
         let group = DispatchGroup()
         let run: @Sendable () -> Void = { [self] in
             withEasy { easy in
-                while let url = work.take() { work.put(url, load(url, easy: easy)) }
+                while let url = work.take() {
+                    let result = load(url, easy: easy)
+                    work.put(url, result)
+                    if options.stopAtFirstFailure, case .failure = result { work.stop() }
+                }
             }
         }
         for _ in 1..<workers {  // the calling thread is the last worker
@@ -234,7 +245,9 @@ public final class HTTPTileClient: @unchecked Sendable {
                 }
                 switch response.status {
                 case 200..<300:
-                    if response.status == 200 { store(response, for: url) }
+                    // Only what looks like a tile is kept: an error page sent with 200 (a proxy, a
+                    // quota) must not stand in for the tile on every later run.
+                    if response.status == 200, TileFormat(sniffing: response.body) != nil { store(response, for: url) }
                     return .success(response.body)
                 case let status:
                     error = .status(status)
@@ -242,7 +255,10 @@ public final class HTTPTileClient: @unchecked Sendable {
                     retryAfter = HTTPCachePolicy.retryAfter(response.headers["Retry-After"], now: Self.now())
                 }
             } catch let e as CurlError {
-                error = e.isTimeout ? .timeout : .transport(e.description)
+                // The request's URL is the caller's to say; a redirect elsewhere is named.
+                error = e.isTimeout ? .timeout
+                    : e.isUnsupportedProtocol ? .transport("redirected to a URL that is not http or https (\(e.summary))")
+                    : .transport(e.summary)
                 retryable = e.isTransient
             } catch {
                 return fail(.transport("\(error)"))
@@ -336,14 +352,24 @@ private final class WorkList: @unchecked Sendable {
     private let urls: [URL]
     private var next = 0
     private var done: [URL: Result<Data, HTTPTileError>] = [:]
+    private var stopped = false
     private let lock = NSLock()
 
     init(_ urls: [URL]) { self.urls = urls }
 
+    /// No more URLs are handed out; those not taken are answered `.notTried`.
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        stopped = true
+        for url in urls[next...] { done[url] = .failure(.notTried) }
+        next = urls.count
+    }
+
     func take() -> URL? {
         lock.lock()
         defer { lock.unlock() }
-        guard next < urls.count else { return nil }
+        guard !stopped, next < urls.count else { return nil }
         next += 1
         return urls[next - 1]
     }

@@ -13,6 +13,9 @@ extension TileBaseMap {
     public static func make(source map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), strict: Bool = false,
                             sceneDirectory: URL, highDensity: Bool = false,
                             cacheBytes: Int = TileBaseMap.defaultCacheBytes) throws -> TileBaseMap {
+        var http = http
+        // A strict render stops at the first failed tile: no need to wait for the rest.
+        if strict { http.stopAtFirstFailure = true }
         let source = try makeSource(map, http: http, sceneDirectory: sceneDirectory, highDensity: highDensity)
         return TileBaseMap(source: source, attribution: map.attribution, strict: strict, cacheBytes: cacheBytes)
     }

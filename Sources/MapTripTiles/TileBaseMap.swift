@@ -160,11 +160,11 @@ public final class TileBaseMap: BaseMap {
                 if cache.wouldFit(surface.byteCount) { cache.put(key, surface) }
             } catch {
                 bytes[key] = nil
-                failed[key] = "\(TileError.undecodable(key, "\(error)"))"
+                failed[key] = "\(TileError.undecodable(key, "\(error)"))" + (source.location(of: key).map { " (\($0))" } ?? "")
             }
         }
         if strict, !failed.isEmpty {
-            throw TileError.tilesFailed(count: failed.count, examples: failureExamples(5))
+            throw TileError.tilesFailed(count: failed.count, examples: failureExamples(1))
         }
         fetchStandIns(for: Array(failed.keys))
     }
@@ -314,6 +314,7 @@ public final class TileBaseMap: BaseMap {
         for key in keys {
             switch results[key] {
             case .success(let data)?: bytes[key] = data
+            case .failure(TileError.notTried)?: break  // strict: the render stops at the failures
             case .failure(let error)?: failed[key] = "\(error)"
             case nil: failed[key] = "\(TileError.fetchFailed(key, "no answer from \(source.label)"))"
             }

@@ -20,10 +20,13 @@ public protocol TileSource: AnyObject {
     var label: String { get }
     /// The encoded bytes of each tile (valid keys: 0 <= x, y < 2^z); every key gets an entry.
     func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>]
+    /// Where a tile comes from, for messages (its URL), when there is more to say than the label.
+    func location(of key: TileKey) -> String?
 }
 
 extension TileSource {
     public var bounds: GeoBounds? { nil }
+    public func location(of key: TileKey) -> String? { nil }
 
     /// Whether a tile is worth asking for: inside the zoom range and overlapping the bounds.
     public func covers(_ key: TileKey) -> Bool {
@@ -108,6 +111,8 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable {
     case outOfRange(TileKey, String)
     /// Fetching failed (HTTP status, timeout, I/O, SQL), with the underlying message.
     case fetchFailed(TileKey, String)
+    /// Not asked for: a strict render had already met a failed tile.
+    case notTried(TileKey)
     /// The bytes are not an image we can decode.
     case undecodable(TileKey, String)
     /// `strict`: tiles failed, so the render stops.
@@ -127,10 +132,13 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable {
         case .missing(let k): return "tile \(k): not in the source"
         case .outOfRange(let k, let why): return "tile \(k): \(why)"
         case .fetchFailed(let k, let message): return "tile \(k): \(message)"
+        case .notTried(let k): return "tile \(k): not fetched (an earlier tile failed)"
         case .undecodable(let k, let message): return "tile \(k): not a decodable image (\(message))"
         case .tilesFailed(let count, let examples):
             return "\(count) map tile\(count == 1 ? "" : "s") could not be loaded (strict mode): "
-                + examples.joined(separator: "; ") + (count > examples.count ? "; ..." : "")
+                + examples.joined(separator: "; ") + (count > examples.count ? "; and \(count - examples.count) more" : "")
+                + " (open a tile's URL in a browser to see what the server sends, or render without --strict "
+                + "to draw stand-ins for missing tiles)"
         case .badPyramid(let message): return "tile pyramid: \(message)"
         }
     }

@@ -74,6 +74,8 @@ public final class URLTemplateSource: TileSource {
 
     public var label: String { template }
 
+    public func location(of key: TileKey) -> String? { url(for: key)?.absoluteString }
+
     /// The URL of a tile.
     public func url(for key: TileKey) -> URL? {
         var s = template
@@ -110,6 +112,7 @@ public final class URLTemplateSource: TileSource {
             for key in byURL[url] ?? [] {
                 switch fetched[url] {
                 case .success(let data)?: out[key] = .success(data)
+                case .failure(HTTPTileError.notTried)?: out[key] = .failure(TileError.notTried(key))
                 case .failure(let error)?: out[key] = .failure(TileError.fetchFailed(key, "\(error) (\(url.absoluteString))"))
                 case nil: out[key] = .failure(TileError.fetchFailed(key, "no answer (\(url.absoluteString))"))
                 }

@@ -152,11 +152,20 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Fail on any missing or broken map tile instead of drawing a placeholder.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Seconds for each tile download, retries apart (default 15).", valueName: "seconds"))
+    var tileTimeout: Double?
+
+    func validate() throws {
+        if let t = tileTimeout, !(t > 0 && t <= 3600) {
+            throw ValidationError("--tile-timeout must be more than 0 and at most 3600 seconds, not \(t)")
+        }
+    }
+
     func environment() throws -> RenderEnvironment {
         let env = ProcessInfo.processInfo.environment
         return RenderEnvironment(
             assets: try AssetLocator.locate(explicit: assets, environment: env),
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
-            strictTiles: strict, processEnvironment: env)
+            strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env)
     }
 }

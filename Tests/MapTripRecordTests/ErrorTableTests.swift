@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TileServerFixture
 
 /// The table of bad inputs and faults (#10): each row is a kind of bad input, the command that meets
 /// it, and the exact exit status and message maptrip gives. `docs/errors.md` is made from these rows
@@ -21,6 +22,10 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(group): \(what)" }
 
+    /// Rows that meet a tile server: `<server>` in files, arguments and message stands for the test
+    /// tile server's address (Tests/TileServerFixture), started for the row.
+    var needsServer: Bool { files.values.contains { String(decoding: $0, as: UTF8.self).contains("<server>") } }
+
     static func text(_ s: String) -> [UInt8] { Array(s.utf8) }
     static let place = #"{ "lat": 37.5665, "lon": 126.978 }"#
     static func scene(_ places: String = place, _ extra: String = "") -> [UInt8] {
@@ -30,7 +35,42 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + tiles + media + audio + outputsAndOptions
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions
+
+    /// A scene on one tile (zoom 0) from the test tile server's `route`.
+    static func served(_ route: String) -> [String: [UInt8]] {
+        ["scene.json": text(#"{ "video": { "width": 320, "height": 180 }, "map": { "tiles": "<server>/\#(route)/{z}/{x}/{y}.png", "#
+                            + #""attribution": "Test" }, "places": [ { "lat": 0, "lon": 0, "zoom": 0 } ] }"#)]
+    }
+    static let strictRender = render("scene.json", "--strict", "--tile-timeout", "1")
+    static let tileHint = " (open a tile's URL in a browser to see what the server sends, or render without --strict to draw stand-ins for missing tiles)"
+
+    /// Tiles over HTTP, with --strict (without it, a failed tile is drawn as a stand-in and the render
+    /// goes on with one warning). Each request is bounded by --tile-timeout and retried twice when the
+    /// fault may pass (a reset, a timeout, a 5xx).
+    static let tileServers: [ErrorCase] = [
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "An HTML error page served with 200", files: served("html"),
+                  arguments: strictRender,
+                  message: #"maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: not a decodable image (not an image: 145 bytes starting "<!DOCTYPE html> <html><head><title>503 Service Unavailable</") (<server>/html/0/0/0.png)"# + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "A JSON error served with 200 (the wrong content type)", files: served("json"),
+                  arguments: strictRender,
+                  message: #"maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: not a decodable image (not an image: 36 bytes starting "{"error": "an API key is required"} ") (<server>/json/0/0/0.png)"# + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "Corrupt bytes served as image/png", files: served("garbage"),
+                  arguments: strictRender,
+                  message: #"maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: not a decodable image (not an image: 21 bytes starting "this is not an image ") (<server>/garbage/0/0/0.png)"# + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "A server that resets the connection", files: served("reset"),
+                  arguments: strictRender,
+                  message: "maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: network error: Recv failure: Connection reset by peer (<server>/reset/0/0/0.png)" + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "A server that trickles bytes forever (bounded by --tile-timeout)", files: served("trickle"),
+                  arguments: strictRender,
+                  message: "maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: timed out (<server>/trickle/0/0/0.png)" + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "A redirect to another scheme (ftp://)", files: served("ftpredirect"),
+                  arguments: strictRender,
+                  message: #"maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: network error: redirected to a URL that is not http or https (Protocol "ftp" not supported or disabled in libcurl) (<server>/ftpredirect/0/0/0.png)"# + tileHint),
+        ErrorCase(group: "Tiles over HTTP (--strict)", what: "A server error (HTTP 500), after two retries", files: served("500"),
+                  arguments: strictRender,
+                  message: "maptrip: error: 1 map tile could not be loaded (strict mode): tile 0/0/0: HTTP 500 Internal Server Error (<server>/500/0/0/0.png)" + tileHint),
+    ]
 
     static let tiles: [ErrorCase] = [
         ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file that is not SQLite",
@@ -230,7 +270,8 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
             (`Tests/MapTripRecordTests/ErrorTableTests.swift`, which this file is made from): it checks
             the status and the message, that no output is left behind, and that an output which existed
             before is unchanged, byte for byte. Write it again with
-            `MAPTRIP_WRITE_DOCS=1 swift test --filter ErrorTable`.
+            `MAPTRIP_WRITE_DOCS=1 swift test --filter ErrorTable`. In messages, `<folder>` stands for the
+            folder the command ran in and `<server>` for the test tile server (`http://127.0.0.1:PORT`).
 
             """
         var groups: [String] = []
@@ -258,11 +299,21 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: ErrorCase.all, [false, true])
     func eachRowFailsAsDocumentedAndLosesNothing(_ c: ErrorCase, existingOutput: Bool) throws {
         if existingOutput && c.output == nil { return }
+        if c.needsServer {
+            try HTTPTestServer.with { server in try Self.run(c, existingOutput: existingOutput, server: "http://127.0.0.1:\(server.port)") }
+        } else {
+            try Self.run(c, existingOutput: existingOutput, server: nil)
+        }
+    }
+
+    static func run(_ c: ErrorCase, existingOutput: Bool, server: String?) throws {
         try Trip.withDirectory("errors") { dir in
             for (name, bytes) in c.files {
                 let url = dir.appendingPathComponent(name)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(bytes).write(to: url)
+                var data = Data(bytes)
+                if let server { data = Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "<server>", with: server).utf8) }
+                try data.write(to: url)
             }
             let before = Trip.contents(dir)
             if existingOutput, let output = c.output {
@@ -272,7 +323,8 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
             #expect(result.reason == .exit && result.status == c.status, "\(result)")
             #expect(result.stdout.isEmpty, "\(result)")
             // Paths inside the test's folder are written <folder> in the table.
-            let stderr = result.stderr.replacingOccurrences(of: dir.standardizedFileURL.path, with: "<folder>")
+            var stderr = result.stderr.replacingOccurrences(of: dir.standardizedFileURL.path, with: "<folder>")
+            if let server { stderr = stderr.replacingOccurrences(of: server, with: "<server>") }
             #expect(stderr == c.message + "\n", "\(result)\nexpected: \(c.message)")
             if existingOutput, let output = c.output {
                 #expect(try Data(contentsOf: dir.appendingPathComponent(output)) == Trip.previousOutput)

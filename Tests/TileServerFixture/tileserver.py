@@ -18,6 +18,13 @@ Routes (z/x/y are integers; the tile is a small PNG whose colour depends on them
   /429/...                   429 with Retry-After: ?after= seconds (default 1) on the first request
                              for a path, then 200 PNG
   /redirect/...              302 to the same tile under /ok/
+  /ftpredirect/...           302 to the same tile on ftp://127.0.0.1/ (another scheme)
+  /html/...                  200 with an HTML error page (Content-Type text/html), as a proxy or
+                             a tile service out of quota may answer
+  /json/...                  200 with a JSON error (Content-Type application/json)
+  /reset/...                 the connection reset (TCP RST) before any answer
+  /trickle/...               200 headers for a 1 MB tile, then one byte every 0.2 s (until
+                             MAX_SLEEP or the client gives up)
   /gzip/{z}/{x}/{y}.png      200 PNG, gzip-encoded when the client accepts gzip
   /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch,
                              ifModifiedSince, acceptEncoding, status}], "maxConcurrent": n}
@@ -30,6 +37,7 @@ import json
 import os
 import re
 import signal
+import socket
 import struct
 import sys
 import threading
@@ -183,6 +191,33 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(200, tile, {**image, "Cache-Control": "max-age=3600"})
         elif kind == "redirect":
             self.send(302, b"", {"Location": "/ok/%d/%d/%d.png" % (z, x, y)})
+        elif kind == "ftpredirect":
+            self.send(302, b"", {"Location": "ftp://127.0.0.1/ok/%d/%d/%d.png" % (z, x, y)})
+        elif kind == "html":
+            page = b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head>" \
+                   b"<body><h1>Service Unavailable</h1><p>Try again later.</p></body></html>\n"
+            self.send(200, page, {"Content-Type": "text/html; charset=utf-8"})
+        elif kind == "json":
+            self.send(200, b'{"error": "an API key is required"}\n', {"Content-Type": "application/json"})
+        elif kind == "reset":
+            # SO_LINGER 0: close() sends RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.entry["status"] = 0
+            self.connection.close()
+            raise ConnectionResetError("reset on purpose")
+        elif kind == "trickle":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            self.entry["status"] = 200
+            deadline = time.monotonic() + MAX_SLEEP
+            while time.monotonic() < deadline:
+                self.wfile.write(b"\x00")
+                self.wfile.flush()
+                time.sleep(0.2)
+            self.close_connection = True
         elif kind == "gzip":
             if "gzip" in (self.headers.get("Accept-Encoding") or ""):
                 self.send(200, gzip.compress(tile), {**image, "Content-Encoding": "gzip"})
