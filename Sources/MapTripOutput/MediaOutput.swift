@@ -33,6 +33,8 @@ public final class MediaOutput {
     private var hasPicture = false
     private var done = false
     private let temporary: URL?
+    /// Folders made for the output, deepest first: removed again if it fails.
+    private var madeFolders: [URL] = []
 
     /// Opens the target and the encoder. `palette`: a GIF's palette from a `GIFPalettePass` over the
     /// same pictures (required for GIF). `audio`: a sound track for containers that carry one.
@@ -51,11 +53,18 @@ public final class MediaOutput {
 
         switch plan.target {
         case .file(let url):
+            madeFolders = try OutputPlan.createFolder(url.deletingLastPathComponent(), label: url.deletingLastPathComponent().path)
             temporary = Self.temporaryURL(beside: url)
             writePath = temporary!.path
         case .imageSequence(let folder, let pattern):
+            madeFolders = try OutputPlan.createFolder(folder, label: folder.path)
             let dir = Self.temporaryURL(beside: folder.appendingPathComponent("frames"))
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
+            do {
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
+            } catch {
+                OutputPlan.removeMadeFolders(madeFolders)
+                throw error
+            }
             temporary = dir
             writePath = dir.appendingPathComponent(pattern).path
         case .stream(let url, _):
@@ -88,7 +97,8 @@ public final class MediaOutput {
                 filtered = nil
             }
 
-            muxer = try Muxer(path: writePath, format: plan.format.muxer)
+            let (path, temporary) = (writePath, self.temporary)
+            muxer = try Self.storing(plan.target, temporary) { try Muxer(path: path, format: plan.format.muxer) }
             encoder = try Encoder(video: settings, globalHeader: muxer.needsGlobalHeader)
             let hvc1 = plan.codec == .hevc && (plan.format == .mp4 || plan.format == .mov)
             stream = try muxer.addStream(from: encoder, codecTag: hvc1 ? "hvc1" : nil)
@@ -112,7 +122,7 @@ public final class MediaOutput {
                 // scale (ms) it would be rounded, and the part's timestamps would not be exactly frames.
                 muxerOptions["movie_timescale"] = "\(fps * 1000)"
             }
-            try muxer.writeHeader(options: muxerOptions)
+            try Self.storing(plan.target, temporary) { try muxer.writeHeader(options: muxerOptions) }
             // libavformat stamps its own name over `encoder` when the header is written; MP4 and MOV
             // write their metadata with the index, at the end, so ours can be put back now.
             if let encoderTag = metadata["encoder"], plan.format == .mp4 || plan.format == .mov {
@@ -120,6 +130,7 @@ public final class MediaOutput {
             }
         } catch {
             Self.remove(temporary)
+            OutputPlan.removeMadeFolders(madeFolders)
             throw error
         }
     }
@@ -162,7 +173,7 @@ public final class MediaOutput {
         try checkOpen("write")
         try converter.convert(bgra: bgra, stride: stride)
         hasPicture = true
-        try sendCurrent()
+        try storing { try sendCurrent() }
     }
 
     /// Encodes the last picture again as the next frame (a still stretch: no drawing, no conversion).
@@ -172,7 +183,7 @@ public final class MediaOutput {
             throw FFmpegError(code: FFmpegError.invalidArgument, operation: "MediaOutput.repeatLast",
                               message: "no frame written yet")
         }
-        try sendCurrent()
+        try storing { try sendCurrent() }
     }
 
     private func sendCurrent() throws {
@@ -204,12 +215,15 @@ public final class MediaOutput {
                     try encoder.encode(filtered) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
                 }
             }
-            try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
-            try audio?.finish(to: muxer)
-            try muxer.finish()
+            try storing {
+                try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+                try audio?.finish(to: muxer)
+                try muxer.finish()
+            }
             try commit()
         } catch {
             Self.remove(temporary)
+            OutputPlan.removeMadeFolders(madeFolders)
             throw error
         }
     }
@@ -219,6 +233,51 @@ public final class MediaOutput {
     public func cancel() {
         done = true
         Self.remove(temporary)
+        OutputPlan.removeMadeFolders(madeFolders)
+    }
+
+    /// Where the output goes, for messages: the file or folder asked for, or the stream.
+    static func targetPath(_ target: OutputTarget) -> String {
+        switch target {
+        case .file(let url): url.path
+        case .imageSequence(let folder, _): folder.path
+        case .stream(let url, _): url
+        }
+    }
+
+    /// Runs `body`, which writes to the output, saying a failed write of the storage as one line about
+    /// the output asked for (not the temporary file) and what to do.
+    static func storing<T>(_ target: OutputTarget, _ temporary: URL?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FFmpegError {
+            guard let reason = storageFailure(errno: -error.code, writing: temporary) else { throw error }
+            throw OutputError.notWritable(targetPath(target), reason: reason)
+        }
+    }
+
+    private func storing(_ body: () throws -> Void) throws {
+        try Self.storing(plan.target, temporary, body)
+    }
+
+    /// What a failed write means and what to do, for the errors a disk gives (nil for others).
+    static func storageFailure(errno code: Int32, writing temporary: URL?) -> String? {
+        let text = String(cString: strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT: return "\(text) (free some space, or write the video elsewhere with -o)"
+        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere with -o)"
+        case EIO: return "\(text) (the disk failed while the video was written)"
+        case EROFS: return "\(text) (write the video elsewhere with -o)"
+        case EACCES, EPERM:
+            let folder = temporary?.deletingLastPathComponent().path ?? "its folder"
+            return "\(text) (this user may not write in \(folder): write the video elsewhere with -o)"
+        case ENOENT:
+            if let folder = temporary?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: folder.path) {
+                return "its folder \(folder.path) was removed during the render"
+            }
+            return text
+        default: return nil
+        }
     }
 
     private func checkOpen(_ operation: String) throws {
@@ -268,7 +327,8 @@ public final class MediaOutput {
     static func rename(_ from: URL, _ to: URL) throws {
         if Foundation.rename(from.path, to.path) != 0 {
             let code = errno
-            throw OutputError.notWritable(to.path, reason: String(cString: strerror(code)))
+            throw OutputError.notWritable(to.path, reason: storageFailure(errno: code, writing: from)
+                                          ?? String(cString: strerror(code)))
         }
     }
 

@@ -213,7 +213,8 @@ public struct OutputPlan: Sendable {
             throw OutputError.noExtension(path)
         }
         let folder = url.deletingLastPathComponent()
-        try createFolder(folder, label: (path as NSString).deletingLastPathComponent)
+        // Made when the output opens (and taken away again if the render fails); checked now.
+        try checkFolder(folder, label: (path as NSString).deletingLastPathComponent)
         if extensionFormat == .hls {
             // A playlist and its segments, written as they come (a live stream, not one atomic file).
             return (.stream(url: url.path, label: path), .hls)
@@ -246,19 +247,45 @@ public struct OutputPlan: Sendable {
         return a.standardizedFileURL.resolvingSymlinksInPath().path == b.standardizedFileURL.resolvingSymlinksInPath().path
     }
 
-    public static func createFolder(_ folder: URL, label: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return }
-            throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label, reason: "a file is in the way (choose an output path whose folders are folders)")
+    /// Throws when `folder` could not be made because a file is where one of its folders would be.
+    public static func checkFolder(_ folder: URL, label: String) throws {
+        var url = folder.standardizedFileURL
+        while true {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                if isDirectory.boolValue { return }
+                throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label, reason: "a file is in the way (choose an output path whose folders are folders)")
+            }
+            let parent = url.deletingLastPathComponent()
+            if parent.path == url.path { return }
+            url = parent
         }
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)
-                .flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil } ?? EIO
+    }
+
+    /// Makes `folder` and any folders above it that are missing. Returns the folders it made, deepest
+    /// first (for `removeMadeFolders` should the output fail).
+    @discardableResult
+    public static func createFolder(_ folder: URL, label: String) throws -> [URL] {
+        try checkFolder(folder, label: label)
+        var missing: [URL] = []
+        var url = folder.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: url.path), url.path != "/" {
+            missing.append(url)
+            url = url.deletingLastPathComponent()
+        }
+        // Made top down with mkdir(2), for its errno (Foundation's errors do not always carry one).
+        for (i, url) in missing.enumerated().reversed() where mkdir(url.path, 0o777) != 0 && errno != EEXIST {
+            let code = errno
+            removeMadeFolders(Array(missing[(i + 1)...]))
+            let hint = code == EACCES || code == EPERM ? " (this user may not make folders in \(url.deletingLastPathComponent().path): write elsewhere with -o)" : ""
             throw OutputError.cannotCreateFolder(label.isEmpty ? folder.path : label,
-                                                 reason: String(cString: strerror(posix)))
+                                                 reason: String(cString: strerror(code)) + hint)
         }
+        return missing
+    }
+
+    /// Removes folders `createFolder` made, deepest first, as long as they are empty.
+    public static func removeMadeFolders(_ folders: [URL]) {
+        for folder in folders where rmdir(folder.path) != 0 { return }
     }
 }

@@ -19,6 +19,19 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     var message: String
     /// The output the command would write (checked absent, or unchanged when it existed before).
     var output: String? = "out.mp4"
+    /// A fault arranged around the command.
+    var fault: Fault = .none
+
+    enum Fault: Sendable {
+        case none
+        /// Run as an unprivileged user (`nobody`, through setpriv, when the tests run as root), with
+        /// these modes set on files ("." is the folder).
+        case unprivileged([String: Int])
+        /// The folder is a tmpfs of this many KB (needs root to mount; skipped otherwise).
+        case diskFull(kilobytes: Int)
+        /// This sub-folder is removed once the render's temporary file is in it.
+        case folderRemovedMidRender(String)
+    }
 
     var testDescription: String { "\(group): \(what)" }
 
@@ -35,7 +48,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions + outputFaults
 
     /// A scene on one tile (zoom 0) from the test tile server's `route`.
     static func served(_ route: String) -> [String: [UInt8]] {
@@ -232,8 +245,34 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: "maptrip: error: scene.json:1:16: the file is not valid UTF-8 text (byte 0xE9) (a scene file is a UTF-8 JSON text file)"),
         ErrorCase(group: "Scenes", what: "The scene is a folder", files: ["scene.json/x": []], arguments: render(),
                   message: "maptrip: error: scene.json: cannot read the scene: it is a directory (pass the scene's .json file)"),
+        ErrorCase(group: "Scenes", what: "The scene unreadable (permissions)", files: ["scene.json": scene()], arguments: render(),
+                  message: "maptrip: error: scene.json: cannot read the scene: permission denied (let this user read the file)",
+                  fault: .unprivileged(["scene.json": 0o000])),
         ErrorCase(group: "Scenes", what: "The scene does not exist", files: [:], arguments: render("nope.json"),
                   message: "maptrip: error: nope.json: cannot read the scene: no such file (check the name; a relative path starts in the folder maptrip runs in)"),
+    ]
+
+    /// A scene of a few seconds at 640x360: time to interrupt it, a video too big for a small disk.
+    static let longer = text(#"{ "video": { "width": 640, "height": 360 }, "flight": 0.5, "places": [ "#
+                             + #"{ "lat": 37.5, "lon": 127, "zoom": 6, "dwell": 3 }, { "lat": 35.1, "lon": 129, "zoom": 6, "dwell": 3 } ] }"#)
+
+    static let outputFaults: [ErrorCase] = [
+        ErrorCase(group: "Output faults", what: "An output folder this user may not write in",
+                  files: ["scene.json": scene()], arguments: render(), message: "maptrip: error: cannot write <folder>/out.mp4: Permission denied (this user may not write in <folder>: write the video elsewhere with -o)",
+                  fault: .unprivileged([".": 0o555])),
+        ErrorCase(group: "Output faults", what: "An output folder that this user may not make",
+                  files: ["scene.json": scene()], arguments: ["render", "scene.json", "-o", "new/out.mp4"], message: "maptrip: error: cannot create the output's folder <folder>/new: Permission denied (this user may not make folders in <folder>: write elsewhere with -o)",
+                  output: nil, fault: .unprivileged([".": 0o555])),
+        ErrorCase(group: "Output faults", what: "A full disk (a 64 KB tmpfs)",
+                  files: ["scene.json": longer], arguments: render(), message: "maptrip: error: cannot write <folder>/out.mp4: No space left on device (free some space, or write the video elsewhere with -o)",
+                  fault: .diskFull(kilobytes: 64)),
+        ErrorCase(group: "Output faults", what: "A full disk, writing a PNG sequence into new folders",
+                  files: ["scene.json": longer], arguments: ["render", "scene.json", "-o", "frames/a/%04d.png"], message: "maptrip: error: cannot write <folder>/frames/a: No space left on device (free some space, or write the video elsewhere with -o)",
+                  output: nil, fault: .diskFull(kilobytes: 64)),
+        ErrorCase(group: "Output faults", what: "The output's folder removed during the render",
+                  files: ["scene.json": longer, "sub/notes.txt": text("notes")], arguments: ["render", "scene.json", "-o", "sub/out.mp4"],
+                  message: "maptrip: error: cannot write <folder>/sub/out.mp4: its folder <folder>/sub was removed during the render",
+                  output: nil, fault: .folderRemovedMidRender("sub")),
     ]
 
     static let outputsAndOptions: [ErrorCase] = [
@@ -308,6 +347,24 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
     static func run(_ c: ErrorCase, existingOutput: Bool, server: String?) throws {
         try Trip.withDirectory("errors") { dir in
+            var prefix: [String] = []
+            switch c.fault {
+            case .diskFull(let kilobytes):
+                guard Self.mount(tmpfs: dir, kilobytes: kilobytes) else {
+                    print("skipped \(c.what): cannot mount a tmpfs (needs root)")
+                    return
+                }
+            case .unprivileged where getuid() == 0:
+                prefix = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                guard FileManager.default.isExecutableFile(atPath: prefix[0]),
+                      (try? CLIProcess.run(["--version"], in: dir, prefix: prefix).status) == 0 else {
+                    print("skipped \(c.what): cannot run maptrip as nobody through setpriv here")
+                    return
+                }
+            default:
+                break
+            }
+            defer { if case .diskFull = c.fault { _ = umount(dir.path) } }
             for (name, bytes) in c.files {
                 let url = dir.appendingPathComponent(name)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -315,11 +372,27 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                 if let server { data = Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "<server>", with: server).utf8) }
                 try data.write(to: url)
             }
-            let before = Trip.contents(dir)
+            var before = Trip.contents(dir)
             if existingOutput, let output = c.output {
                 try Trip.previousOutput.write(to: dir.appendingPathComponent(output))
             }
-            let result = try CLIProcess.run(c.arguments, in: dir)
+            if case .unprivileged(let modes) = c.fault {
+                for (name, mode) in modes { chmod(dir.appendingPathComponent(name).path, mode_t(mode)) }
+            }
+            defer { chmod(dir.path, 0o755) }
+            let result: CLIResult
+            if case .folderRemovedMidRender(let sub) = c.fault {
+                let process = try CLIProcess(c.arguments, in: dir)
+                try process.start()
+                let folder = dir.appendingPathComponent(sub)
+                let deadline = Date().addingTimeInterval(60)
+                while process.process.isRunning, Trip.temporaryFiles(folder).isEmpty, Date() < deadline { usleep(5_000) }
+                try FileManager.default.removeItem(at: folder)
+                result = try process.wait()
+                before.removeAll { $0 == sub }
+            } else {
+                result = try CLIProcess.run(c.arguments, in: dir, prefix: prefix)
+            }
             #expect(result.reason == .exit && result.status == c.status, "\(result)")
             #expect(result.stdout.isEmpty, "\(result)")
             // Paths inside the test's folder are written <folder> in the table.
@@ -333,6 +406,11 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                 #expect(Trip.contents(dir) == before, "left behind: \(Set(Trip.contents(dir)).subtracting(before))")
             }
         }
+    }
+
+    /// Mounts a tmpfs of `kilobytes` on `folder` (false when this process may not).
+    static func mount(tmpfs folder: URL, kilobytes: Int) -> Bool {
+        Glibc.mount("tmpfs", folder.path, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0
     }
 
     /// Two renders of one scene to one output at once: both finish cleanly, each writing its own

@@ -272,14 +272,20 @@ final class CLIProcess {
 
     /// `stderr`: where the process's standard error goes instead of a file (then `CLIResult.stderr`
     /// is empty).
-    init(_ arguments: [String], in directory: URL, stderr: FileHandle? = nil) throws {
+    /// `prefix`: a command that runs maptrip (`setpriv ...`): maptrip's path follows it, then `arguments`.
+    init(_ arguments: [String], in directory: URL, stderr: FileHandle? = nil, prefix: [String] = []) throws {
         scratch = try Trip.makeDirectory("cli-output")
         outURL = scratch.appendingPathComponent("stdout")
         errURL = scratch.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = try Trip.executable()
-        process.arguments = arguments
+        if let command = prefix.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(prefix.dropFirst()) + [try Trip.executable().path] + arguments
+        } else {
+            process.executableURL = try Trip.executable()
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
@@ -312,8 +318,8 @@ final class CLIProcess {
     }
 
     /// Runs `maptrip arguments` in `directory` to the end.
-    static func run(_ arguments: [String], in directory: URL, timeout: Double = 120) throws -> CLIResult {
-        let p = try CLIProcess(arguments, in: directory)
+    static func run(_ arguments: [String], in directory: URL, timeout: Double = 120, prefix: [String] = []) throws -> CLIResult {
+        let p = try CLIProcess(arguments, in: directory, prefix: prefix)
         try p.start()
         return try p.wait(timeout: timeout)
     }
