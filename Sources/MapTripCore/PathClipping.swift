@@ -72,11 +72,13 @@ public struct IndexedGeometry: Sendable {
         var extent = Box.empty
         for i in xs.indices where xs[i].isFinite && ys[i].isFinite { extent.add(xs[i], ys[i]) }
         if extent.minX > extent.maxX { extent = Box(minX: 0, minY: 0, maxX: 0, maxY: 0) }
-        let ox = (extent.minX + extent.maxX) / 2, oy = (extent.minY + extent.maxY) / 2
-        let half = max(extent.maxX - ox, extent.maxY - oy)
+        // Halves first: the sums and differences of coordinates near Double's limits stay finite.
+        let ox = extent.minX / 2 + extent.maxX / 2, oy = extent.minY / 2 + extent.maxY / 2
+        let half = max(extent.maxX / 2 - extent.minX / 2, extent.maxY / 2 - extent.minY / 2)
         let step = half > 0 ? half / 2_147_483_000 : 1
         @inline(__always) func q(_ v: Double, _ o: Double) -> Int32 {
-            v.isFinite ? Int32(((v - o) / step).rounded()) : 0
+            let r = ((v / 2 - o / 2) / (step / 2)).rounded()
+            return r.isFinite ? Int32(max(-2_147_483_647, min(2_147_483_647, r))) : 0
         }
         var qx = [Int32](repeating: 0, count: xs.count), qy = qx
         for i in xs.indices {

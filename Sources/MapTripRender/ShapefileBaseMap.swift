@@ -38,8 +38,7 @@ public final class ShapefileDatasource: @unchecked Sendable {
     /// after: loads may run on several threads, and a context kept would hold its memory for nothing.
     static func load(path: String) throws -> IndexedGeometry {
         let transformation = try Transformation(pipeline: toWebMercator, context: ProjContext())
-        let reader = try ShapefileReader(path: path)
-        var g = try reader.readAll()
+        var (g, kind) = try DegreeLayer.read(path: path)
         // Web Mercator sends the poles to infinity without complaint: clamp first.
         for i in g.ys.indices {
             g.ys[i] = WebMercator.clampLatitude(g.ys[i])
@@ -57,7 +56,7 @@ public final class ShapefileDatasource: @unchecked Sendable {
             g.ys[i] = w.y
         }
         let isPolygon: Bool
-        if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
+        if case .polygon = kind { isPolygon = true } else { isPolygon = false }
         return IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
     }
 }
@@ -67,10 +66,9 @@ public final class PlaneDatasource: @unchecked Sendable {
     public let levels: DetailLevels
 
     public init(path: String, plane: any PlaneProjector) throws {
-        let reader = try ShapefileReader(path: path)
-        let g = try reader.readAll()
+        let (g, kind) = try DegreeLayer.read(path: path)
         let isPolygon: Bool
-        if case .polygon = reader.kind { isPolygon = true } else { isPolygon = false }
+        if case .polygon = kind { isPolygon = true } else { isPolygon = false }
         var parts = SeamCut.Parts(lons: g.xs, lats: g.ys, partStarts: g.partStarts)
         if let seam = plane.seam { parts = SeamCut.cut(parts, seam: seam, polygons: isPolygon) }
         var xs = parts.lons, ys = parts.lats

@@ -7,6 +7,11 @@ public struct ShapefileError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let message: String
     public var description: String { "shapefile \(path): \(message)" }
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
 }
 
 /// The geometry kinds maptrip reads.

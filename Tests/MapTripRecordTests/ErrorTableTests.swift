@@ -184,6 +184,24 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                           .map { [UInt8]($0) }
                   }, arguments: withAssets,
                   message: "maptrip: error: shapefile \(landFile): cannot read shape 0 of 1355: Corrupted .shp file : shape 0, nPoints=270426, nParts=98, nEntitySize=680. (the file is truncated or damaged, or not the one its .shx was made with: restore both from the same copy)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .prj that says the layer is projected (Web Mercator)",
+                  files: land { $0["ne_10m_land.prj"] = text(#"PROJCS["WGS_84_Pseudo_Mercator",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Mercator"],UNIT["Meter",1.0]]"#) },
+                  arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): its .prj describes a projected coordinate system \"WGS_84_Pseudo_Mercator\", but the base map's layers are longitude/latitude degrees (WGS 84): reproject the layer, e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .prj that is not a coordinate system",
+                  files: land { $0["ne_10m_land.prj"] = text("hello") }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): its .prj is not a coordinate system in WKT (remove it, or restore it from the same copy as the .shp)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A vertex in metres, not degrees (x = 3,500,000)",
+                  files: land { files in
+                      // The first point of the first record: after the record header, type, box and counts.
+                      var shp = files["ne_10m_land.shp"]!!
+                      let parts = Int(shp[144]) | Int(shp[145]) << 8 | Int(shp[146]) << 16 | Int(shp[147]) << 24
+                      let at = 152 + 4 * parts
+                      withUnsafeBytes(of: (3_500_000.0).bitPattern.littleEndian) { shp.replaceSubrange(at..<at + 8, with: $0) }
+                      files["ne_10m_land.shp"] = shp
+                  },
+                  arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): shape 0 has a vertex at (3500000.0, -71.49902603997366), which is not longitude/latitude in degrees (the base map's layers are WGS 84 degrees: reproject the layer, e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp)"),
         ErrorCase(group: "Base-map data (--assets)", what: "A layer's .shp missing",
                   files: land { $0["ne_10m_land.shp"] = nil }, arguments: withAssets,
                   message: "maptrip: error: shapefile \(landFile): no such file (a base map folder needs every layer's .shp and .shx: restore the folder, or pass another)"),
