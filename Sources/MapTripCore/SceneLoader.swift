@@ -42,9 +42,10 @@ public enum SceneLoader {
     public typealias ResolverSource = @Sendable () throws -> PlaceResolver
 
     /// Loads, checks and resolves a scene file; throws `SceneErrors` listing every problem.
+    /// `paths`: where the files the scene names may be (batch renders; nil: anywhere).
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
-                            projections: ProjectionChecking? = nil) throws -> Scene {
-        let report = check(contentsOf: url, resolver: resolver, projections: projections)
+                            projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) throws -> Scene {
+        let report = check(contentsOf: url, resolver: resolver, projections: projections, paths: paths)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
@@ -59,7 +60,7 @@ public enum SceneLoader {
 
     /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
     public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
-                             projections: ProjectionChecking? = nil) -> SceneReport {
+                             projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -82,13 +83,13 @@ public enum SceneLoader {
                 ? error.localizedDescription : "permission denied"
             return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
-        return check(data, file: file, resolver: resolver, projections: projections)
+        return check(data, file: file, resolver: resolver, projections: projections, paths: paths)
     }
 
     /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
     /// here; rendering checks it again).
     public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
-                             projections: ProjectionChecking? = nil) -> SceneReport {
+                             projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -98,7 +99,7 @@ public enum SceneLoader {
             return SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "",
                                                                message: "\(error)")], warnings: [])
         }
-        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections)
+        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, paths: paths)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -164,14 +165,16 @@ private struct SceneBuilder {
     var checker: SceneChecker
     let resolver: SceneLoader.ResolverSource?
     let projections: ProjectionChecking?
+    let paths: PathPolicy?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
-    init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?) {
+    init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?, paths: PathPolicy?) {
         checker = SceneChecker(file: file)
         self.resolver = resolver
         self.projections = projections
+        self.paths = paths
     }
 
     mutating func scene(from root: JSONValue) -> Scene? {
@@ -218,7 +221,13 @@ private struct SceneBuilder {
             placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
         }
         if let map = checked["map"] {
-            if map["tiles"] != nil { scene.map = self.map(map) }
+            if let tiles = map["tiles"] {
+                scene.map = self.map(map)
+                // A folder or an MBTiles file (file:// too); URLs are the tile client's to check.
+                let text = tiles.string ?? ""
+                let local = text.lowercased().hasPrefix("file://") ? URL(string: text)?.path : (text.contains("://") ? nil : text)
+                if let local { confine(local, tiles.json, map.path(of: "tiles") ?? "map.tiles", what: "tiles") }
+            }
             if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
             scene.graticule = map["graticule"]?.number
             if case .proj(let definition) = scene.projection, let projections, let value = map["projection"] {
@@ -226,7 +235,12 @@ private struct SceneBuilder {
             }
         }
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
-        if let audio = checked["audio"] { scene.audio = self.audio(audio) }
+        if let audio = checked["audio"] {
+            scene.audio = self.audio(audio)
+            let file = audio["file"] ?? audio
+            confine(scene.audio!.file, file.json, audio["file"] == nil ? "audio" : audio.path(of: "file") ?? "audio.file",
+                    what: "sound file")
+        }
         checkTotals(scene, checked)
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
@@ -489,6 +503,7 @@ private struct SceneBuilder {
     /// renderer decodes it fully before the first frame). Checked only when the scene is a file on
     /// disk (relative paths are relative to it).
     mutating func checkImage(_ name: String, _ value: JSONValue, _ path: String, what: String) {
+        guard confine(name, value, path, what: what) else { return }
         let sceneURL = URL(fileURLWithPath: checker.file)
         guard FileManager.default.fileExists(atPath: sceneURL.path) else { return }
         let url = URL(fileURLWithPath: name, relativeTo: sceneURL.deletingLastPathComponent())
@@ -508,6 +523,19 @@ private struct SceneBuilder {
             checker.fail(value, path, "\(what) '\(name)' is not a PNG, JPEG or WebP image",
                          hint: "convert it to PNG, JPEG or WebP")
         }
+    }
+
+    /// With a `PathPolicy` (batch renders), a file the scene names must be inside the scene's folder or
+    /// an allowed one. Returns whether it is (or there is no policy).
+    @discardableResult
+    mutating func confine(_ name: String, _ value: JSONValue, _ path: String, what: String) -> Bool {
+        guard let paths else { return true }
+        let folder = URL(fileURLWithPath: checker.file).deletingLastPathComponent()
+        if paths.permits(name, sceneFolder: folder) { return true }
+        checker.fail(value, path, "\(what) '\(name)' is outside the scene's folder",
+                     hint: "a batch reads only files inside each scene's folder: move it there, or allow its folder "
+                         + "with --allow-paths DIR")
+        return false
     }
 
     /// Rejects scenes whose length is absurd (or too short for a single frame).

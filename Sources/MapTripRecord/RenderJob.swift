@@ -16,6 +16,8 @@ public struct RenderEnvironment: Sendable {
     public var strictTiles: Bool
     /// Seconds for each tile request over HTTP, retries apart (nil: `HTTPTileOptions`' default).
     public var tileTimeout: Double?
+    /// Where the files a scene names may be (batch renders; nil: anywhere).
+    public var paths: PathPolicy?
     public var processEnvironment: [String: String]
     /// The embedded map's data, loaded once and shared by every render given this environment (a
     /// batch's); nil: each render loads its own.
@@ -143,7 +145,8 @@ public struct RenderJob {
     /// a transparent background when forced), and the files it names.
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
         -> (scene: Scene, files: [URL]) {
-        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker())
+        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker(),
+                                          paths: environment.paths)
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
     }

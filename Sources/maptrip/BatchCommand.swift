@@ -51,6 +51,12 @@ struct BatchCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Option(name: .customLong("allow-paths"), parsing: .singleValue,
+            help: ArgumentHelp("A folder whose files scenes may name, beyond each scene's own folder (repeatable). "
+                               + "Without it, a scene naming a photo, sound or tiles outside its folder fails.",
+                               valueName: "folder"))
+    var allowPaths: [String] = []
+
     @Flag(name: .shortAndLong, help: "Print nothing but errors and the summary of failures.")
     var quiet = false
 
@@ -60,6 +66,12 @@ struct BatchCommand: ParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1 to 64") }
+        for folder in allowPaths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--allow-paths \(folder): no such folder")
+            }
+        }
         if merge != nil {
             if output != nil || !scenes.isEmpty || shard != nil {
                 throw ValidationError("--merge takes only the folder: maptrip batch --merge clips/")
@@ -98,7 +110,9 @@ struct BatchCommand: ParsableCommand {
             if options.fileExtension != plan.defaults.fileExtension {
                 plan = try BatchPlan.discover(scenes, outputFolder: folder, fileExtension: options.fileExtension)
             }
-            let environment = try common.environment()
+            var environment = try common.environment()
+            // Scenes a batch renders may name files only in their own folders and those allowed.
+            environment.paths = PathPolicy(allowed: allowPaths.map { URL(fileURLWithPath: $0) })
             var share: BatchShard.Share?
             if let shard {
                 // The environment is read here, at the edge, and handed down as values.

@@ -339,4 +339,37 @@ struct SceneLoaderTests {
         let dirError = try #require(#expect(throws: SceneErrors.self) { try SceneLoader.load(contentsOf: directory) }?.first)
         #expect(dirError.message.contains("directory"))
     }
+
+    /// With a path policy (batch renders), sound, tiles and pictures a scene names must be inside its
+    /// folder or an allowed one; each one outside is an error at its own position. Without one, anything.
+    @Test func pathPolicyConfinesEveryFileASceneNames() throws {
+        let fm = FileManager.default
+        let root = fm.temporaryDirectory.appendingPathComponent("maptrip-paths-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: root) }
+        let folder = root.appendingPathComponent("scene"), other = root.appendingPathComponent("other")
+        try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+        try fm.createDirectory(at: other, withIntermediateDirectories: true)
+        let text = """
+            {
+              "audio": "../other/music.mp3",
+              "map": { "tiles": "file://\(other.path)/tiles", "attribution": "t" },
+              "places": [ { "lat": 1, "lon": 2 }, { "lat": 3, "lon": 4, "photo": "sub/../../other/p.jpg" } ]
+            }
+            """
+        let url = folder.appendingPathComponent("trip.json")
+        try Data(text.utf8).write(to: url)
+        let report = SceneLoader.check(contentsOf: url, paths: PathPolicy())
+        #expect(report.errors.map(\.path) == ["audio", "map.tiles", "places[1].photo"], "\(report.errors)")
+        #expect(report.errors.map(\.line) == [2, 3, 4])
+        #expect(report.errors[0].message == "sound file '../other/music.mp3' is outside the scene's folder")
+        // Allowing the other folder admits all three (the photo then fails only for not existing).
+        let allowed = SceneLoader.check(contentsOf: url, paths: PathPolicy(allowed: [other]))
+        #expect(allowed.errors.map(\.message) == ["photo 'sub/../../other/p.jpg' not found"], "\(allowed.errors)")
+        #expect(SceneLoader.check(contentsOf: url).errors.map(\.path) == ["places[1].photo"])
+        // Inside, by any spelling.
+        let policy = PathPolicy()
+        #expect(policy.permits("a/../b.jpg", sceneFolder: folder))
+        #expect(policy.permits(folder.appendingPathComponent("x.png").path, sceneFolder: folder))
+        #expect(!policy.permits("../scene-other/x.png", sceneFolder: folder))
+    }
 }

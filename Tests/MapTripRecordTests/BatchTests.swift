@@ -136,6 +136,50 @@ import Testing
         }
     }
 
+    /// A batch renders scenes it did not write: a file a scene names (here a photo) must be inside the
+    /// scene's folder, whether reached by `..`, an absolute path or a symbolic link, unless
+    /// `--allow-paths` allows its folder.
+    @Test func scenesMayNameFilesOnlyInTheirFolderUnlessAllowed() throws {
+        try Trip.withDirectory("batch-paths") { dir in
+            let shared = dir.appendingPathComponent("shared")
+            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Trip.assets.deletingLastPathComponent().appendingPathComponent("Scenes/photos/seoul.jpg"),
+                                             to: shared.appendingPathComponent("seoul.jpg"))
+            func scene(photo: String) -> String {
+                TripScene.korea.json.replacingOccurrences(of: #""name": "Seoul","#, with: #""name": "Seoul", "photo": \#(Trip.quoted(photo)),"#)
+            }
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("scenes"), withIntermediateDirectories: true)
+            try Data(scene(photo: "../shared/seoul.jpg").utf8).write(to: dir.appendingPathComponent("scenes/up.json"))
+            try Data(scene(photo: shared.appendingPathComponent("seoul.jpg").path).utf8)
+                .write(to: dir.appendingPathComponent("scenes/absolute.json"))
+            try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("scenes/link.jpg"),
+                                                       withDestinationURL: shared.appendingPathComponent("seoul.jpg"))
+            try Data(scene(photo: "link.jpg").utf8).write(to: dir.appendingPathComponent("scenes/link.json"))
+
+            let confined = try CLIProcess.run(["batch", "scenes", "-o", "clips", "--json"], in: dir)
+            #expect(confined.status == 1, "\(confined)")
+            let failed = try Self.events(confined).filter { $0.event == "failed" }
+            #expect(failed.map { $0.scene ?? "" }.sorted() == ["absolute.json", "link.json", "up.json"], "\(confined)")
+            let up = try #require(failed.first { $0.scene == "up.json" })
+            #expect(up.error?.contains("places[0].photo: photo '../shared/seoul.jpg' is outside the scene's folder "
+                                       + "(a batch reads only files inside each scene's folder: move it there, or allow "
+                                       + "its folder with --allow-paths DIR)") == true, "\(up)")
+            #expect(up.error?.contains("up.json:") == true, "\(up)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("clips/up.mp4").path))
+
+            let allowed = try CLIProcess.run(["batch", "scenes", "-o", "clips", "--json", "--allow-paths", "shared"], in: dir)
+            #expect(allowed.status == 0, "\(allowed)")
+            #expect(try Self.events(allowed).filter { $0.event == "done" }.count == 3, "\(allowed)")
+
+            // A single render trusts its scene.
+            let single = try CLIProcess.run(["render", "scenes/up.json", "-o", "up.mp4", "-q"], in: dir)
+            #expect(single.status == 0, "\(single)")
+
+            let missing = try CLIProcess.run(["batch", "scenes", "-o", "clips", "--allow-paths", "nope"], in: dir)
+            #expect(missing.status == 64 && missing.stderr.contains("--allow-paths nope: no such folder"), "\(missing)")
+        }
+    }
+
     @Test func listAndManifestWithDefaults() throws {
         try Trip.withDirectory("batch-list") { dir in
             try Self.write(Self.scene("Alpha"), "a.json", in: dir)
