@@ -36,6 +36,16 @@ public final class MBTilesSource: TileSource {
                 throw TileError.badMBTiles(path, reason: "not an MBTiles file (no tiles table; make one with "
                                            + "`maptrip tiles` or another MBTiles writer)")
             }
+            // PRAGMA table_info works on views too (some writers deduplicate tiles behind a view).
+            var columns = Set<String>()
+            let info = try database.prepare("PRAGMA table_info(tiles)")
+            while try info.step() { if let name = info.text(1) { columns.insert(name.lowercased()) } }
+            let missing = ["zoom_level", "tile_column", "tile_row", "tile_data"].filter { !columns.contains($0) }
+            guard missing.isEmpty else {
+                throw TileError.badMBTiles(path, reason: "its tiles table has no \(missing.joined(separator: ", ")) column"
+                                           + "\(missing.count == 1 ? "" : "s") (an MBTiles tiles table has zoom_level, tile_column, "
+                                           + "tile_row and tile_data: make one with `maptrip tiles` or another MBTiles writer)")
+            }
             var meta: [String: String] = [:]
             if try database.tableExists("metadata") {
                 let s = try database.prepare("SELECT name, value FROM metadata")

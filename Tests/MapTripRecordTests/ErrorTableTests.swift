@@ -40,6 +40,18 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     var needsServer: Bool { files.values.contains { String(decoding: $0, as: UTF8.self).contains("<server>") } }
 
     static func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+    /// The bytes of an SQLite database made by `sql` (with the sqlite3 module of Python's standard library).
+    static func sqlite(_ sql: String) -> [UInt8] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-\(UUID().uuidString).db").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.close()", path, sql]
+        try? p.run()
+        p.waitUntilExit()
+        return (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) } ?? []
+    }
     static let place = #"{ "lat": 37.5665, "lon": 126.978 }"#
     static func scene(_ places: String = place, _ extra: String = "") -> [UInt8] {
         text("{\(extra) \"places\": [ \(places) ] }")
@@ -91,6 +103,16 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                           "map.mbtiles": text(String(repeating: "not a database ", count: 20))],
                   arguments: render(),
                   message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an SQLite database (file is not a database); an .mbtiles file is an SQLite database of tiles: check that the download finished"),
+        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file without a tiles table (a broken schema)",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
+                          "map.mbtiles": sqlite("CREATE TABLE metadata (name TEXT, value TEXT)")],
+                  arguments: render(),
+                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an MBTiles file (no tiles table; make one with `maptrip tiles` or another MBTiles writer)"),
+        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file whose tiles table has other columns",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
+                          "map.mbtiles": sqlite("CREATE TABLE tiles (z INTEGER, x INTEGER, y INTEGER, data BLOB)")],
+                  arguments: render(),
+                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: its tiles table has no zoom_level, tile_column, tile_row, tile_data columns (an MBTiles tiles table has zoom_level, tile_column, tile_row and tile_data: make one with `maptrip tiles` or another MBTiles writer)"),
         ErrorCase(group: "Map: tiles and projection", what: "A tiles folder that is not there",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "no-such-folder" },"#)], arguments: render(),
                   message: "maptrip: error: map.tiles \"no-such-folder\": no such folder or file (looked for <folder>/no-such-folder). Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp tiles, or an .mbtiles file"),
@@ -202,6 +224,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   },
                   arguments: withAssets,
                   message: "maptrip: error: shapefile \(landFile): shape 0 has a vertex at (3500000.0, -71.49902603997366), which is not longitude/latitude in degrees (the base map's layers are WGS 84 degrees: reproject the layer, e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp)"),
+        ErrorCase(group: "Base-map data (--assets)", what: "A .shx claiming 2^31 records",
+                  files: land { files in
+                      var shx = files["ne_10m_land.shx"]!!
+                      shx.replaceSubrange(24..<28, with: [0x7F, 0xFF, 0xFF, 0xFF])  // file length, in 16-bit words
+                      files["ne_10m_land.shx"] = shx
+                  }, arguments: withAssets,
+                  message: "maptrip: error: shapefile \(landFile): not a readable shapefile: Record count in .shp header is 536870899, which seems unreasonable.  Assuming header is corrupt. (a .shp needs the .shx made with it beside it: restore both from the same copy)"),
         ErrorCase(group: "Base-map data (--assets)", what: "A layer's .shp missing",
                   files: land { $0["ne_10m_land.shp"] = nil }, arguments: withAssets,
                   message: "maptrip: error: shapefile \(landFile): no such file (a base map folder needs every layer's .shp and .shx: restore the folder, or pass another)"),
@@ -261,6 +290,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   files: ["scene.json": text(#"{ "title": "Caf"#) + [0xE9] + text(#"", "places": [ { "lat": 1, "lon": 2 } ] }"#)],
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:16: the file is not valid UTF-8 text (byte 0xE9) (a scene file is a UTF-8 JSON text file)"),
+        ErrorCase(group: "Scenes", what: "A tiny number (a dwell of 1e-300 s)",
+                  files: ["scene.json": scene(#"{ "lat": 1, "lon": 2, "dwell": 1e-300 }"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:13: places: the video would be shorter than one frame (lengthen the dwells)"),
         ErrorCase(group: "Scenes", what: "The scene is a folder", files: ["scene.json/x": []], arguments: render(),
                   message: "maptrip: error: scene.json: cannot read the scene: it is a directory (pass the scene's .json file)"),
         ErrorCase(group: "Scenes", what: "The scene unreadable (permissions)", files: ["scene.json": scene()], arguments: render(),
