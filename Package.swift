@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "MapTripRender",
                 dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj"]),
         .target(name: "MapTripTiles",
-                dependencies: ["MapTripCore", "MapTripRender", "Cairo", "FFmpeg", "SQLite", "Curl"]),
+                dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",

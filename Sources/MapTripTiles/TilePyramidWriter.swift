@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRender
 import SQLite
 
@@ -169,13 +170,16 @@ public final class TilePyramidWriter {
         let fm = FileManager.default
         let dir = file.deletingLastPathComponent()
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-        let temp = dir.appendingPathComponent(".\(file.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
-        try? fm.removeItem(at: temp)
+        // Named as every maptrip output's temporary file (stale ones of a killed run are removed), and
+        // renamed over the destination in one step: an existing file is never missing, even for an instant.
+        let temp = TemporaryFiles.name(beside: file)
         var bytes = 0
         do {
             try fillMBTiles(at: temp, keys, bytes: &bytes, progress: progress)  // the connection is closed on return
-            if fm.fileExists(atPath: file.path) { try fm.removeItem(at: file) }
-            try fm.moveItem(at: temp, to: file)
+            try TemporaryFiles.sync(temp)
+            guard rename(temp.path, file.path) == 0 else {
+                throw TileError.badPyramid("cannot write \(file.path): \(String(cString: strerror(errno)))")
+            }
         } catch {
             try? fm.removeItem(at: temp)
             throw error
