@@ -68,6 +68,11 @@ public final class MediaOutput {
             temporary = dir
             writePath = dir.appendingPathComponent(pattern).path
         case .stream(let url, _):
+            // A playlist and its segments (HLS) go into a folder that may have to be made.
+            if url.hasPrefix("/") {
+                let folder = URL(fileURLWithPath: url).deletingLastPathComponent()
+                madeFolders = try OutputPlan.createFolder(folder, label: folder.path)
+            }
             temporary = nil
             writePath = url
         }

@@ -73,8 +73,10 @@ import TileServerFixture
                     process.signal(signal)
                     let result = try process.wait(timeout: 120)
 
-                    if result.reason == .exit && result.status == 0 {
-                        // Finished before the signal came: the output is the new video, whole.
+                    let now = try Data(contentsOf: output)
+                    if result.reason == .exit && result.status == 0 || now != before {
+                        // Finished before the signal came (or came as it exited, the video already in
+                        // place): the output is the new video, whole.
                         landed.afterFinish += 1
                         #expect(try VideoReader(path: output.path).countFrames() == trial.frames, "\(context)")
                         continue
@@ -87,7 +89,6 @@ import TileServerFixture
                         #expect(result.status == 128 + signal, "\(context): \(result)")
                         #expect(result.stderr == "maptrip: interrupted by \(name)\n", "\(context): \(result)")
                     }
-                    #expect(try Data(contentsOf: output) == before, "\(context): the output changed")
                     if signal != SIGKILL {
                         #expect(!Trip.temporaryFiles(dir).contains { $0.contains(".maptrip-\(pid)-") },
                                 "\(context): left \(Trip.temporaryFiles(dir))")
