@@ -141,7 +141,7 @@ public enum Concat {
             Int(Rational.rescale(ts, from: timeBase, to: fps.inverted))
         }
 
-        let temporary = MediaOutput.temporaryURL(beside: output)
+        let temporary = TemporaryFiles.name(beside: output)
         do {
             let muxer = try Muxer(path: temporary.path, format: format)
             let stream = try muxer.addStream(copying: first.parameters, timeBase: first.timeBase, frameRate: fps)
@@ -212,8 +212,7 @@ public enum Concat {
                 total += count
             }
             try muxer.finish()
-            try TemporaryFiles.sync(temporary)
-            try MediaOutput.rename(temporary, output)
+            try TemporaryFiles.commit(temporary, onto: output)
             boundaries.append(previousEnd ?? 0)
             return ConcatSummary(frames: total, duration: Double(total) / fps.doubleValue, boundaries: boundaries)
         } catch {

@@ -54,11 +54,11 @@ public final class MediaOutput {
         switch plan.target {
         case .file(let url):
             madeFolders = try OutputPlan.createFolder(url.deletingLastPathComponent(), label: url.deletingLastPathComponent().path)
-            temporary = Self.temporaryURL(beside: url)
+            temporary = TemporaryFiles.name(beside: url)
             writePath = temporary!.path
         case .imageSequence(let folder, let pattern):
             madeFolders = try OutputPlan.createFolder(folder, label: folder.path)
-            let dir = Self.temporaryURL(beside: folder.appendingPathComponent("frames"))
+            let dir = TemporaryFiles.name(beside: folder.appendingPathComponent("frames"))
             do {
                 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
             } catch {
@@ -256,33 +256,13 @@ public final class MediaOutput {
         do {
             return try body()
         } catch let error as FFmpegError {
-            guard let reason = storageFailure(errno: -error.code, writing: temporary) else { throw error }
+            guard let reason = TemporaryFiles.storageFailure(errno: -error.code, writing: temporary) else { throw error }
             throw OutputError.notWritable(targetPath(target), reason: reason)
         }
     }
 
     private func storing(_ body: () throws -> Void) throws {
         try Self.storing(plan.target, temporary, body)
-    }
-
-    /// What a failed write means and what to do, for the errors a disk gives (nil for others).
-    static func storageFailure(errno code: Int32, writing temporary: URL?) -> String? {
-        let text = String(cString: strerror(code))
-        switch code {
-        case ENOSPC, EDQUOT: return "\(text) (free some space, or write the video elsewhere with -o)"
-        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere with -o)"
-        case EIO: return "\(text) (the disk failed while the video was written)"
-        case EROFS: return "\(text) (write the video elsewhere with -o)"
-        case EACCES, EPERM:
-            let folder = temporary?.deletingLastPathComponent().path ?? "its folder"
-            return "\(text) (this user may not write in \(folder): write the video elsewhere with -o)"
-        case ENOENT:
-            if let folder = temporary?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: folder.path) {
-                return "its folder \(folder.path) was removed during the render"
-            }
-            return text
-        default: return nil
-        }
     }
 
     private func checkOpen(_ operation: String) throws {
@@ -295,8 +275,7 @@ public final class MediaOutput {
     private func commit() throws {
         switch plan.target {
         case .file(let url):
-            try TemporaryFiles.sync(temporary!)
-            try Self.rename(temporary!, url)
+            try TemporaryFiles.commit(temporary!, onto: url)
         case .imageSequence(let folder, let pattern):
             let dir = temporary!
             let written = try FileManager.default.contentsOfDirectory(atPath: dir.path)
@@ -308,7 +287,7 @@ public final class MediaOutput {
                 unlink(folder.appendingPathComponent(name).path)
             }
             for name in written.sorted() {
-                try Self.rename(dir.appendingPathComponent(name), folder.appendingPathComponent(name))
+                try TemporaryFiles.rename(dir.appendingPathComponent(name), onto: folder.appendingPathComponent(name))
             }
             Self.remove(dir)
         case .stream:
@@ -323,17 +302,6 @@ public final class MediaOutput {
         return { name in
             name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count
                 && name.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy(\.isNumber)
-        }
-    }
-
-    /// A new temporary name beside `url` (stale ones of the same target removed first).
-    static func temporaryURL(beside url: URL) -> URL { TemporaryFiles.name(beside: url) }
-
-    static func rename(_ from: URL, _ to: URL) throws {
-        if Foundation.rename(from.path, to.path) != 0 {
-            let code = errno
-            throw OutputError.notWritable(to.path, reason: storageFailure(errno: code, writing: from)
-                                          ?? String(cString: strerror(code)))
         }
     }
 

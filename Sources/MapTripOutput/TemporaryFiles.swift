@@ -31,10 +31,46 @@ public enum TemporaryFiles {
         }
         if failure == 0, fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == 0 { failure = errno }
-        if failure == 0, rename(temp.path, url.path) != 0 { failure = errno }
+        if failure == 0, Foundation.rename(temp.path, url.path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temp.path)
             throw OutputError.notWritable(url.path, reason: String(cString: strerror(failure)))
+        }
+    }
+
+    /// Moves a finished temporary file onto its target: flushed to the disk first (`sync`), then renamed.
+    public static func commit(_ temporary: URL, onto target: URL) throws {
+        try sync(temporary)
+        try rename(temporary, onto: target)
+    }
+
+    /// Renames `from` onto `to` in one step, a failure said of `to` with what to do.
+    public static func rename(_ from: URL, onto to: URL) throws {
+        if Foundation.rename(from.path, to.path) != 0 {
+            let code = errno
+            throw OutputError.notWritable(to.path, reason: storageFailure(errno: code, writing: from)
+                                          ?? String(cString: strerror(code)))
+        }
+    }
+
+    /// What a failed write of `temporary` means and what to do, for the errors a disk gives (nil for
+    /// others).
+    public static func storageFailure(errno code: Int32, writing temporary: URL?) -> String? {
+        let text = String(cString: strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT: return "\(text) (free some space, or write the video elsewhere with -o)"
+        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere with -o)"
+        case EIO: return "\(text) (the disk failed while the video was written)"
+        case EROFS: return "\(text) (write the video elsewhere with -o)"
+        case EACCES, EPERM:
+            let folder = temporary?.deletingLastPathComponent().path ?? "its folder"
+            return "\(text) (this user may not write in \(folder): write the video elsewhere with -o)"
+        case ENOENT:
+            if let folder = temporary?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: folder.path) {
+                return "its folder \(folder.path) was removed during the render"
+            }
+            return text
+        default: return nil
         }
     }
 
@@ -42,7 +78,7 @@ public enum TemporaryFiles {
     /// power cut cannot leave the target renamed but empty.
     public static func sync(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }  // a folder of images: each file was closed by its writer
+        guard fd >= 0 else { return }  // gone (its folder removed): the rename that follows says so
         defer { close(fd) }
         if fsync(fd) != 0, errno != EINVAL {
             throw OutputError.notWritable(target(of: url).path, reason: String(cString: strerror(errno)))

@@ -9,7 +9,7 @@ enum DegreeLayer {
     static let longitudes = -360.0...360.0
     static let latitudes = -90.000_001...90.000_001
 
-    static func read(path: String) throws -> (geometry: ShapeGeometry, kind: ShapeKind) {
+    static func read(path: String) throws -> (geometry: ShapeGeometry, isPolygon: Bool) {
         try checkProjectionFile(of: path)
         let reader = try ShapefileReader(path: path)
         let g = try reader.readAll()
@@ -24,7 +24,8 @@ enum DegreeLayer {
                                      + "reproject the layer, e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp)")
             }
         }
-        return (g, reader.kind)
+        if case .polygon = reader.kind { return (g, true) }
+        return (g, false)
     }
 
     /// The layer's `.prj`, when it has one, must describe a geographic (degrees) coordinate system.

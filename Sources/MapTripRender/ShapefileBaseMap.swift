@@ -38,7 +38,8 @@ public final class ShapefileDatasource: @unchecked Sendable {
     /// after: loads may run on several threads, and a context kept would hold its memory for nothing.
     static func load(path: String) throws -> IndexedGeometry {
         let transformation = try Transformation(pipeline: toWebMercator, context: ProjContext())
-        var (g, kind) = try DegreeLayer.read(path: path)
+        let layer = try DegreeLayer.read(path: path)
+        var g = layer.geometry
         // Web Mercator sends the poles to infinity without complaint: clamp first.
         for i in g.ys.indices {
             g.ys[i] = WebMercator.clampLatitude(g.ys[i])
@@ -55,9 +56,7 @@ public final class ShapefileDatasource: @unchecked Sendable {
             g.xs[i] = w.x
             g.ys[i] = w.y
         }
-        let isPolygon: Bool
-        if case .polygon = kind { isPolygon = true } else { isPolygon = false }
-        return IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: isPolygon)
+        return IndexedGeometry(xs: g.xs, ys: g.ys, partStarts: g.partStarts, isPolygon: layer.isPolygon)
     }
 }
 
@@ -66,9 +65,7 @@ public final class PlaneDatasource: @unchecked Sendable {
     public let levels: DetailLevels
 
     public init(path: String, plane: any PlaneProjector) throws {
-        let (g, kind) = try DegreeLayer.read(path: path)
-        let isPolygon: Bool
-        if case .polygon = kind { isPolygon = true } else { isPolygon = false }
+        let (g, isPolygon) = try DegreeLayer.read(path: path)
         var parts = SeamCut.Parts(lons: g.xs, lats: g.ys, partStarts: g.partStarts)
         if let seam = plane.seam { parts = SeamCut.cut(parts, seam: seam, polygons: isPolygon) }
         var xs = parts.lons, ys = parts.lats

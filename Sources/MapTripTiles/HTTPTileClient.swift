@@ -352,7 +352,6 @@ private final class WorkList: @unchecked Sendable {
     private let urls: [URL]
     private var next = 0
     private var done: [URL: Result<Data, HTTPTileError>] = [:]
-    private var stopped = false
     private let lock = NSLock()
 
     init(_ urls: [URL]) { self.urls = urls }
@@ -361,7 +360,6 @@ private final class WorkList: @unchecked Sendable {
     func stop() {
         lock.lock()
         defer { lock.unlock() }
-        stopped = true
         for url in urls[next...] { done[url] = .failure(.notTried) }
         next = urls.count
     }
@@ -369,7 +367,7 @@ private final class WorkList: @unchecked Sendable {
     func take() -> URL? {
         lock.lock()
         defer { lock.unlock() }
-        guard !stopped, next < urls.count else { return nil }
+        guard next < urls.count else { return nil }
         next += 1
         return urls[next - 1]
     }
