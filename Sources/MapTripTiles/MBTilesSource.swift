@@ -95,8 +95,8 @@ public final class MBTilesSource: TileSource {
                 throw TileError.badMBTiles(path, reason: "not an SQLite database (\(e.message)); an .mbtiles file is "
                                            + "an SQLite database of tiles: check that the download finished")
             case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
-                throw TileError.badMBTiles(path, reason: "the database is locked (\(e.message)); let the program "
-                                           + "writing it finish, or copy the file")
+                throw TileError.badMBTiles(path, reason: "another program holds it locked, still writing it "
+                                           + "(SQLite: \(e.message), after 2 s of waiting); let that program finish, then run again")
             case 11:  // SQLITE_CORRUPT
                 throw TileError.badMBTiles(path, reason: "the database is damaged (\(e.message)); download it again")
             default:

@@ -31,6 +31,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         case diskFull(kilobytes: Int)
         /// This sub-folder is removed once the render's temporary file is in it.
         case folderRemovedMidRender(String)
+        /// This SQLite database is held in an exclusive transaction by another process while the
+        /// command runs (Python's sqlite3, as a program writing the file would).
+        case lockedDatabase(String)
     }
 
     var testDescription: String { "\(group): \(what)" }
@@ -113,6 +116,12 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                           "map.mbtiles": sqlite("CREATE TABLE tiles (z INTEGER, x INTEGER, y INTEGER, data BLOB)")],
                   arguments: render(),
                   message: "maptrip: error: MBTiles <folder>/map.mbtiles: its tiles table has no zoom_level, tile_column, tile_row, tile_data columns (an MBTiles tiles table has zoom_level, tile_column, tile_row and tile_data: make one with `maptrip tiles` or another MBTiles writer)"),
+        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file another program holds locked (writing it)",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
+                          "map.mbtiles": sqlite("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")],
+                  arguments: render(),
+                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: another program holds it locked, still writing it (SQLite: database is locked, after 2 s of waiting); let that program finish, then run again",
+                  fault: .lockedDatabase("map.mbtiles")),
         ErrorCase(group: "Map: tiles and projection", what: "A tiles folder that is not there",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "no-such-folder" },"#)], arguments: render(),
                   message: "maptrip: error: map.tiles \"no-such-folder\": no such folder or file (looked for <folder>/no-such-folder). Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp tiles, or an .mbtiles file"),
@@ -293,6 +302,14 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   files: ["scene.json": text(#"{ "title": "Caf"#) + [0xE9] + text(#"", "places": [ { "lat": 1, "lon": 2 } ] }"#)],
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:16: the file is not valid UTF-8 text (byte 0xE9) (a scene file is a UTF-8 JSON text file)"),
+        ErrorCase(group: "Scenes", what: "A UTF-8 byte order mark, then a mistake (the mark is skipped, not counted as a column)",
+                  files: ["scene.json": [0xEF, 0xBB, 0xBF] + text(#"{ "places": [ { "lat": 1, "lon": 2, } ] }"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:35: places[0]: trailing comma before '}' (JSON does not allow a ',' after the last member)"),
+        ErrorCase(group: "Scenes", what: "UTF-16 text (with its byte order mark)",
+                  files: ["scene.json": [0xFF, 0xFE] + Array(#"{"places": []}"#.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:1: the file is UTF-16 encoded, not UTF-8 (save it as UTF-8)"),
         ErrorCase(group: "Scenes", what: "A tiny number (a dwell of 1e-300 s)",
                   files: ["scene.json": scene(#"{ "lat": 1, "lon": 2, "dwell": 1e-300 }"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:13: places: the video would be shorter than one frame (lengthen the dwells)"),
@@ -506,6 +523,10 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                 try FileManager.default.removeItem(at: folder)
                 result = try process.wait()
                 before.removeAll { $0 == sub }
+            } else if case .lockedDatabase(let name) = c.fault {
+                let holder = try DatabaseLock(dir.appendingPathComponent(name))
+                result = try CLIProcess.run(c.arguments, in: dir, prefix: prefix)
+                holder.release()
             } else {
                 result = try CLIProcess.run(c.arguments, in: dir, prefix: prefix)
             }
@@ -521,6 +542,37 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
             } else {
                 #expect(Trip.contents(dir) == before, "left behind: \(Set(Trip.contents(dir)).subtracting(before))")
             }
+        }
+    }
+
+    /// Another process holding an SQLite database in an exclusive transaction until `release()`
+    /// (it rolls back: the file and the folder are as they were).
+    final class DatabaseLock {
+        let process = Process()
+        let input = Pipe()
+        init(_ database: URL) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-c", """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute("BEGIN EXCLUSIVE")
+                c.execute("INSERT INTO tiles VALUES (0, 0, 0, x'00')")
+                print("locked", flush=True)
+                sys.stdin.read()
+                c.execute("ROLLBACK")
+                """, database.path]
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            let said = output.fileHandleForReading.readData(ofLength: 7)
+            guard String(decoding: said, as: UTF8.self).hasPrefix("locked") else {
+                throw CocoaError(.fileLocking)
+            }
+        }
+        func release() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
         }
     }
 

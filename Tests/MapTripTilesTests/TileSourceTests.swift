@@ -180,8 +180,8 @@ struct TileSourceTests {
                 _ = try MBTilesSource(file: locked)
                 Issue.record("read a database another connection holds locked")
             } catch let e as TileError {
-                #expect(e.description.contains("the database is locked"), "\(e)")
-                #expect(e.description.contains("let the program writing it finish"), "\(e)")
+                #expect(e.description.contains("another program holds it locked"), "\(e)")
+                #expect(e.description.contains("let that program finish"), "\(e)")
             }
             try writer.exec("COMMIT")
             let vector = dir.appendingPathComponent("vector.mbtiles")
