@@ -37,6 +37,9 @@ final class RasterCache {
     }
 
     private var tiles: [TileID: (surface: ImageSurface, tick: UInt64)] = [:]
+    /// Surfaces of tiles evicted to make room for a frame's new tiles, drawn over again by them
+    /// (no new pages to map and zero); what a frame leaves unused is let go when it is composited.
+    private var spare: [ImageSurface] = []
     private var tick: UInt64 = 0
     private(set) var bytes = 0
     /// The most bytes held at once.
@@ -168,7 +171,12 @@ final class RasterCache {
         let width = levelWidth(k), n = tileCount(level: k)
         let x0 = column * tileSize, y0 = row * tileSize
         let w = min(tileSize, width - x0), h = min(tileSize, width - y0)
-        let surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
+        let surface: ImageSurface
+        if let i = spare.firstIndex(where: { $0.width == w + 2 && $0.height == h + 2 }) {
+            surface = spare.remove(at: i)
+        } else {
+            surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
+        }
         // The unit world into the tile's pixels, its border one pixel out; the copies of the world
         // beside it for the first and last columns, whose borders lie across the antimeridian.
         let t = PixelTransform(scale: Double(width), offsetX: Double(1 - x0), offsetY: Double(1 - y0))
@@ -201,11 +209,13 @@ final class RasterCache {
         peakBytes = max(peakBytes, bytes + reserved)
     }
 
-    private func evict(toFit incoming: Int, keeping: Set<TileID>) {
+    /// `reuse`: keep the surfaces as spares for the tiles about to be drawn.
+    private func evict(toFit incoming: Int, keeping: Set<TileID>, reuse: Bool = false) {
         for (key, e) in tiles.sorted(by: { $0.value.tick < $1.value.tick }) where !keeping.contains(key) {
             if bytes + reserved + incoming <= limitBytes { break }
             tiles[key] = nil
             bytes -= e.surface.byteCount
+            if reuse { spare.append(e.surface) }
         }
     }
 
@@ -221,7 +231,8 @@ final class RasterCache {
         // so the cache never holds more than its bound or this frame's tiles.
         let shown = Set(wanted.joined())
         let missing = shown.filter { tiles[$0] == nil }.reduce(0) { $0 + tileBytes($1) }
-        if bytes + reserved + missing > limitBytes { evict(toFit: missing, keeping: shown) }
+        if bytes + reserved + missing > limitBytes { evict(toFit: missing, keeping: shown, reuse: true) }
+        defer { spare.removeAll() }
         var placed: [(LevelUse, [(surface: ImageSurface, column: Int, row: Int)])] = []
         for (use, ids) in zip(uses, wanted) {
             let unwrapped = tiles(level: use.level, for: viewport)

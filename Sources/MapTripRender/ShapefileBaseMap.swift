@@ -310,8 +310,11 @@ public final class ShapefileBaseMap: BaseMap {
             let water = style.water, scale = viewport.scale
             try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom in
                 try tile.withContext { tcr in
+                    // Every pixel replaced: the surface may be an evicted tile's.
+                    tcr.setOperator(.source)
                     tcr.setSource(water)
                     tcr.paint()
+                    tcr.setOperator(.over)
                     let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
                     try drawLayers(zoom: zoom, scale: scale, in: tcr) { layer, path in
                         let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)

@@ -131,7 +131,24 @@ import Testing
         try map.prepare(for: viewports)
         map.plan(frames: cameras, width: width, height: height, scale: 1)
         let surface = try ImageSurface(width: width, height: height)
-        for v in viewports { try surface.withContext { try map.draw(v, in: $0) } }
+        // Late in the trip, tiles are drawn over the surfaces of evicted ones: those frames are the
+        // same, byte for byte, as a fresh cache draws them.
+        let fresh = try ShapefileBaseMap(assets: assets)
+        try fresh.prepare(for: viewports)
+        fresh.plan(frames: cameras, width: width, height: height, scale: 1)
+        let other = try ImageSurface(width: width, height: height)
+        var checked = 0
+        for (i, v) in viewports.enumerated() {
+            try surface.withContext { try map.draw(v, in: $0) }
+            if i > viewports.count * 3 / 4 && i % 7 == 0 && cameras[i] != cameras[i - 1] {
+                try other.withContext { try fresh.draw(v, in: $0) }
+                surface.flush()
+                other.flush()
+                #expect(memcmp(surface.data, other.data, surface.stride * height) == 0, "frame \(i)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 5)
         let s = try #require(map.rasterCacheStatistics)
         #expect(s.framesComposited > cameras.count / 2)
         // More tiles were drawn than fit at once (some were evicted), yet the bound held.
