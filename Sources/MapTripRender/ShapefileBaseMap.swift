@@ -183,19 +183,47 @@ public final class ShapefileBaseMap: BaseMap {
 
     /// Loads the layers the given zooms need (1:10m data only when a close-up needs it).
     public func prepare(for viewports: [Viewport]) throws {
+        // Build every level of detail the render will use now, not in the middle of it: per file,
+        // the levels (flat, or on the sphere) its layers' zooms need.
+        var wanted: [String: Set<LevelNeed>] = [:]
+        var order: [String] = []
         for layer in layers {
-            let shown = viewports.filter { layer.shows(zoom: $0.camera.zoom) }
-            if shown.isEmpty { continue }
-            // Build every level of detail the render will use now, not in the middle of it.
-            for v in shown {
-                let level = Double(DetailLevels.level(zoom: v.camera.zoom, scale: v.scale))
+            for v in viewports where layer.shows(zoom: v.camera.zoom) {
+                let level = DetailLevels.level(zoom: v.camera.zoom, scale: v.scale)
                 switch v.projection {
-                case .webMercator: _ = try datasource(layer.source).levels.geometry(zoom: level, scale: 1)
-                case .globe: _ = try datasource(layer.source).sphere(zoom: level, scale: 1)
-                case .plane(let plane): _ = try datasource(layer.source, plane: plane).levels.geometry(zoom: level, scale: 1)
+                case .webMercator, .globe:
+                    if wanted[layer.source] == nil { order.append(layer.source) }
+                    wanted[layer.source, default: []].insert(LevelNeed(level: level, sphere: v.projection == .globe))
+                case .plane(let plane):
+                    _ = try datasource(layer.source, plane: plane).levels.geometry(zoom: Double(level), scale: 1)
                 }
             }
         }
+        // Files are read, projected and generalised on two threads at once (each load has a PROJ
+        // context of its own; each file's levels are built under its own lock).
+        let missing = order.filter { sources[$0] == nil }
+        let loaded = Loads(count: missing.count)
+        let directory = directory, store = store
+        DispatchQueue.concurrentPerform(iterations: missing.count) { i in
+            loaded.set(i, Result {
+                let file = directory.appendingPathComponent(missing[i] + ".shp").path
+                return try store?.datasource(path: file) ?? ShapefileDatasource(path: file)
+            })
+        }
+        for (i, source) in missing.enumerated() { sources[source] = try loaded.get(i) }
+        let built = Loads(count: order.count)
+        let all = order.map { (sources[$0]!, wanted[$0]!.sorted { ($0.level, $0.sphere ? 1 : 0) < ($1.level, $1.sphere ? 1 : 0) }) }
+        DispatchQueue.concurrentPerform(iterations: all.count) { i in
+            built.set(i, Result {
+                let (d, needs) = all[i]
+                for need in needs {
+                    if need.sphere { _ = try d.sphere(zoom: Double(need.level), scale: 1) }
+                    else { _ = try d.levels.geometry(zoom: Double(need.level), scale: 1) }
+                }
+                return d
+            })
+        }
+        for i in all.indices { _ = try built.get(i) }
         // The levels are built: the full data (most of the vertices) is only needed again for a
         // level not built yet, and is read again from its file then.
         for d in sources.values { d.levels.releaseFull() }
@@ -254,6 +282,21 @@ public final class ShapefileBaseMap: BaseMap {
         let d = try store?.datasource(path: file, plane: plane) ?? PlaneDatasource(path: file, plane: plane)
         planeSources[key] = d
         return d
+    }
+
+    /// A level of detail a file is wanted at, flat or on the sphere.
+    private struct LevelNeed: Hashable {
+        var level: Int
+        var sphere: Bool
+    }
+
+    /// Results of work run on several threads, each written by one of them, read after.
+    private final class Loads: @unchecked Sendable {
+        private var results: [Result<ShapefileDatasource, Error>?]
+        private let lock = NSLock()
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ r: Result<ShapefileDatasource, Error>) { lock.withLock { results[i] = r } }
+        func get(_ i: Int) throws -> ShapefileDatasource { try lock.withLock { results[i]! }.get() }
     }
 
     private func datasource(_ source: String) throws -> ShapefileDatasource {
