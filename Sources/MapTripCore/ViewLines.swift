@@ -91,3 +91,31 @@ extension Viewport {
         return out
     }
 }
+
+/// Polylines cut down to what a box can show, for stroking.
+public enum PolylineCulling {
+    /// The runs of consecutive segments of `line` whose bounding boxes meet `box`, in order. A segment
+    /// left out lies wholly outside the box, so every point where a run is cut (its end, or the start
+    /// of the next) lies outside it: with `box` the frame grown by half the stroke's width and more,
+    /// the caps drawn there, and the joins no longer drawn, fall outside the frame, and the stroke
+    /// looks the same inside it.
+    public static func runs(_ line: [(x: Double, y: Double)], meeting box: Box) -> [[(x: Double, y: Double)]] {
+        guard line.count >= 2 else { return [] }
+        var out: [[(x: Double, y: Double)]] = []
+        var run: [(x: Double, y: Double)] = []
+        for i in 1..<line.count {
+            let a = line[i - 1], b = line[i]
+            let meets = max(a.x, b.x) >= box.minX && min(a.x, b.x) <= box.maxX
+                && max(a.y, b.y) >= box.minY && min(a.y, b.y) <= box.maxY
+            if meets {
+                if run.isEmpty { run.append(a) }
+                run.append(b)
+            } else if !run.isEmpty {
+                out.append(run)
+                run = []
+            }
+        }
+        if !run.isEmpty { out.append(run) }
+        return out
+    }
+}

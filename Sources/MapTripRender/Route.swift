@@ -7,7 +7,10 @@ import Rsvg
 /// travelled style. Lines are split at the antimeridian and drawn on every copy of the world the
 /// frame shows, so a Tokyo to San Francisco leg crosses the Pacific.
 public final class RouteOverlay: Overlay {
-    public init() {}
+    /// Whether lines are cut down to what the frame shows before they are stroked (see `draw`).
+    let culls: Bool
+
+    public init(culls: Bool = true) { self.culls = culls }
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard !frame.values.legs.isEmpty else { return }
@@ -21,19 +24,29 @@ public final class RouteOverlay: Overlay {
                   let line = frame.routes[leg.place] else { continue }
             let points = leg.progress >= 1 ? line.points : line.prefix(leg.progress)
             guard points.count >= 2 else { continue }
-            let lines = frame.viewport.lines(points)
+            var lines = frame.viewport.lines(points)
+            let width = layout.size(style.width)
+            let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
+            if culls && style.dash.isEmpty {
+                // Only what the frame shows is stroked: a leg runs thousands of kilometres in steps of
+                // 25, most of them off the frame at the zooms routes are seen at. (A dashed line keeps
+                // all of it: its dashes are counted from its start.)
+                let m = (style.outline != nil ? outlineWidth : width) / 2 + 2
+                let box = Box(minX: -m, minY: -m, maxX: Double(frame.viewport.width) + m,
+                              maxY: Double(frame.viewport.height) + m)
+                lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
+            }
             guard !lines.isEmpty else { continue }
             cr.newPath()
             for line in lines {
                 cr.move(to: line[0].x, line[0].y)
                 for p in line.dropFirst() { cr.line(to: p.x, p.y) }
             }
-            let width = layout.size(style.width)
             let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
             if let outline = style.outline {
                 cr.setDash([])
                 cr.setLineCap(.round)
-                cr.setLineWidth(width + 2 * max(layout.size(1.5), width * 0.35))
+                cr.setLineWidth(outlineWidth)
                 cr.setSource(outline.withAlpha(outline.alpha * (leg.travelled ? color.alpha : 1)))
                 cr.strokePreserve()
             }

@@ -254,6 +254,39 @@ struct CinematicsRenderTests {
         }
     }
 
+    /// A leg thousands of kilometres long, seen close up: stroking only the part the frame shows
+    /// draws the same line (Cairo's own rounding aside: a level or two on a few edge pixels).
+    @Test func aRouteCutToTheFrameLooksTheSame() throws {
+        let scene = Scene(flight: 1, video: Self.video(640, 360), places: [
+            Place(name: "London", position: LonLat(lon: -0.1278, lat: 51.5074), dwell: 1, zoom: 6),
+            Place(name: "Auckland", position: LonLat(lon: 174.7633, lat: -36.8485), dwell: 1, zoom: 6),
+            Place(name: "Sydney", position: LonLat(lon: 151.2093, lat: -33.8688), dwell: 1, zoom: 6),
+        ])
+        let timeline = Timeline(scene: scene)
+        // At rest on Auckland, then on Sydney: the whole first leg, ending in the frame, runs off it.
+        for n in [timeline.frameCount / 2 - 2, timeline.frameCount - 1] {
+            let values = timeline.values(at: n)
+            var surfaces: [ImageSurface] = []
+            for culls in [true, false] {
+                let r = try FrameRenderer(scene: scene, baseMap: TransparentBaseMap(), overlays: [RouteOverlay(culls: culls)])
+                try r.render(values)
+                r.surface.flush()
+                surfaces.append(r.surface)
+            }
+            let a = surfaces[0], b = surfaces[1]
+            var differing = 0, worst = 0, drawn = 0
+            for y in 0..<a.height {
+                for i in 0..<(a.width * 4) {
+                    let p = Int(a.data[y * a.stride + i]), q = Int(b.data[y * b.stride + i])
+                    if p != q { differing += 1; worst = max(worst, abs(p - q)) }
+                    if i % 4 == 3 && q > 0 { drawn += 1 }
+                }
+            }
+            #expect(drawn > 200, "the route is in the frame (\(drawn) pixels)")
+            #expect(worst <= 2 && differing <= drawn / 20, "frame \(n): \(differing) bytes differ, by up to \(worst)")
+        }
+    }
+
     // MARK: 3. A photo during its place's rest only
 
     @Test func photoShowsOnlyWhileItsPlaceRests() throws {
