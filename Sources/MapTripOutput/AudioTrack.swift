@@ -173,8 +173,12 @@ public final class AudioTrack {
 
     /// An FFmpeg error as a reason about the file.
     private static func reason(_ error: FFmpegError) -> String {
-        if error.code == FFmpegError.streamNotFound { return "no audio stream" }
-        if error.code == FFmpegError.decoderNotFound { return "no decoder for its audio (\(error.message))" }
+        if error.code == FFmpegError.streamNotFound {
+            return "it holds no sound, only pictures or data (use an MP3, AAC, FLAC, WAV or Opus file)"
+        }
+        if error.code == FFmpegError.decoderNotFound {
+            return "no decoder for its audio (\(error.message); use an MP3, AAC, FLAC, WAV or Opus file)"
+        }
         if error.code == FFmpegError.invalidData || error.operation.hasPrefix("avformat_open_input")
             || error.operation.hasPrefix("avformat_find_stream_info") {
             return "not a media file FFmpeg can read (\(error.message); use an MP3, AAC, FLAC, WAV or Opus file, "

@@ -240,7 +240,7 @@ struct AudioTrackTests {
         let image = dir.appendingPathComponent("picture.png")
         try ImageEncoder.png(BGRAImage(width: 16, height: 16)).write(to: image)
         #expect(failure(AudioSpec(file: image))?.errorDescription
-                == "cannot use audio file '\(image.path)': no audio stream")
+                == "cannot use audio file '\(image.path)': it holds no sound, only pictures or data (use an MP3, AAC, FLAC, WAV or Opus file)")
 
         #expect(failure(AudioSpec(file: dir))?.reason == "it is a folder (name the sound file in it)")
 

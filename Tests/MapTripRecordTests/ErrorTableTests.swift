@@ -136,11 +136,26 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: "maptrip: error: scene.json:1:26: map.projection: PROJ does not know 'EPSG:999999': crs not found (use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\")"),
     ]
 
+    /// A one-second MP4 of pictures only (H.264, no sound), made with maptrip's own encoder.
+    static let silentVideo: [UInt8] = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-silent-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try? Data(#"{ "video": { "width": 64, "height": 64, "fps": 5 }, "places": [ { "lat": 0, "lon": 0, "dwell": 1 } ] }"#.utf8)
+            .write(to: dir.appendingPathComponent("s.json"))
+        _ = try? CLIProcess.run(["render", "s.json", "-o", "s.mp4", "-q"], in: dir)
+        return (try? Data(contentsOf: dir.appendingPathComponent("s.mp4"))).map { [UInt8]($0) } ?? []
+    }()
+
     static let audio: [ErrorCase] = [
         ErrorCase(group: "Sound the scene names", what: "An MP3 that is only its ID3 header",
                   files: ["scene.json": scene(place, #" "audio": "music.mp3","#), "music.mp3": text("ID3") + Array(repeating: 0, count: 100)],
                   arguments: render(),
                   message: "maptrip: error: cannot use audio file '<folder>/music.mp3': not a media file FFmpeg can read (Invalid argument; use an MP3, AAC, FLAC, WAV or Opus file, or run with --verbose to see FFmpeg's account)"),
+        ErrorCase(group: "Sound the scene names", what: "A file with no sound in it (a silent video named .mp3)",
+                  files: ["scene.json": scene(place, #" "audio": "music.mp3","#), "music.mp3": silentVideo],
+                  arguments: render(),
+                  message: "maptrip: error: cannot use audio file '<folder>/music.mp3': it holds no sound, only pictures or data (use an MP3, AAC, FLAC, WAV or Opus file)"),
         ErrorCase(group: "Sound the scene names", what: "A sound file that is not there",
                   files: ["scene.json": scene(place, #" "audio": "music.mp3","#)], arguments: render(),
                   message: "maptrip: error: cannot use audio file '<folder>/music.mp3': no such file (a scene's audio path is relative to the scene's folder)"),
