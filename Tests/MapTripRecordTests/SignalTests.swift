@@ -38,17 +38,22 @@ import TileServerFixture
                     Trial(name: "map", arguments: ["render", "map.json", "-o", "out.mp4", "-q"]),
                     Trial(name: "tiles", arguments: ["render", "tiles.json", "-o", "out.mp4", "-q", "--cache-dir", "cache"]),
                 ]
-                // Each once without a signal: when its output opens, how long it takes, how many frames.
+                // Each twice without a signal: when its output opens, how long it takes, how many
+                // frames (the faster run's times: a first run may be slowed by cold caches).
                 for i in trials.indices {
-                    try? FileManager.default.removeItem(at: dir.appendingPathComponent("cache"))
-                    let start = Date()
-                    let process = try CLIProcess(trials[i].arguments, in: dir)
-                    try process.start()
-                    while process.process.isRunning, Trip.temporaryFiles(dir).isEmpty { usleep(2_000) }
-                    trials[i].opens = Date().timeIntervalSince(start)
-                    let result = try process.wait()
-                    trials[i].seconds = Date().timeIntervalSince(start)
-                    #expect(result.status == 0, "\(result)")
+                    trials[i].seconds = .infinity
+                    for _ in 0..<2 {
+                        try? FileManager.default.removeItem(at: dir.appendingPathComponent("cache"))
+                        let start = Date()
+                        let process = try CLIProcess(trials[i].arguments, in: dir)
+                        try process.start()
+                        while process.process.isRunning, Trip.temporaryFiles(dir).isEmpty { usleep(2_000) }
+                        let opens = Date().timeIntervalSince(start)
+                        let result = try process.wait()
+                        let seconds = Date().timeIntervalSince(start)
+                        #expect(result.status == 0, "\(result)")
+                        if seconds < trials[i].seconds { (trials[i].opens, trials[i].seconds) = (opens, seconds) }
+                    }
                     trials[i].frames = try VideoReader(path: output.path).countFrames()
                 }
                 try Trip.previousOutput.write(to: output)
@@ -62,12 +67,19 @@ import TileServerFixture
                     try? FileManager.default.removeItem(at: dir.appendingPathComponent("cache"))
                     let before = try Data(contentsOf: output)
                     // Half the kills at any moment of the run (start-up, tile fetching, drawing,
-                    // finishing, or just after), half while frames are being written.
-                    let delay = k % 4 < 2 ? Double.random(in: 0...(trial.seconds * 1.05))
-                        : Double.random(in: trial.opens...max(trial.opens, trial.seconds * 0.95))
+                    // finishing, or just after), half while frames are being written: once this run's
+                    // temporary output is there, within the first 80% of the time writing took.
+                    let anyMoment = k % 4 < 2
+                    let delay = anyMoment ? Double.random(in: 0...(trial.seconds * 1.05))
+                        : Double.random(in: 0...(max(0, trial.seconds - trial.opens) * 0.8))
                     let process = try CLIProcess(trial.arguments, in: dir)
                     try process.start()
                     let pid = process.process.processIdentifier
+                    if !anyMoment {
+                        let deadline = Date().addingTimeInterval(60)
+                        while process.process.isRunning, Date() < deadline,
+                              !Trip.temporaryFiles(dir).contains(where: { $0.contains(".maptrip-\(pid)-") }) { usleep(1_000) }
+                    }
                     usleep(useconds_t(delay * 1_000_000))
                     let writing = Trip.temporaryFiles(dir).contains { $0.contains(".maptrip-\(pid)-") }
                     process.signal(signal)
