@@ -200,30 +200,25 @@ public final class ShapefileBaseMap: BaseMap {
             }
         }
         // Files are read, projected and generalised on two threads at once (each load has a PROJ
-        // context of its own; each file's levels are built under its own lock).
-        let missing = order.filter { sources[$0] == nil }
-        let loaded = Loads(count: missing.count)
-        let directory = directory, store = store
-        DispatchQueue.concurrentPerform(iterations: missing.count) { i in
-            loaded.set(i, Result {
-                let file = directory.appendingPathComponent(missing[i] + ".shp").path
-                return try store?.datasource(path: file) ?? ShapefileDatasource(path: file)
-            })
+        // context of its own; each file's levels are built under its own lock). A failure is that of
+        // the first file in layer order.
+        let work = order.map { source in
+            (source: source, loaded: sources[source],
+             needs: wanted[source]!.sorted { ($0.level, $0.sphere ? 1 : 0) < ($1.level, $1.sphere ? 1 : 0) })
         }
-        for (i, source) in missing.enumerated() { sources[source] = try loaded.get(i) }
-        let built = Loads(count: order.count)
-        let all = order.map { (sources[$0]!, wanted[$0]!.sorted { ($0.level, $0.sphere ? 1 : 0) < ($1.level, $1.sphere ? 1 : 0) }) }
-        DispatchQueue.concurrentPerform(iterations: all.count) { i in
-            built.set(i, Result {
-                let (d, needs) = all[i]
-                for need in needs {
+        let results = Loads(count: work.count)
+        let directory = directory, store = store
+        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+            results.set(i, Result {
+                let d = try work[i].loaded ?? Self.datasource(work[i].source, in: directory, store: store)
+                for need in work[i].needs {
                     if need.sphere { _ = try d.sphere(zoom: Double(need.level), scale: 1) }
                     else { _ = try d.levels.geometry(zoom: Double(need.level), scale: 1) }
                 }
                 return d
             })
         }
-        for i in all.indices { _ = try built.get(i) }
+        for (i, w) in work.enumerated() { sources[w.source] = try results.get(i) }
         // The levels are built: the full data (most of the vertices) is only needed again for a
         // level not built yet, and is read again from its file then.
         for d in sources.values { d.levels.releaseFull() }
@@ -301,10 +296,15 @@ public final class ShapefileBaseMap: BaseMap {
 
     private func datasource(_ source: String) throws -> ShapefileDatasource {
         if let d = sources[source] { return d }
-        let file = directory.appendingPathComponent(source + ".shp").path
-        let d = try store?.datasource(path: file) ?? ShapefileDatasource(path: file)
+        let d = try Self.datasource(source, in: directory, store: store)
         sources[source] = d
         return d
+    }
+
+    /// The layer file `source` of the folder `directory`, from the shared store when there is one.
+    private static func datasource(_ source: String, in directory: URL, store: ShapefileStore?) throws -> ShapefileDatasource {
+        let file = directory.appendingPathComponent(source + ".shp").path
+        return try store?.datasource(path: file) ?? ShapefileDatasource(path: file)
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
