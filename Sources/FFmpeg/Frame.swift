@@ -56,6 +56,13 @@ public final class Frame {
     public var height: Int { Int(pointer.pointee.height) }
     public var pixelFormat: PixelFormat { PixelFormat(rawValue: pointer.pointee.format) }
 
+    /// Bytes of the picture's planes, rows packed (av_image_get_buffer_size); 0 without a picture.
+    public var pictureBytes: Int {
+        guard width > 0, height > 0, pixelFormat != .unknown else { return 0 }
+        return max(0, Int(av_image_get_buffer_size(AVPixelFormat(rawValue: pointer.pointee.format),
+                                                   pointer.pointee.width, pointer.pointee.height, 1)))
+    }
+
     /// Presentation timestamp in the time base of whoever consumes the frame; nil for AV_NOPTS_VALUE.
     public var pts: Int64? {
         get { pointer.pointee.pts == maptrip_av_nopts_value() ? nil : pointer.pointee.pts }

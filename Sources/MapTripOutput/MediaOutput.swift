@@ -31,6 +31,8 @@ public final class MediaOutput {
     private let filtered: Frame?
     private let audio: AudioTrack?
     private var hasPicture = false
+    /// The last picture converted ahead (`write(converted:)`), sent again by `repeatLast`.
+    private var current: Frame?
     private var done = false
     private let temporary: URL?
     /// Folders made for the output, deepest first: removed again if it fails.
@@ -177,6 +179,36 @@ public final class MediaOutput {
     public func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
         try checkOpen("write")
         try converter.convert(bgra: bgra, stride: stride)
+        current = nil
+        hasPicture = true
+        try storing { try sendCurrent() }
+    }
+
+    /// Converters for pictures converted away from this output's thread (the recorder converts each one
+    /// on its drawing thread, right after drawing it): as many frames as fit in `budget` bytes, at least
+    /// 2, along this output's pixel path, sharing one scratch picture (use them from one thread). Nil
+    /// when the output converts its pictures itself (a GIF: its palette filter takes them as drawn).
+    public func makeConverters(budget: Int) throws -> [PixelConverter]? {
+        guard palette == nil else { return nil }
+        let first = try PixelConverter(path: converter.path, width: width, height: height,
+                                       straightAlpha: plan.transparent)
+        let count = max(2, budget / max(1, first.frameBytes))
+        return try [first] + (1..<count).map { _ in
+            try PixelConverter(path: converter.path, width: width, height: height, straightAlpha: plan.transparent,
+                               scratchOf: first)
+        }
+    }
+
+    /// Encodes a picture converted by one of `makeConverters`' converters as the next frame. The frame
+    /// is sent again by `repeatLast` until the next picture: its converter must not convert another
+    /// picture before then.
+    public func write(converted frame: Frame) throws {
+        try checkOpen("write")
+        guard palette == nil else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "MediaOutput.write(converted:)",
+                              message: "a GIF converts its pictures itself")
+        }
+        current = frame
         hasPicture = true
         try storing { try sendCurrent() }
     }
@@ -200,8 +232,9 @@ public final class MediaOutput {
                 try encoder.encode(filtered) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
             }
         } else {
-            converter.frame.pts = pts
-            try encoder.encode(converter.frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+            let frame = current ?? converter.frame
+            frame.pts = pts
+            try encoder.encode(frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
         }
         framesWritten += 1
         try audio?.write(upTo: Double(framesWritten) / Double(fps), to: muxer)

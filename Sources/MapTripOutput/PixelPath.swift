@@ -17,7 +17,7 @@ public enum PixelPath: Equatable, Sendable {
 }
 
 /// Converts pictures along one `PixelPath` into one reusable frame.
-/// Not thread-safe: one converter per output.
+/// Not thread-safe: one converter per output, or converters sharing a scratch used from one thread.
 public final class PixelConverter {
     public let path: PixelPath
     public let width: Int
@@ -30,8 +30,9 @@ public final class PixelConverter {
     private let unpremultiply: Bool
 
     /// `straightAlpha`: undo Cairo's premultiplied alpha first (only pictures with transparency need it;
-    /// for opaque pictures it changes nothing and is skipped).
-    public init(path: PixelPath, width: Int, height: Int, straightAlpha: Bool) throws {
+    /// for opaque pictures it changes nothing and is skipped). `scratchOf`: a converter of the same
+    /// path and size whose scratch picture this one uses too (converters used from one thread only).
+    public init(path: PixelPath, width: Int, height: Int, straightAlpha: Bool, scratchOf other: PixelConverter? = nil) throws {
         self.path = path
         self.width = width
         self.height = height
@@ -48,11 +49,18 @@ public final class PixelConverter {
         case .i420, .i444:
             bgra = nil
         case .yuva420, .swscale:
-            bgra = try Frame(width: width, height: height, pixelFormat: .bgra)
+            if let scratch = other?.bgra, other?.path == path, other?.width == width, other?.height == height {
+                bgra = scratch
+            } else {
+                bgra = try Frame(width: width, height: height, pixelFormat: .bgra)
+            }
         }
         let yuv = format != .rgb24 && format != .rgba && format != .pal8 && format != .bgra
         frame.colorTags = yuv ? .bt601Limited : .unspecified
     }
+
+    /// Bytes of the converted picture (`frame`'s planes).
+    public var frameBytes: Int { frame.pictureBytes }
 
     /// Converts one picture (`height` rows of `stride` bytes) into `frame` and returns it.
     /// The encoder may still hold the previous picture: the frame gets buffers of its own first.

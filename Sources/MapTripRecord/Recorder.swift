@@ -1,5 +1,7 @@
+import FFmpeg
 import Foundation
 import Heap
+import MapTripOutput
 import MapTripCore
 import MapTripRender
 
@@ -13,6 +15,19 @@ public protocol FrameSink: AnyObject {
 }
 
 
+/// A sink that also takes pictures already converted to its encoder's pixel format: the recorder then
+/// converts each picture on the drawing thread, right after drawing it, into one of a few frames
+/// (a 1080p I420 frame is 3 MB, its BGRA picture 8 MB), so that more pictures can wait drawn ahead of
+/// the encoder in the same memory.
+public protocol ConvertingSink: FrameSink {
+    /// Converters along the sink's pixel path, as many as fit in `budget` bytes (at least 2); nil when
+    /// the sink converts its pictures itself.
+    func makeConverters(budget: Int) throws -> [PixelConverter]?
+    /// A converted picture as the next frame; `repeatLast` sends it again until the next one.
+    func write(converted frame: Frame) throws
+}
+
+extension MediaOutput: ConvertingSink {}
 
 /// What a finished recording did.
 public struct RecordSummary: Sendable {
@@ -29,13 +44,16 @@ public struct RecordSummary: Sendable {
 ///
 /// Drawing runs on a thread of its own, a few frames ahead of the sink (x264 leaves part of the
 /// machine idle between its own threads; the drawing fills it). The order of frames, and so the
-/// output, is exactly that of a serial loop.
+/// output, is exactly that of a serial loop. A `ConvertingSink` (an encoder) gets its pictures
+/// converted on the drawing thread into frames of its pixel format, one and a quarter drawn pictures'
+/// worth of memory (three 4:2:0 frames: two waiting, the one the sink repeats): the drawing runs two
+/// pictures ahead in less memory than a second drawn picture and the sink's own frame took.
 public final class Recorder {
     public let scene: Scene
     public let timeline: Timeline
     public let renderer: FrameRenderer
-    /// Frames that may be drawn ahead of the sink. One is enough: a single drawing thread either keeps
-    /// up with the encoder or it does not; more surfaces only cost memory (8 MB each at 1080p).
+    /// Pictures that may be drawn ahead of a sink that converts them itself (a GIF's palette pass, a
+    /// paced stream, a test's sink): surfaces cost 8 MB each at 1080p.
     public let ahead: Int
 
     public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1) throws {
@@ -91,8 +109,12 @@ public final class Recorder {
         }
         try prepareBaseMap(frames: range)
         let total = range.count
-        let pipeline = DrawPipeline(buffers: renderer.surfaces.count)
-        let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline)
+        let converting = sink as? ConvertingSink
+        let picture = renderer.surface.stride * renderer.surface.height
+        let converters = try converting?.makeConverters(budget: picture * 5 / 4)
+        let pipeline = DrawPipeline(buffers: converters == nil ? renderer.surfaces.count : 1, frames: converters?.count ?? 0)
+        let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline,
+                                    converters: converters)
         drawing.start()
         // Whatever happens here, the drawing thread is stopped and joined before we return: it must
         // not touch the renderer, or the surfaces, after this call.
@@ -101,6 +123,8 @@ public final class Recorder {
             drawing.join()
         }
         var drawn = 0
+        /// The converted picture the sink repeats until the next one.
+        var held: Int?
         for n in 0..<total {
             if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
             switch try pipeline.next() {
@@ -108,6 +132,11 @@ public final class Recorder {
                 let surface = renderer.surfaces[buffer]
                 try sink.write(bgra: surface.data, stride: surface.stride)
                 pipeline.release(buffer)
+                drawn += 1
+            case .converted(let index):
+                try converting!.write(converted: converters![index].frame)
+                if let held { pipeline.releaseFrame(held) }
+                held = index
                 drawn += 1
             case .repeatLast:
                 try sink.repeatLast()
@@ -124,7 +153,10 @@ public final class Recorder {
 /// surfaces they were drawn into lent out and given back.
 final class DrawPipeline: @unchecked Sendable {
     enum Item {
+        /// A picture drawn into a surface of the renderer, given back with `release`.
         case picture(Int)
+        /// A picture converted into a converter's frame, given back with `releaseFrame`.
+        case converted(Int)
         case repeatLast
     }
 
@@ -132,19 +164,28 @@ final class DrawPipeline: @unchecked Sendable {
     private var items: [Item] = []
     private var head = 0
     private var free: [Int]
+    private var freeFrames: [Int]
     private var stopped = false
     private var failure: Error?
     /// Bound on queued items, so repeats of a long still stretch don't pile up.
     private let capacity = 64
 
-    init(buffers: Int) { free = Array(0..<buffers) }
+    init(buffers: Int, frames: Int = 0) {
+        free = Array(0..<buffers)
+        freeFrames = Array(0..<frames)
+    }
 
     /// Drawing side: a free surface to draw into, or nil once stopped.
-    func acquire() -> Int? {
+    func acquire() -> Int? { take(from: \.free) }
+
+    /// Drawing side: a free converter's frame to convert into, or nil once stopped.
+    func acquireFrame() -> Int? { take(from: \.freeFrames) }
+
+    private func take(from list: ReferenceWritableKeyPath<DrawPipeline, [Int]>) -> Int? {
         condition.lock()
         defer { condition.unlock() }
-        while free.isEmpty && !stopped { condition.wait() }
-        return stopped ? nil : free.removeLast()
+        while self[keyPath: list].isEmpty && !stopped { condition.wait() }
+        return stopped ? nil : self[keyPath: list].removeLast()
     }
 
     /// Drawing side: queues an item; false once stopped.
@@ -183,9 +224,14 @@ final class DrawPipeline: @unchecked Sendable {
     }
 
     /// Sink side: done with a surface.
-    func release(_ buffer: Int) {
+    func release(_ buffer: Int) { give(buffer, to: \.free) }
+
+    /// Sink side: done with a converter's frame.
+    func releaseFrame(_ index: Int) { give(index, to: \.freeFrames) }
+
+    private func give(_ index: Int, to list: ReferenceWritableKeyPath<DrawPipeline, [Int]>) {
         condition.lock()
-        free.append(buffer)
+        self[keyPath: list].append(index)
         condition.broadcast()
         condition.unlock()
     }
@@ -205,14 +251,18 @@ final class DrawingThread: @unchecked Sendable {
     private let timeline: Timeline
     private let frames: Range<Int>
     private let pipeline: DrawPipeline
+    /// Converters to convert each picture with, right after drawing it (nil: the sink converts).
+    private let converters: [PixelConverter]?
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(renderer: FrameRenderer, timeline: Timeline, frames: Range<Int>, pipeline: DrawPipeline) {
+    init(renderer: FrameRenderer, timeline: Timeline, frames: Range<Int>, pipeline: DrawPipeline,
+         converters: [PixelConverter]? = nil) {
         self.renderer = renderer
         self.timeline = timeline
         self.frames = frames
         self.pipeline = pipeline
+        self.converters = converters
     }
 
     func start() {
@@ -242,14 +292,30 @@ final class DrawingThread: @unchecked Sendable {
                 if !pipeline.push(.repeatLast) { return }
                 continue
             }
-            guard let buffer = pipeline.acquire() else { return }
-            do {
-                try renderer.render(state, into: buffer)
-            } catch {
-                pipeline.fail(error)
-                return
+            let item: DrawPipeline.Item
+            if let converters {
+                // One surface, drawn and converted at once; the frames wait for the sink.
+                guard let index = pipeline.acquireFrame() else { return }
+                do {
+                    try renderer.render(state, into: 0)
+                    let surface = renderer.surfaces[0]
+                    try converters[index].convert(bgra: surface.data, stride: surface.stride)
+                } catch {
+                    pipeline.fail(error)
+                    return
+                }
+                item = .converted(index)
+            } else {
+                guard let buffer = pipeline.acquire() else { return }
+                do {
+                    try renderer.render(state, into: buffer)
+                } catch {
+                    pipeline.fail(error)
+                    return
+                }
+                item = .picture(buffer)
             }
-            if !pipeline.push(.picture(buffer)) { return }
+            if !pipeline.push(item) { return }
             last = state
         }
     }

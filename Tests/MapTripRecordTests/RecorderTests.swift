@@ -186,6 +186,26 @@ struct RecorderTests {
         #expect(Set(a).count > 10)  // the trip moves: many different pictures
     }
 
+    @Test func picturesConvertedOnTheDrawingThreadAreTheSinksOwnAndStayWhileRepeated() throws {
+        // An encoder's output takes its pictures converted on the drawing thread, a few frames ahead.
+        // They are exactly what converting each picture as it arrives gives, frame for frame; and the
+        // frame a still stretch repeats is still that picture when it is repeated (the drawing thread
+        // runs ahead into the other frames meanwhile: the sink is slow on purpose).
+        let scene = try TripScene.korea.scene()
+        let w = scene.video.width, h = scene.video.height
+        let direct = ConvertingItself(width: w, height: h)
+        _ = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets)).record(to: direct)
+        let ahead = ConvertedAhead(width: w, height: h)
+        let summary = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets)).record(to: ahead)
+        #expect(ahead.converters == 3)  // one and a quarter drawn pictures: three 4:2:0 frames
+        #expect(ahead.bgraWrites == 0)
+        #expect(ahead.hashes.count == Timeline(scene: scene).frameCount)
+        #expect(ahead.hashes == direct.hashes)
+        #expect(ahead.changedWhileHeld == 0)
+        #expect(ahead.writes == summary.drawnFrames)
+        #expect(summary.drawnFrames > 10 && summary.drawnFrames < summary.frames)
+    }
+
     // MARK: Cancellation and failures
 
     @Test func alreadyCancelledRenderLeavesNothingAndKeepsTheOldOutput() throws {
@@ -383,4 +403,67 @@ final class PictureHashes: FrameSink {
     }
 
     func repeatLast() throws { hashes.append(hashes.last ?? 0) }
+}
+
+/// FNV-1a over a YUV frame's planes, row by row (the padding between rows left out).
+func planeHash(_ frame: Frame) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for (plane, w, rows) in [(0, frame.width, frame.height), (1, frame.width / 2, frame.height / 2),
+                             (2, frame.width / 2, frame.height / 2)] {
+        let data = frame.data(plane: plane)!, stride = frame.linesize(plane: plane)
+        for y in 0..<rows {
+            for x in 0..<w { h = (h ^ UInt64(data[y * stride + x])) &* 0x100_0000_01b3 }
+        }
+    }
+    return h
+}
+
+/// Converts each picture to I420 as it arrives, and hashes it.
+final class ConvertingItself: FrameSink {
+    private(set) var hashes: [UInt64] = []
+    let converter: PixelConverter
+    init(width: Int, height: Int) {
+        converter = try! PixelConverter(path: .i420, width: width, height: height, straightAlpha: false)
+    }
+    func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
+        hashes.append(planeHash(try converter.convert(bgra: bgra, stride: stride)))
+    }
+    func repeatLast() throws { hashes.append(hashes.last ?? 0) }
+}
+
+/// Takes I420 frames converted on the drawing thread (what an encoder's output does), slowly, and
+/// hashes each as it is written and again each time it is repeated.
+final class ConvertedAhead: ConvertingSink {
+    let width: Int, height: Int
+    private(set) var hashes: [UInt64] = []
+    private(set) var converters = 0
+    private(set) var bgraWrites = 0
+    private(set) var changedWhileHeld = 0
+    private(set) var writes = 0
+    private var current: (frame: Frame, hash: UInt64)?
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    func makeConverters(budget: Int) throws -> [PixelConverter]? {
+        let first = try PixelConverter(path: .i420, width: width, height: height, straightAlpha: false)
+        converters = max(2, budget / first.frameBytes)
+        return try [first] + (1..<converters).map { _ in
+            try PixelConverter(path: .i420, width: width, height: height, straightAlpha: false)
+        }
+    }
+    func write(converted frame: Frame) throws {
+        let h = planeHash(frame)
+        current = (frame, h)
+        writes += 1
+        hashes.append(h)
+    }
+    func repeatLast() throws {
+        usleep(3000)  // a slow encoder: the drawing thread runs ahead
+        guard let current else { return hashes.append(0) }
+        let h = planeHash(current.frame)
+        if h != current.hash { changedWhileHeld += 1 }
+        hashes.append(h)
+    }
+    func write(bgra: UnsafePointer<UInt8>, stride: Int) throws { bgraWrites += 1 }
 }
