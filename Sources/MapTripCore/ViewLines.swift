@@ -119,3 +119,49 @@ public enum PolylineCulling {
         return out
     }
 }
+
+/// Polylines thinned to what a pixel grid can show, for stroking.
+public enum PolylineSimplification {
+    /// Douglas-Peucker: the points of `line` to keep so that every point left out lies within
+    /// `tolerance` of the line through those kept (the first and the last are always kept). A route
+    /// sampled every few kilometres is, on a frame, a gentle curve with a vertex every pixel or two,
+    /// and a stroker joins every one of them.
+    public static func simplified(_ line: [(x: Double, y: Double)], tolerance: Double) -> [(x: Double, y: Double)] {
+        guard line.count > 2 else { return line }
+        var keep = [Bool](repeating: false, count: line.count)
+        keep[0] = true
+        keep[line.count - 1] = true
+        let limit = tolerance * tolerance
+        var spans = [(0, line.count - 1)]
+        while let (first, last) = spans.popLast() {
+            guard last - first > 1 else { continue }
+            let a = line[first], b = line[last]
+            let dx = b.x - a.x, dy = b.y - a.y
+            let length2 = dx * dx + dy * dy
+            var worst = -1.0, index = first
+            for i in (first + 1)..<last {
+                let p = line[i]
+                var d2: Double
+                if length2 == 0 {
+                    d2 = (p.x - a.x) * (p.x - a.x) + (p.y - a.y) * (p.y - a.y)
+                } else {
+                    // Distance to the segment (not the infinite line): a point beyond an end counts
+                    // from that end, so a line that doubles back keeps its turn.
+                    let t = max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / length2))
+                    let qx = a.x + t * dx - p.x, qy = a.y + t * dy - p.y
+                    d2 = qx * qx + qy * qy
+                }
+                if d2 > worst {
+                    worst = d2
+                    index = i
+                }
+            }
+            if worst > limit {
+                keep[index] = true
+                spans.append((first, index))
+                spans.append((index, last))
+            }
+        }
+        return line.indices.filter { keep[$0] }.map { line[$0] }
+    }
+}

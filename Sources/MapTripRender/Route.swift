@@ -9,8 +9,15 @@ import Rsvg
 public final class RouteOverlay: Overlay {
     /// Whether lines are cut down to what the frame shows before they are stroked (see `draw`).
     let culls: Bool
+    /// Whether the vertices that lie within `tolerance` of the line are left out before stroking.
+    let thins: Bool
+    /// How far (frame pixels) a vertex may lie from the line through its neighbours and be left out.
+    static let tolerance = 0.05
 
-    public init(culls: Bool = true) { self.culls = culls }
+    public init(culls: Bool = true, thins: Bool = true) {
+        self.culls = culls
+        self.thins = thins
+    }
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard !frame.values.legs.isEmpty else { return }
@@ -35,6 +42,11 @@ public final class RouteOverlay: Overlay {
                 let box = Box(minX: -m, minY: -m, maxX: Double(frame.viewport.width) + m,
                               maxY: Double(frame.viewport.height) + m)
                 lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
+            }
+            if thins {
+                // A vertex every few kilometres is one every pixel or two on the frame, each joined
+                // (round) by the stroker: those within a twentieth of a pixel of the line go.
+                lines = lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) }
             }
             guard !lines.isEmpty else { continue }
             cr.newPath()

@@ -1,3 +1,4 @@
+import Foundation
 import MapTripCore
 import Testing
 
@@ -40,5 +41,60 @@ import Testing
         // Its bounding box meets the box though the segment passes beside a corner: kept (the test is
         // conservative, never drops what could be seen).
         #expect(runs([(-10, 120), (120, -10)]).count == 1)
+    }
+}
+
+@Suite struct PolylineSimplificationTests {
+    /// Distance from p to the segment ab.
+    static func distance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy
+        let t = l2 == 0 ? 0 : max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / l2))
+        return hypot(a.x + t * dx - p.x, a.y + t * dy - p.y)
+    }
+
+    /// Every point of `line` lies within `tolerance` of the part of `kept` between the kept points around it.
+    static func within(_ line: [(x: Double, y: Double)], _ kept: [(x: Double, y: Double)], _ tolerance: Double) -> Bool {
+        var k = 0
+        for p in line {
+            if k + 1 < kept.count, p == kept[k + 1] { k += 1; continue }
+            if p == kept[k] { continue }
+            if distance(p, kept[k], kept[k + 1]) > tolerance + 1e-12 { return false }
+        }
+        return true
+    }
+
+    @Test func aGentleCurveKeepsFewPointsAllWithinTheTolerance() {
+        // An arc of a 20000-px circle across a 2000-px frame, a point every 2 px (a route's steps at
+        // a middle zoom): the sagitta is 25 px, so a straight chord will not do.
+        let r = 20_000.0
+        let line = (0...1000).map { i -> (x: Double, y: Double) in
+            let a = (Double(i) * 2 - 1000) / r
+            return (x: r * sin(a) + 1000, y: r - r * cos(a))
+        }
+        let kept = PolylineSimplification.simplified(line, tolerance: 0.05)
+        #expect(kept.first! == line.first! && kept.last! == line.last!)
+        #expect(kept.count < 80, "\(kept.count) points kept of \(line.count)")
+        #expect(kept.count > 10)
+        #expect(Self.within(line, kept, 0.05))
+        // The kept points are points of the line, in order.
+        var i = 0
+        for p in kept {
+            while i < line.count && line[i] != p { i += 1 }
+            #expect(i < line.count)
+        }
+    }
+
+    @Test func turnsAndReversalsAreKept() {
+        let corner: [(x: Double, y: Double)] = [(0, 0), (10, 0), (20, 0), (20, 10), (20, 20)]
+        #expect(PolylineSimplification.simplified(corner, tolerance: 0.05).map { [$0.x, $0.y] }
+                == [[0, 0], [20, 0], [20, 20]])
+        // Out and back along one line: the far end stays (it is off the chord's segment, not its line).
+        let back: [(x: Double, y: Double)] = [(0, 0), (5, 0), (10, 0), (5, 0.01), (2, 0)]
+        #expect(PolylineSimplification.simplified(back, tolerance: 0.05).map { [$0.x, $0.y] }
+                == [[0, 0], [10, 0], [2, 0]])
+        // Two points, one point, none: as they are.
+        #expect(PolylineSimplification.simplified([(1, 2), (3, 4)], tolerance: 1).count == 2)
+        #expect(PolylineSimplification.simplified([(1, 2)], tolerance: 1).count == 1)
+        #expect(PolylineSimplification.simplified([], tolerance: 1).isEmpty)
     }
 }
