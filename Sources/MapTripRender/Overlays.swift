@@ -78,6 +78,23 @@ final class TextCache {
         return l
     }
 
+    /// Labels that move with the map, drawn once each (see `Sprites`).
+    private let sprites = Sprites()
+
+    /// `draw`, through a picture of the label drawn once: for labels that move from frame to frame.
+    func drawMoving(_ l: Layout, _ style: TextStyle, key: String, x: Double, y: Double, scale: Double,
+                    alpha: Double = 1, in cr: Context) throws {
+        let (w, h) = l.size
+        let ink = l.inkRect
+        let halo = style.haloWidth * scale / 2 + 1
+        let extent = Box(minX: min(0, ink.x) - halo, minY: min(0, ink.y) - halo,
+                         maxX: max(w, ink.x + ink.width) + halo, maxY: max(h, ink.y + ink.height) + halo)
+        try sprites.paint("\(key)|\(style.size * scale)|\(style.haloWidth * scale)", x: x, y: y, extent: extent,
+                          alpha: alpha, in: cr) { sc in
+            draw(l, style, x: 0, y: 0, scale: scale, in: sc)
+        }
+    }
+
     /// Draws a layout with its top-left at (x, y): halo first, then the text.
     func draw(_ l: Layout, _ style: TextStyle, x: Double, y: Double, scale: Double, alpha: Double = 1, in cr: Context) {
         cr.save()
@@ -102,6 +119,8 @@ final class TextCache {
 /// or leaves the frame, and the current place's label always shows.
 public final class PlacesOverlay: Overlay {
     private let text = TextCache()
+    /// Settled pins, drawn once per size and colour.
+    private let pinPictures = Sprites(limitBytes: 1 << 20)
 
     public init() {}
 
@@ -125,7 +144,14 @@ public final class PlacesOverlay: Overlay {
         // Older pins first, the current one last (on top).
         for p in shown.filter({ !$0.pin.current }) + shown.filter(\.pin.current) {
             let color = p.pin.current ? style.currentPin : style.pin
-            if p.facing < 1 {
+            if p.pin.appear >= 1 {
+                // Settled (not popping in): the same picture every frame, faded as one on the globe.
+                let r = 11 * p.size, rim = p.size + 1
+                let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
+                try pinPictures.paint("\(p.size)|\(color)", x: p.x, y: p.y, extent: extent, alpha: p.facing, in: cr) { sc in
+                    drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
+                }
+            } else if p.facing < 1 {
                 // The whole pin (shadow, body, dot) fades as one.
                 cr.pushGroup()
                 drawPin(x: p.x, y: p.y, size: p.size, color: color, in: cr)
@@ -172,7 +198,9 @@ public final class PlacesOverlay: Overlay {
         for (k, box) in boxes.enumerated() {
             guard let box else { continue }
             let (l, ts) = layouts[k]
-            text.draw(l, ts, x: box.minX, y: box.minY, scale: layout.unit, alpha: ordered[k].pin.appear * ordered[k].facing, in: cr)
+            let place = ordered[k]
+            try text.drawMoving(l, ts, key: "\(place.pin.current)|\(frame.scene.places[place.place].name)", x: box.minX,
+                                y: box.minY, scale: layout.unit, alpha: place.pin.appear * place.facing, in: cr)
         }
     }
 

@@ -1,0 +1,66 @@
+import Cairo
+import MapTripCore
+
+/// Overlay marks (a place's label on its halo, a pin) drawn once and painted wherever they go: a mark
+/// is the same picture frame after frame, only moved, and stroking a label's halo (the outline of
+/// every glyph) costs far more than painting its picture.
+///
+/// A mark is drawn with its anchor on the nearest half pixel (up to four pictures per mark), and
+/// the picture painted at whole pixels: the anchor lands within a quarter pixel of where it is (Cairo
+/// already puts each glyph on a whole pixel). A mark painted with an opacity fades as one picture.
+/// Least recently used pictures go first, within `limitBytes`.
+public final class Sprites {
+    private struct Key: Hashable {
+        var name: String
+        /// Half-pixel offsets of the anchor: x + 2 y.
+        var phase: Int
+    }
+
+    private var pictures: [Key: (surface: ImageSurface, x0: Int, y0: Int, tick: UInt64)] = [:]
+    private var tick: UInt64 = 0
+    public private(set) var bytes = 0
+    /// Pictures drawn so far (one evicted and drawn again counts again).
+    public private(set) var drawn = 0
+    public let limitBytes: Int
+
+    public init(limitBytes: Int = 2 << 20) { self.limitBytes = limitBytes }
+
+    /// Paints the mark `name` (the same name: the same picture) with its anchor at (x, y), at
+    /// `alpha`. `extent`: a box around the anchor holding everything `draw` draws; `draw` draws the
+    /// mark with its anchor at the origin.
+    public func paint(_ name: String, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
+               draw: (Context) throws -> Void) throws {
+        let hx = (x * 2).rounded(), hy = (y * 2).rounded()
+        let ix = Int((hx / 2).rounded(.down)), iy = Int((hy / 2).rounded(.down))
+        let fx = hx / 2 - Double(ix), fy = hy / 2 - Double(iy)
+        let key = Key(name: name, phase: (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0))
+        tick &+= 1
+        let picture: (surface: ImageSurface, x0: Int, y0: Int)
+        if let p = pictures[key] {
+            pictures[key]!.tick = tick
+            picture = (p.surface, p.x0, p.y0)
+        } else {
+            let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
+            let x1 = Int(extent.maxX.rounded(.up)) + 2, y1 = Int(extent.maxY.rounded(.up)) + 2
+            let surface = try ImageSurface(width: max(1, x1 - x0), height: max(1, y1 - y0))
+            try surface.withContext { sc in
+                sc.translate(Double(-x0) + fx, Double(-y0) + fy)
+                try draw(sc)
+            }
+            surface.flush()
+            drawn += 1
+            let size = surface.byteCount
+            while bytes + size > limitBytes, let oldest = pictures.min(by: { $0.value.tick < $1.value.tick }) {
+                bytes -= oldest.value.surface.byteCount
+                pictures[oldest.key] = nil
+            }
+            pictures[key] = (surface, x0, y0, tick)
+            bytes += size
+            picture = (surface, x0, y0)
+        }
+        cr.save()
+        cr.setSource(picture.surface, x: Double(ix + picture.x0), y: Double(iy + picture.y0))
+        if alpha >= 1 { cr.paint() } else { cr.paint(alpha: alpha) }
+        cr.restore()
+    }
+}
