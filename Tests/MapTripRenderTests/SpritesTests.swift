@@ -24,26 +24,6 @@ import Testing
     }
     static let extent = Box(minX: -30, minY: -20, maxX: 60, maxY: 12)
 
-    /// Alpha summed over 4x4 blocks of two surfaces: the largest difference of a block, and of the total.
-    static func inkDifference(_ a: ImageSurface, _ b: ImageSurface) -> (block: Int, total: Int, ink: Int) {
-        var worst = 0, totalA = 0, totalB = 0
-        for by in stride(from: 0, to: a.height, by: 4) {
-            for bx in stride(from: 0, to: a.width, by: 4) {
-                var inkA = 0, inkB = 0
-                for y in by..<min(by + 4, a.height) {
-                    for x in bx..<min(bx + 4, a.width) {
-                        inkA += Int(a.data[y * a.stride + x * 4 + 3])
-                        inkB += Int(b.data[y * b.stride + x * 4 + 3])
-                    }
-                }
-                worst = max(worst, abs(inkA - inkB))
-                totalA += inkA
-                totalB += inkB
-            }
-        }
-        return (worst, abs(totalA - totalB), totalB)
-    }
-
     @Test func aMarkPaintedFromItsPictureLandsWhereItIsDrawn() throws {
         // At whole, half and in-between positions: the picture's anchor is within a quarter pixel of
         // the mark's each way, so every 4x4 block holds the same ink within what an edge across it
@@ -62,7 +42,7 @@ import Testing
             }
             painted.flush()
             drawn.flush()
-            let d = Self.inkDifference(painted, drawn)
+            let d = AlphaBlocks.difference(painted, drawn)
             #expect(d.ink > 1000 * 255, "the mark is drawn")
             #expect(d.block <= 510, "at (\(x), \(y)): a block's ink differs by \(d.block)")
             #expect(Double(d.total) < 0.005 * Double(d.ink), "at (\(x), \(y)): the mark's ink differs by \(d.total) of \(d.ink)")
