@@ -292,30 +292,21 @@ final class DrawingThread: @unchecked Sendable {
                 if !pipeline.push(.repeatLast) { return }
                 continue
             }
-            let item: DrawPipeline.Item
-            if let converters {
-                // One surface, drawn and converted at once; the frames wait for the sink.
-                guard let index = pipeline.acquireFrame() else { return }
-                do {
-                    try renderer.render(state, into: 0)
-                    let surface = renderer.surfaces[0]
+            // Converting: one surface, drawn and converted at once; the frames wait for the sink.
+            // Otherwise the surfaces themselves wait.
+            guard let index = converters == nil ? pipeline.acquire() : pipeline.acquireFrame() else { return }
+            let buffer = converters == nil ? index : 0
+            do {
+                try renderer.render(state, into: buffer)
+                if let converters {
+                    let surface = renderer.surfaces[buffer]
                     try converters[index].convert(bgra: surface.data, stride: surface.stride)
-                } catch {
-                    pipeline.fail(error)
-                    return
                 }
-                item = .converted(index)
-            } else {
-                guard let buffer = pipeline.acquire() else { return }
-                do {
-                    try renderer.render(state, into: buffer)
-                } catch {
-                    pipeline.fail(error)
-                    return
-                }
-                item = .picture(buffer)
+            } catch {
+                pipeline.fail(error)
+                return
             }
-            if !pipeline.push(item) { return }
+            if !pipeline.push(converters == nil ? .picture(index) : .converted(index)) { return }
             last = state
         }
     }
