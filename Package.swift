@@ -54,9 +54,10 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
 
         // maptrip itself.
+        .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own AVX2 bilinear kernel
         .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
         .target(name: "MapTripRender",
-                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj"]),
+                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles

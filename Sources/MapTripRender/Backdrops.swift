@@ -115,22 +115,30 @@ enum PlaneBackdrop {
 /// bands differ by whole rows. A context with a transform or a clip of its own is drawn on as it is.
 public enum Bands {
     public static func draw(on cr: Context, width: Int, height: Int, _ draw: @escaping @Sendable (Context) -> Void) throws {
+        try drawRows(on: cr, width: width, height: height) { band, _ in draw(band) }
+    }
+
+    /// The same, telling each band's drawing which of the frame's rows its surface holds (its context
+    /// is already translated to frame coordinates; its surface's row 0 is the first of `rows`), or nil
+    /// when the context is drawn on as it is (its transform and clip are then its own).
+    public static func drawRows(on cr: Context, width: Int, height: Int,
+                                _ draw: @escaping @Sendable (Context, Range<Int>?) -> Void) throws {
         let surface = cr.surface
         let clip = cr.clipExtents
         guard height >= 64, surface.width >= width, surface.height >= height, cr.hasIdentityMatrix,
               clip.x0 <= 0, clip.y0 <= 0, clip.x1 >= Double(width), clip.y1 >= Double(height) else {
-            draw(cr)
+            draw(cr, nil)
             return
         }
         surface.flush()
-        let bands = try (0..<2).map { k -> Context in
-            let rows = (height * k / 2)..<(height * (k + 1) / 2)
+        let rows = (0..<2).map { k in (height * k / 2)..<(height * (k + 1) / 2) }
+        let bands = try rows.map { rows -> Context in
             let band = try Context(surface: try surface.band(rows))
             band.translate(0, -Double(rows.lowerBound))
             return band
         }
         let contexts = BandContexts(contexts: bands)
-        DispatchQueue.concurrentPerform(iterations: 2) { k in draw(contexts.contexts[k]) }
+        DispatchQueue.concurrentPerform(iterations: 2) { k in draw(contexts.contexts[k], rows[k]) }
         for band in bands {
             band.surface.flush()
             try band.checkStatus("draw in bands")

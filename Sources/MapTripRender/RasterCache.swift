@@ -48,6 +48,9 @@ final class RasterCache {
     private(set) var tilesDrawn = 0
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
+    /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else pixman,
+    /// through Cairo, paints the same pixels to within one level).
+    var resamples = BilinearResample.isAvailable
 
     init(tileSize: Int = 256, stepsPerZoom: Int = 4, crossFade: Double = 0, limitBytes: Int) {
         self.tileSize = tileSize
@@ -249,8 +252,10 @@ final class RasterCache {
             return (viewport.worldSize / width, viewport.center.x * width, viewport.center.y * width, width,
                     tileCount(level: use.level), use.alpha, list)
         }
-        let job = CompositeJob(levels: geometry, width: W, height: H, tileSize: tileSize, outside: outside)
-        try Bands.draw(on: cr, width: W, height: H) { band in job.paint(in: band) }
+        for (_, list) in placed { for (surface, _, _) in list { surface.flush() } }
+        let job = CompositeJob(levels: geometry, width: W, height: H, tileSize: tileSize, outside: outside,
+                               resamples: resamples)
+        try Bands.drawRows(on: cr, width: W, height: H) { band, rows in job.paint(in: band, rows: rows) }
         framesComposited += 1
     }
 }
@@ -261,8 +266,11 @@ private struct CompositeJob: @unchecked Sendable {
     let levels: [(s: Double, cx: Double, cy: Double, width: Double, n: Int, alpha: Double, tiles: [(ImageSurface, Int, Int)])]
     let width: Int, height: Int, tileSize: Int
     let outside: Color
+    /// Whether the opaque bottom level is painted with maptrip's own kernel (`BilinearResample`).
+    let resamples: Bool
 
-    func paint(in cr: Context) {
+    /// `rows`: the frame's rows `cr`'s surface holds from its row 0, or nil to paint through `cr` only.
+    func paint(in cr: Context, rows: Range<Int>?) {
         let halfW = Double(width) / 2, halfH = Double(height) / 2
         func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
         for (i, level) in levels.enumerated() {
@@ -287,6 +295,12 @@ private struct CompositeJob: @unchecked Sendable {
                 let py0 = snap(y(v0), height), py1 = snap(y(v1), height)
                 if px1 <= px0 || py1 <= py0 { continue }
                 // The tile's pixel 0 is its border, one level pixel before u0.
+                if i == 0, level.alpha >= 1, resamples, let rows,
+                   BilinearResample.paint(surface, scale: s, originX: x(u0 - 1), originY: y(v0 - 1),
+                                          into: cr.surface, firstRow: rows.lowerBound,
+                                          x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
+                    continue
+                }
                 cr.paintImage(surface, into: x(u0 - 1), y(v0 - 1), Double(surface.width) * s, Double(surface.height) * s,
                               clipX: px0, clipY: py0, clipWidth: px1 - px0, clipHeight: py1 - py0,
                               alpha: level.alpha, filter: .bilinear)

@@ -1,0 +1,155 @@
+#include "resample.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int maptrip_resample_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+
+static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// Weights have 6 bits (64 - f and f): pmaddubsw takes them as signed bytes, and 64 fits.
+enum { WEIGHT_BITS = 6, WEIGHT_ONE = 1 << WEIGHT_BITS };
+
+// How each pair of output pixels (j, j + 1) reads the blended row: from the 4 pixels at `offset`, the
+// bytes `control` picks (each channel's left and right neighbour side by side, for both pixels), times
+// `weights` (64 - f, f per channel).
+typedef struct {
+    int32_t offset;
+    uint8_t control[16];
+    int8_t weights[16];
+} pair_t;
+
+__attribute__((target("avx2")))
+static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                          const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                          int32_t x0, int32_t y0, int32_t dx, int32_t dy, uint8_t *row, pair_t *pairs) {
+    // Source columns read: first ... last (the last one only as a right neighbour), for the pixels
+    // rounded up to a multiple of eight: the last eight are resampled whole, and as many kept as fit.
+    const int padded = (width + 7) & ~7;
+    const int first = x0 >> 16;
+    const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
+    const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
+    // Every row samples the same columns: how to read them, once.
+    const int npairs = padded / 2;
+    for (int g = 0; g < npairs; g++) {
+        int32_t xl = x0 + 2 * g * dx, xr = xl + dx;
+        int il = (xl >> 16) - first, d = (xr >> 16) - (xl >> 16);
+        int fl = (xl >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1), fr = (xr >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
+        pair_t *p = &pairs[g];
+        p->offset = 4 * il;
+        for (int c = 0; c < 4; c++) {
+            p->control[2 * c] = (uint8_t)c;
+            p->control[2 * c + 1] = (uint8_t)(4 + c);
+            p->control[8 + 2 * c] = (uint8_t)(4 * d + c);
+            p->control[8 + 2 * c + 1] = (uint8_t)(4 * d + 4 + c);
+            p->weights[2 * c] = (int8_t)(WEIGHT_ONE - fl);
+            p->weights[2 * c + 1] = (int8_t)fl;
+            p->weights[8 + 2 * c] = (int8_t)(WEIGHT_ONE - fr);
+            p->weights[8 + 2 * c + 1] = (int8_t)fr;
+        }
+    }
+    const __m256i half = _mm256_set1_epi16(1 << (15 - WEIGHT_BITS));  // pmulhrsw: (v + 32) >> 6
+    for (int r = 0; r < height; r++) {
+        const int32_t y = y0 + r * dy;
+        const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
+        const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
+        const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
+        // The two rows blended, columns a ... b.
+        uint8_t *out = row + 4 * (a - first);
+        int c = a;
+        const __m256i wv = _mm256_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
+        for (; c + 8 <= b + 1; c += 8, out += 32) {
+            const __m256i t = _mm256_loadu_si256((const __m256i *)(top + 4 * c));
+            const __m256i u = _mm256_loadu_si256((const __m256i *)(bottom + 4 * c));
+            const __m256i lo = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpacklo_epi8(t, u), wv), half);
+            const __m256i hi = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpackhi_epi8(t, u), wv), half);
+            _mm256_storeu_si256((__m256i *)out, _mm256_packus_epi16(lo, hi));
+        }
+        for (; c <= b; c++, out += 4) {
+            for (int k = 0; k < 4; k++)
+                out[k] = (uint8_t)((top[4 * c + k] * (WEIGHT_ONE - wy) + bottom[4 * c + k] * wy + WEIGHT_ONE / 2) >> WEIGHT_BITS);
+        }
+        // Padding: columns left and right of the source repeat its edge.
+        for (int p = first; p < a; p++) memcpy(row + 4 * (p - first), row + 4 * (a - first), 4);
+        for (int p = b + 1; p <= last; p++) memcpy(row + 4 * (p - first), row + 4 * (b - first), 4);
+
+        // Across: eight pixels (four pairs) at a time; the last eight into `tail`, as many kept as fit.
+        uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
+        for (int g = 0; g < npairs; g += 4) {
+            const pair_t *p = &pairs[g];
+#define MAPTRIP_TWO_PAIRS(p0, p1)                                                                            \
+    _mm256_mulhrs_epi16(                                                                                     \
+        _mm256_maddubs_epi16(                                                                                \
+            _mm256_shuffle_epi8(                                                                             \
+                _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + (p0).offset))), \
+                                        _mm_loadu_si128((const __m128i *)(row + (p1).offset)), 1),          \
+                _mm256_setr_m128i(_mm_loadu_si128((const __m128i *)(p0).control),                            \
+                                  _mm_loadu_si128((const __m128i *)(p1).control))),                          \
+            _mm256_setr_m128i(_mm_loadu_si128((const __m128i *)(p0).weights),                                \
+                              _mm_loadu_si128((const __m128i *)(p1).weights))),                              \
+        half)
+            const __m256i q01 = MAPTRIP_TWO_PAIRS(p[0], p[1]);
+            const __m256i q23 = MAPTRIP_TWO_PAIRS(p[2], p[3]);
+#undef MAPTRIP_TWO_PAIRS
+            // Lanes: (pixels 0 1, 4 5) and (2 3, 6 7): put them in order.
+            const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(q01, q23), 0xd8);
+            const int j = 2 * g;
+            if (j + 8 <= width) {
+                _mm256_storeu_si256((__m256i *)(d + 4 * j), packed);
+            } else {
+                uint8_t tail[32];
+                _mm256_storeu_si256((__m256i *)tail, packed);
+                memcpy(d + 4 * j, tail, 4 * (size_t)(width - j));
+            }
+        }
+    }
+}
+
+int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                              const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                              int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
+    if (width <= 0 || height <= 0) return 1;
+    if (!maptrip_resample_available() || dx <= 0 || src_width <= 0 || src_height <= 0) return 0;
+    // Every position, and the vector loop's eight ahead, within 16.16 fixed point's 2^14 pixels.
+    const int64_t limit = (int64_t)1 << 30;
+    const int64_t x_end = (int64_t)x0 + (int64_t)(width + 8) * dx, y_end = (int64_t)y0 + (int64_t)height * dy;
+    if (x0 < -limit || x_end > limit || y0 < -limit || y0 > limit || y_end < -limit || y_end > limit) return 0;
+    const int padded = (width + 7) & ~7;
+    const int first = x0 >> 16;
+    const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
+    const int columns = last - first + 1;
+    // Neighbours two columns apart at most, so that a pair of pixels reads within 4 source pixels.
+    if (dx > 2 * 65536) return 0;
+    // The blended row (with room for 16-byte reads past its end) and the columns' reading plan.
+    size_t row_bytes = 4 * ((size_t)columns + 8), pair_bytes = sizeof(pair_t) * (size_t)(padded / 2);
+    uint8_t local[4 * 1100 + sizeof(pair_t) * 600];
+    uint8_t *memory = local;
+    if (row_bytes + pair_bytes > sizeof local) {
+        memory = malloc(row_bytes + pair_bytes + 16);
+        if (!memory) return 0;
+    }
+    pair_t *pairs = (pair_t *)(memory + ((row_bytes + 15) & ~(size_t)15));
+    resample_avx2(dst, dst_stride, width, height, src, src_stride, src_width, src_height, x0, y0, dx, dy, memory, pairs);
+    if (memory != local) free(memory);
+    return 1;
+}
+
+#else
+
+int maptrip_resample_available(void) { return 0; }
+
+int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                              const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                              int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
+    (void)dst; (void)dst_stride; (void)width; (void)height; (void)src; (void)src_stride;
+    (void)src_width; (void)src_height; (void)x0; (void)y0; (void)dx; (void)dy;
+    return 0;
+}
+
+#endif

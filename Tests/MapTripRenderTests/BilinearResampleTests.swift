@@ -1,0 +1,126 @@
+import Cairo
+import Foundation
+import MapTripCore
+@testable import MapTripRender
+import Testing
+
+/// maptrip's own bilinear kernel against pixman (Cairo's bilinear filter, padded edges, the source
+/// operator): the raster cache paints its tiles with whichever this CPU runs, and the two must agree.
+@Suite(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+struct BilinearResampleTests {
+    /// A tile like the cache's: a map-like picture (flat fills, hairlines, a soft edge) with noise in
+    /// one corner, so that every way of getting a neighbour wrong shows.
+    static func tile(width: Int, height: Int) throws -> ImageSurface {
+        let s = try ImageSurface(width: width, height: height)
+        try s.withContext { cr in
+            cr.setSource(Color(red: 0.67, green: 0.83, blue: 0.92, alpha: 1))
+            cr.paint()
+            cr.setSource(Color(red: 0.95, green: 0.94, blue: 0.9, alpha: 1))
+            cr.move(to: 10, 5)
+            cr.line(to: Double(width) - 20, 30)
+            cr.line(to: Double(width) * 0.6, Double(height) - 8)
+            cr.line(to: 3, Double(height) * 0.7)
+            cr.closePath()
+            cr.fill()
+            cr.setSource(Color(red: 0.5, green: 0.3, blue: 0.6, alpha: 1))
+            cr.setLineWidth(0.7)
+            for k in 0..<12 {
+                cr.move(to: 0, Double(k) * 9.3)
+                cr.line(to: Double(width), Double(k) * 11.1 + 4)
+            }
+            cr.stroke()
+        }
+        s.flush()
+        var state: UInt32 = 12345
+        for y in 0..<min(40, height) {
+            for x in 0..<min(40, width) {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                let p = s.data + y * s.stride + x * 4
+                p[0] = UInt8(truncatingIfNeeded: state >> 8)
+                p[1] = UInt8(truncatingIfNeeded: state >> 16)
+                p[2] = UInt8(truncatingIfNeeded: state >> 24)
+                p[3] = 255
+            }
+        }
+        s.markDirty()
+        return s
+    }
+
+    /// Paints `image` both ways into a frame rectangle; returns the largest and mean channel difference.
+    func compare(_ image: ImageSurface, scale: Double, originX: Double, originY: Double,
+                 x: Int, y: Int, width: Int, height: Int) throws -> (max: Int, mean: Double) {
+        let w = 320, h = 240
+        let ours = try ImageSurface(width: w, height: h), theirs = try ImageSurface(width: w, height: h)
+        for s in [ours, theirs] { try s.withContext { $0.setSource(Color(red: 1, green: 0, blue: 1, alpha: 1)); $0.paint() } }
+        ours.flush()
+        #expect(BilinearResample.paint(image, scale: scale, originX: originX, originY: originY, into: ours,
+                                       firstRow: 0, x: x, y: y, width: width, height: height))
+        ours.markDirty()
+        try theirs.withContext { cr in
+            cr.setOperator(.source)
+            cr.paintImage(image, into: originX, originY, Double(image.width) * scale, Double(image.height) * scale,
+                          clipX: x, clipY: y, clipWidth: width, clipHeight: height, filter: .bilinear)
+        }
+        ours.flush()
+        theirs.flush()
+        var worst = 0, sum = 0
+        for row in 0..<h {
+            for i in 0..<(w * 4) {
+                let d = abs(Int(ours.data[row * ours.stride + i]) - Int(theirs.data[row * theirs.stride + i]))
+                worst = max(worst, d)
+                sum += d
+            }
+        }
+        return (worst, Double(sum) / Double(w * h * 4))
+    }
+
+    @Test(arguments: [1.0, 0.97, 0.9, 0.841, 0.6, 1.19])
+    func resampledTilesMatchPixman(scale: Double) throws {
+        let image = try Self.tile(width: 258, height: 200)
+        // The whole tile at a fractional position, and a clip reaching past its edges (padded), in
+        // widths that are and are not a multiple of eight.
+        for (ox, oy, x, y, width, height) in [(3.3, 7.71, 4, 8, 210, 160), (-20.45, -11.2, 0, 0, 237, 151),
+                                               (40.5, 30.25, 37, 28, 1, 97), (12.9, 2.2, 10, 0, 203, 13)] {
+            let (worst, mean) = try compare(image, scale: scale, originX: ox, originY: oy, x: x, y: y,
+                                            width: width, height: height)
+            // 6-bit weights and a rounded middle step against pixman's 7-bit, truncated ones: within a
+            // few levels at the noise, a fraction of one on average.
+            #expect(worst <= 6, "scale \(scale), origin (\(ox), \(oy)): largest difference \(worst)")
+            #expect(mean < 0.1, "scale \(scale), origin (\(ox), \(oy)): mean difference \(mean)")
+        }
+    }
+
+    @Test func flatColoursComeOutExactly() throws {
+        let image = try ImageSurface(width: 64, height: 64)
+        try image.withContext { $0.setSource(Color(red: 243 / 255, green: 241 / 255, blue: 234 / 255, alpha: 1)); $0.paint() }
+        image.flush()
+        let frame = try ImageSurface(width: 100, height: 100)
+        frame.flush()
+        #expect(BilinearResample.paint(image, scale: 0.913, originX: 0.37, originY: -0.8, into: frame, firstRow: 0,
+                                       x: 0, y: 0, width: 58, height: 57))
+        for y in 0..<57 {
+            for x in 0..<58 {
+                let p = frame.pixel(x: x, y: y)
+                #expect(p.r == 243 && p.g == 241 && p.b == 234 && p.a == 255, "(\(x), \(y)): \(p)")
+                if p.r != 243 || p.g != 241 || p.b != 234 { return }
+            }
+        }
+        // Nothing outside the rectangle is touched.
+        #expect(frame.pixel(x: 58, y: 10).a == 0 && frame.pixel(x: 10, y: 57).a == 0)
+    }
+
+    @Test func aBandGetsItsOwnRowsOnly() throws {
+        // A surface holding frame rows 100..<160: the rectangle's rows outside it are left out, and
+        // those inside come out as painting the whole frame gives.
+        let image = try Self.tile(width: 258, height: 258)
+        let whole = try ImageSurface(width: 300, height: 300)
+        let band = try ImageSurface(width: 300, height: 60)
+        whole.flush()
+        band.flush()
+        for (surface, first) in [(whole, 0), (band, 100)] {
+            #expect(BilinearResample.paint(image, scale: 0.93, originX: 5.5, originY: 20.25, into: surface,
+                                           firstRow: first, x: 6, y: 21, width: 230, height: 230))
+        }
+        #expect(memcmp(band.data, whole.data + 100 * whole.stride, 60 * whole.stride) == 0)
+    }
+}
