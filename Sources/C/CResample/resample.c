@@ -65,6 +65,8 @@ static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int hei
         int c = a;
         const __m256i wv = _mm256_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
         for (; c + 8 <= b + 1; c += 8, out += 32) {
+            // The rows two below, for the next rows' blend: the tiles are read from memory, not cache.
+            _mm_prefetch((const char *)(bottom + 2 * src_stride + 4 * c), _MM_HINT_T0);
             const __m256i t = _mm256_loadu_si256((const __m256i *)(top + 4 * c));
             const __m256i u = _mm256_loadu_si256((const __m256i *)(bottom + 4 * c));
             const __m256i lo = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpacklo_epi8(t, u), wv), half);
