@@ -161,37 +161,65 @@ final class RasterCache {
         return tiles(level: k, for: viewport).map { TileID(level: k, column: (($0.column % n) + n) % n, row: $0.row) }
     }
 
-    /// Tile (level, column, row), drawn by `draw` (given the tile's surface, the transforms of the unit
-    /// world into it, the zoom it stands for) when not at hand.
-    private func surface(_ key: TileID, draw: (ImageSurface, [PixelTransform], Double) throws -> Void,
-                         scale: Double) throws -> ImageSurface {
-        let k = key.level, column = key.column, row = key.row
-        tick &+= 1
-        if let e = tiles[key] {
-            tiles[key] = (e.surface, tick)
-            return e.surface
+    /// The tiles `ids` (level, column, row), those not at hand drawn by `draw` two at a time (each on
+    /// its own surface, by its own thread): a flight reaching a new level, or setting out from a held
+    /// picture, needs a frame's tiles at once.
+    private func surfaces<S: Sequence>(_ ids: S, draw: TileDrawing, scale: Double) throws -> [TileID: ImageSurface]
+    where S.Element == TileID {
+        var found: [TileID: ImageSurface] = [:]
+        var jobs: [(key: TileID, surface: ImageSurface, transforms: [PixelTransform], zoom: Double)] = []
+        var queued = Set<TileID>()
+        for key in ids {
+            if let e = tiles[key] {
+                tick &+= 1
+                tiles[key] = (e.surface, tick)
+                found[key] = e.surface
+                continue
+            }
+            if !queued.insert(key).inserted { continue }
+            let k = key.level, column = key.column, row = key.row
+            let width = levelWidth(k), n = tileCount(level: k)
+            let x0 = column * tileSize, y0 = row * tileSize
+            let w = min(tileSize, width - x0), h = min(tileSize, width - y0)
+            let surface: ImageSurface
+            if let i = spare.firstIndex(where: { $0.width == w + 2 && $0.height == h + 2 }) {
+                surface = spare.remove(at: i)
+            } else {
+                surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
+            }
+            // The unit world into the tile's pixels, its border one pixel out; the copies of the world
+            // beside it for the first and last columns, whose borders lie across the antimeridian.
+            let t = PixelTransform(scale: Double(width), offsetX: Double(1 - x0), offsetY: Double(1 - y0))
+            var transforms = [t]
+            if column == 0 { transforms.append(t.shifted(worlds: -1)) }
+            if column == n - 1 { transforms.append(t.shifted(worlds: 1)) }
+            jobs.append((key, surface, transforms, zoom(level: k, scale: scale)))
         }
-        let width = levelWidth(k), n = tileCount(level: k)
-        let x0 = column * tileSize, y0 = row * tileSize
-        let w = min(tileSize, width - x0), h = min(tileSize, width - y0)
-        let surface: ImageSurface
-        if let i = spare.firstIndex(where: { $0.width == w + 2 && $0.height == h + 2 }) {
-            surface = spare.remove(at: i)
-        } else {
-            surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
+        if jobs.count == 1 {
+            try draw(jobs[0].surface, jobs[0].transforms, jobs[0].zoom, 0)
+        } else if jobs.count > 1 {
+            // Worker k draws jobs k, k + 2, ...; the first failure in job order is thrown.
+            let failures = TileFailures(count: jobs.count)
+            withoutActuallyEscaping(draw) { draw in
+                let work = TileWork(draw: draw, jobs: jobs.map { ($0.surface, $0.transforms, $0.zoom) })
+                DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                    for i in stride(from: worker, to: work.jobs.count, by: 2) {
+                        let job = work.jobs[i]
+                        do { try work.draw(job.0, job.1, job.2, worker) } catch { failures.set(i, error) }
+                    }
+                }
+            }
+            if let error = failures.first { throw error }
         }
-        // The unit world into the tile's pixels, its border one pixel out; the copies of the world
-        // beside it for the first and last columns, whose borders lie across the antimeridian.
-        let t = PixelTransform(scale: Double(width), offsetX: Double(1 - x0), offsetY: Double(1 - y0))
-        var transforms = [t]
-        if column == 0 { transforms.append(t.shifted(worlds: -1)) }
-        if column == n - 1 { transforms.append(t.shifted(worlds: 1)) }
-        try draw(surface, transforms, zoom(level: k, scale: scale))
-        tilesDrawn += 1
-        tiles[key] = (surface, tick)
-        bytes += surface.byteCount
+        for job in jobs {
+            tick &+= 1
+            tilesDrawn += 1
+            tiles[job.key] = (job.surface, tick)
+            found[job.key] = job.surface
+            bytes += job.surface.byteCount
+        }
         peakBytes = max(peakBytes, bytes + reserved)
-        return surface
+        return found
     }
 
     /// Bytes a tile's surface takes (with its border).
@@ -224,10 +252,13 @@ final class RasterCache {
 
     // MARK: Compositing
 
+    /// Draws a tile: its surface, the transforms of the unit world into it, the zoom it stands for,
+    /// and which of two threads draws it (0 or 1): two tiles may be drawn at once, one by each.
+    typealias TileDrawing = (ImageSurface, [PixelTransform], Double, Int) throws -> Void
+
     /// Paints a frame from the levels `levels(for:)` gives, drawing missing tiles with `draw`.
     /// `outside`: painted above and below the world (where Web Mercator has no map).
-    func composite(_ viewport: Viewport, outside: Color, in cr: Context,
-                   draw: (ImageSurface, [PixelTransform], Double) throws -> Void) throws {
+    func composite(_ viewport: Viewport, outside: Color, in cr: Context, draw: TileDrawing) throws {
         let uses = levels(for: viewport)
         let wanted = uses.map { tileIDs(level: $0.level, for: viewport) }
         // Room first: the least recently used tiles this frame does not show go before any is drawn,
@@ -236,12 +267,13 @@ final class RasterCache {
         let missing = shown.filter { tiles[$0] == nil }.reduce(0) { $0 + tileBytes($1) }
         if bytes + reserved + missing > limitBytes { evict(toFit: missing, keeping: shown, reuse: true) }
         defer { spare.removeAll() }
+        let surfaces = try surfaces(wanted.joined(), draw: draw, scale: viewport.scale)
         var placed: [(LevelUse, [(surface: ImageSurface, column: Int, row: Int)])] = []
         for (use, ids) in zip(uses, wanted) {
             let unwrapped = tiles(level: use.level, for: viewport)
             var list: [(ImageSurface, Int, Int)] = []
             for (id, position) in zip(ids, unwrapped) {
-                list.append((try surface(id, draw: draw, scale: viewport.scale), position.column, position.row))
+                list.append((surfaces[id]!, position.column, position.row))
             }
             placed.append((use, list))
         }
@@ -308,4 +340,19 @@ private struct CompositeJob: @unchecked Sendable {
         }
         cr.setOperator(.over)
     }
+}
+
+/// The tile drawing handed to the two threads (each calls it for its own tiles only).
+private struct TileWork: @unchecked Sendable {
+    let draw: RasterCache.TileDrawing
+    let jobs: [(ImageSurface, [PixelTransform], Double)]
+}
+
+/// Errors of tiles drawn at once, by tile.
+private final class TileFailures: @unchecked Sendable {
+    private var errors: [Error?]
+    private let lock = NSLock()
+    init(count: Int) { errors = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ error: Error) { lock.withLock { errors[i] = error } }
+    var first: Error? { lock.withLock { errors.lazy.compactMap { $0 }.first } }
 }

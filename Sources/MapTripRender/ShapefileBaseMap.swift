@@ -152,8 +152,8 @@ public final class ShapefileBaseMap: BaseMap {
     private var sources: [String: ShapefileDatasource] = [:]
     private var planeSources: [String: PlaneDatasource] = [:]
     private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
-    private var clipper = PathClipper()
-    private var path = PixelPath()
+    /// Paths and clippers of the drawing threads: [0] for frames, both for tiles drawn two at a time.
+    private let scratch = [DrawScratch(), DrawScratch()]
     private let store: ShapefileStore?
     /// Whether flights are composited from rasters of the map (see RasterCache); false: every frame
     /// is drawn from the vectors.
@@ -187,9 +187,15 @@ public final class ShapefileBaseMap: BaseMap {
         // the levels (flat, or on the sphere) its layers' zooms need.
         var wanted: [String: Set<LevelNeed>] = [:]
         var order: [String] = []
+        // A frame composited from the raster cache is drawn at its tiles' zoom (up to a level step
+        // above the camera's): their levels too.
+        let drawn = viewports.flatMap { v -> [(Viewport, Double)] in
+            guard let cache, plannedCameras.contains(v.camera), Self.isFlatMercator(v) else { return [(v, v.camera.zoom)] }
+            return [(v, v.camera.zoom), (v, cache.zoom(level: cache.level(worldSize: v.worldSize), scale: v.scale))]
+        }
         for layer in layers {
-            for v in viewports where layer.shows(zoom: v.camera.zoom) {
-                let level = DetailLevels.level(zoom: v.camera.zoom, scale: v.scale)
+            for (v, zoom) in drawn where layer.shows(zoom: zoom) {
+                let level = DetailLevels.level(zoom: zoom, scale: v.scale)
                 switch v.projection {
                 case .webMercator, .globe:
                     if wanted[layer.source] == nil { order.append(layer.source) }
@@ -351,7 +357,9 @@ public final class ShapefileBaseMap: BaseMap {
     private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
         if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
             let water = style.water, scale = viewport.scale
-            try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom in
+            // Tiles are drawn two at a time: their threads look the layers' data up in turn.
+            let lookup = NSLock()
+            try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom, worker in
                 try tile.withContext { tcr in
                     // Every pixel replaced: the surface may be an evicted tile's.
                     tcr.setOperator(.source)
@@ -359,9 +367,9 @@ public final class ShapefileBaseMap: BaseMap {
                     tcr.paint()
                     tcr.setOperator(.over)
                     let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
-                    try drawLayers(zoom: zoom, scale: scale, in: tcr) { layer, path in
-                        let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
-                        for t in transforms { clipper.append(data, transform: t, clip: clip, to: &path) }
+                    try drawLayers(zoom: zoom, scale: scale, in: tcr, scratch: scratch[worker]) { layer, s in
+                        let data = try lookup.withLock { try datasource(layer.source) }.levels.geometry(zoom: zoom, scale: scale)
+                        for t in transforms { s.clipper.append(data, transform: t, clip: clip, to: &s.path) }
                     }
                 }
             }
@@ -385,19 +393,19 @@ public final class ShapefileBaseMap: BaseMap {
             cr.paint()
         }
         let zoom = viewport.camera.zoom, scale = viewport.scale
-        try drawLayers(zoom: zoom, scale: scale, in: cr) { layer, path in
+        try drawLayers(zoom: zoom, scale: scale, in: cr, scratch: scratch[0]) { layer, s in
             switch viewport.projection {
             case .webMercator:
                 let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
                 for t in PixelTransform.copies(for: viewport) {
-                    clipper.append(data, transform: t, clip: clip, to: &path)
+                    s.clipper.append(data, transform: t, clip: clip, to: &s.path)
                 }
             case .plane(let plane):
                 let data = try datasource(layer.source, plane: plane).levels.geometry(zoom: zoom, scale: scale)
-                clipper.append(data, transform: viewport.transform, clip: clip, to: &path)
+                s.clipper.append(data, transform: viewport.transform, clip: clip, to: &s.path)
             case .globe:
                 let data = try datasource(layer.source).sphere(zoom: zoom, scale: scale)
-                clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &path)
+                s.clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &s.path)
             }
         }
         if case .globe = viewport.projection {
@@ -408,14 +416,16 @@ public final class ShapefileBaseMap: BaseMap {
         }
     }
 
-    /// Paints every layer that shows at `zoom`, one path each: `geometry` appends the layer's pixels.
-    private func drawLayers(zoom: Double, scale: Double, in cr: Context,
-                            geometry: (MapLayer, inout PixelPath) throws -> Void) throws {
+    /// Paints every layer that shows at `zoom`, one path each: `geometry` appends the layer's pixels
+    /// to `scratch.path` (with `scratch.clipper`).
+    private func drawLayers(zoom: Double, scale: Double, in cr: Context, scratch: DrawScratch,
+                            geometry: (MapLayer, DrawScratch) throws -> Void) throws {
         for layer in layers {
             let opacity = layer.opacity(zoom: zoom)
             if opacity <= 0 { continue }
-            path.removeAll()
-            try geometry(layer, &path)
+            scratch.path.removeAll()
+            try geometry(layer, scratch)
+            let path = scratch.path
             if path.subpathCount == 0 { continue }
             // One path for all copies of the world, filled once: pieces that meet at the
             // antimeridian are rasterised together, so no seam shows between them.
@@ -468,4 +478,10 @@ public final class ShapefileBaseMap: BaseMap {
             }
         }
     }
+}
+
+/// One drawing thread's path and clipper (their buffers are kept from one layer to the next).
+private final class DrawScratch: @unchecked Sendable {
+    var path = PixelPath()
+    var clipper = PathClipper()
 }
