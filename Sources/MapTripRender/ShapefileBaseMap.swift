@@ -268,8 +268,13 @@ public final class ShapefileBaseMap: BaseMap {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
             if drawn < rasterBreakEven * frameArea { plannedCameras.insert(camera) }
         }
+        cache.resamples = BilinearResample.isAvailable && compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
+
+    /// Whether tiles are composited with maptrip's own bilinear kernel where the CPU runs it (else with
+    /// pixman, through Cairo): the benchmark compares the two. Set before `plan`.
+    public var compositesWithOwnKernel = true
 
     /// A frame is composited when the tiles it draws new (each shared among the frames that show it)
     /// come to less than this share of the frame's own area (drawing a tile costs about what drawing
