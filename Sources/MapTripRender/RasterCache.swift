@@ -48,9 +48,9 @@ final class RasterCache {
     private(set) var tilesDrawn = 0
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
-    /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else pixman,
-    /// through Cairo, paints the same pixels to within one level).
-    var resamples = BilinearResample.isAvailable
+    /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else, and
+    /// where it does not, pixman paints them through Cairo, the same pixels within a few levels).
+    var resamples = true
 
     init(tileSize: Int = 256, stepsPerZoom: Int = 4, crossFade: Double = 0, limitBytes: Int) {
         self.tileSize = tileSize
@@ -199,17 +199,17 @@ final class RasterCache {
             try draw(jobs[0].surface, jobs[0].transforms, jobs[0].zoom, 0)
         } else if jobs.count > 1 {
             // Worker k draws jobs k, k + 2, ...; the first failure in job order is thrown.
-            let failures = TileFailures(count: jobs.count)
+            let results = ConcurrentResults<Void>(count: jobs.count)
             withoutActuallyEscaping(draw) { draw in
                 let work = TileWork(draw: draw, jobs: jobs.map { ($0.surface, $0.transforms, $0.zoom) })
                 DispatchQueue.concurrentPerform(iterations: 2) { worker in
                     for i in stride(from: worker, to: work.jobs.count, by: 2) {
                         let job = work.jobs[i]
-                        do { try work.draw(job.0, job.1, job.2, worker) } catch { failures.set(i, error) }
+                        results.set(i, Result { try work.draw(job.0, job.1, job.2, worker) })
                     }
                 }
             }
-            if let error = failures.first { throw error }
+            for i in jobs.indices { try results.get(i) }
         }
         for job in jobs {
             tick &+= 1
@@ -346,13 +346,4 @@ private struct CompositeJob: @unchecked Sendable {
 private struct TileWork: @unchecked Sendable {
     let draw: RasterCache.TileDrawing
     let jobs: [(ImageSurface, [PixelTransform], Double)]
-}
-
-/// Errors of tiles drawn at once, by tile.
-private final class TileFailures: @unchecked Sendable {
-    private var errors: [Error?]
-    private let lock = NSLock()
-    init(count: Int) { errors = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ error: Error) { lock.withLock { errors[i] = error } }
-    var first: Error? { lock.withLock { errors.lazy.compactMap { $0 }.first } }
 }

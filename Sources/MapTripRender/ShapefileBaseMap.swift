@@ -212,7 +212,7 @@ public final class ShapefileBaseMap: BaseMap {
             (source: source, loaded: sources[source],
              needs: wanted[source]!.sorted { ($0.level, $0.sphere ? 1 : 0) < ($1.level, $1.sphere ? 1 : 0) })
         }
-        let results = Loads(count: work.count)
+        let results = ConcurrentResults<ShapefileDatasource>(count: work.count)
         let directory = directory, store = store
         DispatchQueue.concurrentPerform(iterations: work.count) { i in
             results.set(i, Result {
@@ -268,7 +268,7 @@ public final class ShapefileBaseMap: BaseMap {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
             if drawn < rasterBreakEven * frameArea { plannedCameras.insert(camera) }
         }
-        cache.resamples = BilinearResample.isAvailable && compositesWithOwnKernel
+        cache.resamples = compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
 
@@ -294,15 +294,6 @@ public final class ShapefileBaseMap: BaseMap {
     private struct LevelNeed: Hashable {
         var level: Int
         var sphere: Bool
-    }
-
-    /// Results of work run on several threads, each written by one of them, read after.
-    private final class Loads: @unchecked Sendable {
-        private var results: [Result<ShapefileDatasource, Error>?]
-        private let lock = NSLock()
-        init(count: Int) { results = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: Result<ShapefileDatasource, Error>) { lock.withLock { results[i] = r } }
-        func get(_ i: Int) throws -> ShapefileDatasource { try lock.withLock { results[i]! }.get() }
     }
 
     private func datasource(_ source: String) throws -> ShapefileDatasource {

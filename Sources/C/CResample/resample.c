@@ -26,14 +26,11 @@ typedef struct {
 } pair_t;
 
 __attribute__((target("avx2")))
-static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
                           const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
-                          int32_t x0, int32_t y0, int32_t dx, int32_t dy, uint8_t *row, pair_t *pairs) {
-    // Source columns read: first ... last (the last one only as a right neighbour), for the pixels
-    // rounded up to a multiple of eight: the last eight are resampled whole, and as many kept as fit.
-    const int padded = (width + 7) & ~7;
-    const int first = x0 >> 16;
-    const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
+                          int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
+                          uint8_t *row, pair_t *pairs) {
+    // `padded`: the width rounded up to eight; `first` ... `last`: the source columns those pixels read.
     const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
     // Every row samples the same columns: how to read them, once.
     const int npairs = padded / 2;
@@ -122,22 +119,21 @@ int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int
     const int64_t limit = (int64_t)1 << 30;
     const int64_t x_end = (int64_t)x0 + (int64_t)(width + 8) * dx, y_end = (int64_t)y0 + (int64_t)height * dy;
     if (x0 < -limit || x_end > limit || y0 < -limit || y0 > limit || y_end < -limit || y_end > limit) return 0;
+    // Neighbours two columns apart at most, so that a pair of pixels reads within 4 source pixels.
+    if (dx > 2 * 65536) return 0;
+    // Source columns read: first ... last (the last one only as a right neighbour), for the pixels
+    // rounded up to a multiple of eight: the last eight are resampled whole, and as many kept as fit.
     const int padded = (width + 7) & ~7;
     const int first = x0 >> 16;
     const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
-    const int columns = last - first + 1;
-    // Neighbours two columns apart at most, so that a pair of pixels reads within 4 source pixels.
-    if (dx > 2 * 65536) return 0;
-    // The blended row (with room for 16-byte reads past its end) and the columns' reading plan.
-    size_t row_bytes = 4 * ((size_t)columns + 8), pair_bytes = sizeof(pair_t) * (size_t)(padded / 2);
-    uint8_t local[4 * 1100 + sizeof(pair_t) * 600];
-    uint8_t *memory = local;
-    if (row_bytes + pair_bytes > sizeof local) {
-        memory = malloc(row_bytes + pair_bytes + 16);
-        if (!memory) return 0;
-    }
-    pair_t *pairs = (pair_t *)(memory + ((row_bytes + 15) & ~(size_t)15));
-    resample_avx2(dst, dst_stride, width, height, src, src_stride, src_width, src_height, x0, y0, dx, dy, memory, pairs);
+    // The blended row (with room for 16-byte reads past its end), then the columns' reading plan.
+    const size_t row_bytes = (4 * ((size_t)(last - first + 1) + 8) + 15) & ~(size_t)15;
+    const size_t bytes = row_bytes + sizeof(pair_t) * (size_t)(padded / 2);
+    _Alignas(16) uint8_t local[4 * 1100 + sizeof(pair_t) * 600];
+    uint8_t *memory = bytes <= sizeof local ? local : malloc(bytes);
+    if (!memory) return 0;
+    resample_avx2(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height, x0, y0, dx, dy,
+                  first, last, memory, (pair_t *)(memory + row_bytes));
     if (memory != local) free(memory);
     return 1;
 }
