@@ -119,16 +119,26 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
     let start = now()
     let writer = try VideoWriter(path: out, format: format, settings: settings)
     let planes = [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)]
+    // One buffer, read into again for every picture: no allocation (and no fresh pages) per frame.
+    var buffer = [UInt8](repeating: 0, count: width * height)
     for (n, flag) in flags.enumerated() {
         if flag == 1 {
             try frame.makeWritable()
             for (plane, w, h) in planes {
-                let data = input.readData(ofLength: w * h)
-                guard data.count == w * h, let dst = frame.data(plane: plane) else {
+                let count = try buffer.withUnsafeMutableBytes { b -> Int in
+                    var got = 0
+                    while got < w * h {
+                        let r = read(input.fileDescriptor, b.baseAddress! + got, w * h - got)
+                        if r <= 0 { break }
+                        got += r
+                    }
+                    return got
+                }
+                guard count == w * h, let dst = frame.data(plane: plane) else {
                     throw Failure(description: "short read of \(framesPath)")
                 }
                 let stride = frame.linesize(plane: plane)
-                data.withUnsafeBytes { src in
+                buffer.withUnsafeBytes { src in
                     for row in 0..<h {
                         (dst + row * stride).update(from: src.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * w,
                                                     count: w)
