@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own AVX2 bilinear kernel
         .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
         .target(name: "MapTripRender",
-                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample"]),
+                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample", "YUV"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
-        .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj"]),
+        .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj", "CResample", "YUV"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",
                                    "TileServerFixture"]),

@@ -66,13 +66,13 @@ public final class PixelConverter {
     /// The encoder may still hold the previous picture: the frame gets buffers of its own first.
     @discardableResult
     public func convert(bgra source: UnsafePointer<UInt8>, stride: Int) throws -> Frame {
-        try frame.makeWritable()
+        let planes = try writablePlanes()
         func plane(_ i: Int) throws -> (UnsafeMutablePointer<UInt8>, Int) {
-            guard let p = frame.data(plane: i) else {
+            guard i < planes.count else {
                 throw FFmpegError(code: FFmpegError.invalidArgument, operation: "PixelConverter",
                                   message: "frame has no plane \(i)")
             }
-            return (p, frame.linesize(plane: i))
+            return planes[i]
         }
         switch path {
         case .i420, .i444:
@@ -96,6 +96,17 @@ public final class PixelConverter {
             try scaler.scale(bgra!, into: frame)
         }
         return frame
+    }
+
+    /// The frame's planes (pixels and bytes per row), given buffers of their own first (the encoder may
+    /// still hold the previous picture): for a picture drawn straight into them (the I420 path).
+    public func writablePlanes() throws -> [(data: UnsafeMutablePointer<UInt8>, stride: Int)] {
+        try frame.makeWritable()
+        var planes: [(data: UnsafeMutablePointer<UInt8>, stride: Int)] = []
+        while planes.count < 4, let p = frame.data(plane: planes.count) {
+            planes.append((p, frame.linesize(plane: planes.count)))
+        }
+        return planes
     }
 
     /// The picture with straight alpha in the scratch frame (a plain copy when opaque).

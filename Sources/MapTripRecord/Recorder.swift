@@ -297,10 +297,15 @@ final class DrawingThread: @unchecked Sendable {
             guard let index = converters == nil ? pipeline.acquire() : pipeline.acquireFrame() else { return }
             let buffer = converters == nil ? index : 0
             do {
-                try renderer.render(state, into: buffer)
-                if let converters {
-                    let surface = renderer.surfaces[buffer]
-                    try converters[index].convert(bgra: surface.data, stride: surface.stride)
+                // An I420 output: a frame the map composites from rasters is drawn straight into it.
+                if let converter = converters?[index], converter.path == .i420,
+                   try renderer.renderPlanar(state, into: Self.picture(converter)) {
+                } else {
+                    try renderer.render(state, into: buffer)
+                    if let converters {
+                        let surface = renderer.surfaces[buffer]
+                        try converters[index].convert(bgra: surface.data, stride: surface.stride)
+                    }
                 }
             } catch {
                 pipeline.fail(error)
@@ -309,5 +314,16 @@ final class DrawingThread: @unchecked Sendable {
             if !pipeline.push(converters == nil ? .picture(index) : .converted(index)) { return }
             last = state
         }
+    }
+
+    /// An I420 converter's frame, writable, as a picture to draw into.
+    static func picture(_ converter: PixelConverter) throws -> PlanarPicture {
+        let p = try converter.writablePlanes()
+        guard p.count >= 3 else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "DrawingThread",
+                              message: "an I420 frame with \(p.count) planes")
+        }
+        return PlanarPicture(y: p[0].data, yStride: p[0].stride, u: p[1].data, uStride: p[1].stride,
+                             v: p[2].data, vStride: p[2].stride, width: converter.width, height: converter.height)
     }
 }

@@ -4,7 +4,7 @@ import Cairo
 /// Paints a scaled image into a rectangle of a surface's pixels with maptrip's own bilinear kernel
 /// (CResample: separable, AVX2), the way Cairo paints it with a bilinear filter, padded edges and the
 /// source operator: compositing the raster cache's tiles is most of the drawing a moving frame takes,
-/// and pixman's SSE2 loop samples one pixel at a time.
+/// and pixman's SSE2 loop samples one pixel at a time. The same for one 8-bit plane of a YUV picture.
 enum BilinearResample {
     /// Whether this CPU runs the kernel.
     static let isAvailable = maptrip_resample_available() != 0
@@ -16,6 +16,23 @@ enum BilinearResample {
     static func paint(_ image: ImageSurface, scale: Double, originX: Double, originY: Double,
                       into surface: ImageSurface, firstRow: Int,
                       x: Int, y: Int, width: Int, height: Int) -> Bool {
+        let target = Plane(data: surface.data, stride: surface.stride, width: surface.width, height: surface.height)
+        let source = Plane(data: image.data, stride: image.stride, width: image.width, height: image.height)
+        return paint(source, bytesPerPixel: 4, scale: scale, originX: originX, originY: originY, into: target,
+                     firstRow: firstRow, x: x, y: y, width: width, height: height)
+    }
+
+    /// Rows of 8-bit samples (or of 4-byte pixels): a plane of a picture, or of a tile.
+    struct Plane {
+        var data: UnsafeMutablePointer<UInt8>
+        var stride: Int
+        var width: Int
+        var height: Int
+    }
+
+    /// The same for planes of `bytesPerPixel` (4: premultiplied BGRA; 1: a Y, U or V plane).
+    static func paint(_ image: Plane, bytesPerPixel: Int, scale: Double, originX: Double, originY: Double,
+                      into surface: Plane, firstRow: Int, x: Int, y: Int, width: Int, height: Int) -> Bool {
         let top = max(y, firstRow), bottom = min(y + height, firstRow + surface.height)
         let left = max(x, 0), right = min(x + width, surface.width)
         if bottom <= top || right <= left { return true }
@@ -34,9 +51,10 @@ enum BilinearResample {
               let x0 = Int32(exactly: Int(startX) + (left - x) * Int(step)),
               let y0 = Int32(exactly: Int(startY) + (top - y) * Int(step)) else { return false }
         let stride = surface.stride
-        let dst = surface.data + (top - firstRow) * stride + left * 4
-        return maptrip_resample_bilinear(dst, stride, Int32(right - left), Int32(bottom - top),
-                                         image.data, image.stride, Int32(image.width), Int32(image.height),
-                                         x0, y0, step, step) != 0
+        let dst = surface.data + (top - firstRow) * stride + left * bytesPerPixel
+        let resample = bytesPerPixel == 4 ? maptrip_resample_bilinear : maptrip_resample_plane
+        return resample(dst, stride, Int32(right - left), Int32(bottom - top),
+                        image.data, image.stride, Int32(image.width), Int32(image.height),
+                        x0, y0, step, step) != 0
     }
 }

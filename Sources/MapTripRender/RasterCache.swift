@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
 import MapTripCore
+import YUV
 
 /// Rasters of the styled base map, drawn once from the vectors and composited into every frame that
 /// shows them: a flight sweeps over a map it has mostly drawn already.
@@ -36,10 +37,39 @@ final class RasterCache {
         var row: Int
     }
 
-    private var tiles: [TileID: (surface: ImageSurface, tick: UInt64)] = [:]
-    /// Surfaces of tiles evicted to make room for a frame's new tiles, drawn over again by them
+    private var tiles: [TileID: (raster: Raster, tick: UInt64)] = [:]
+    /// Rasters of tiles evicted to make room for a frame's new tiles, drawn over again by them
     /// (no new pages to map and zero); what a frame leaves unused is let go when it is composited.
-    private var spare: [ImageSurface] = []
+    private var spare: [Raster] = []
+    /// BGRA pictures planar tiles are drawn in before their conversion: one per drawing thread and size.
+    private var drawingSurfaces: [DrawingKey: ImageSurface] = [:]
+    private struct DrawingKey: Hashable {
+        var worker: Int, width: Int, height: Int
+    }
+
+    /// Whether tiles are kept as I420 planes, for frames composited into I420 pictures
+    /// (`compositePlanar`), rather than as BGRA surfaces (`composite`). Changing it lets every tile go.
+    var planar = false {
+        didSet {
+            guard planar != oldValue else { return }
+            tiles = [:]
+            spare = []
+            drawingSurfaces = [:]
+            bytes = 0
+        }
+    }
+
+    /// Pixels of the map around a tile that it holds too: its neighbours' edge, for bilinear sampling
+    /// across the seam. Planar tiles hold two, so that their chroma (a sample per 2x2 pixels) has one.
+    private var border: Int { planar ? 2 : 1 }
+
+    /// The bytes tiles may take. BGRA: the bound, less a held picture's (`reserve`). Planar: the same
+    /// tiles' share of it (I420 takes 3/8 of BGRA's bytes), the held picture beside it.
+    private var tileRoom: Int {
+        guard planar else { return limitBytes - reserved }
+        let full = (tileSize + 2) * (tileSize + 2) * 4
+        return Int(Double(limitBytes) * Double(PlanarTile.bytes(width: tileSize + 4, height: tileSize + 4)) / Double(full))
+    }
     private var tick: UInt64 = 0
     private(set) var bytes = 0
     /// The most bytes held at once.
@@ -164,48 +194,72 @@ final class RasterCache {
     /// The tiles `ids` (level, column, row), those not at hand drawn by `draw` two at a time (each on
     /// its own surface, by its own thread): a flight reaching a new level, or setting out from a held
     /// picture, needs a frame's tiles at once.
-    private func surfaces<S: Sequence>(_ ids: S, draw: TileDrawing, scale: Double) throws -> [TileID: ImageSurface]
+    private func rasters<S: Sequence>(_ ids: S, draw: TileDrawing, scale: Double) throws -> [TileID: Raster]
     where S.Element == TileID {
-        var found: [TileID: ImageSurface] = [:]
-        var jobs: [(key: TileID, surface: ImageSurface, transforms: [PixelTransform], zoom: Double)] = []
+        var found: [TileID: Raster] = [:]
+        var jobs: [(key: TileID, raster: Raster, transforms: [PixelTransform], zoom: Double)] = []
         var queued = Set<TileID>()
         for key in ids {
             if let e = tiles[key] {
                 tick &+= 1
-                tiles[key] = (e.surface, tick)
-                found[key] = e.surface
+                tiles[key] = (e.raster, tick)
+                found[key] = e.raster
                 continue
             }
             if !queued.insert(key).inserted { continue }
             let k = key.level, column = key.column, row = key.row
             let width = levelWidth(k), n = tileCount(level: k)
             let x0 = column * tileSize, y0 = row * tileSize
-            let w = min(tileSize, width - x0), h = min(tileSize, width - y0)
-            let surface: ImageSurface
-            if let i = spare.firstIndex(where: { $0.width == w + 2 && $0.height == h + 2 }) {
-                surface = spare.remove(at: i)
+            let (w, h) = rasterSize(key)
+            let raster: Raster
+            if let i = spare.firstIndex(where: { $0.width == w && $0.height == h }) {
+                raster = spare.remove(at: i)
             } else {
-                surface = try ImageSurface.mapped(width: w + 2, height: h + 2)
+                raster = planar ? .planar(PlanarTile(width: w, height: h))
+                    : .bgra(try ImageSurface.mapped(width: w, height: h))
             }
-            // The unit world into the tile's pixels, its border one pixel out; the copies of the world
-            // beside it for the first and last columns, whose borders lie across the antimeridian.
-            let t = PixelTransform(scale: Double(width), offsetX: Double(1 - x0), offsetY: Double(1 - y0))
+            // The unit world into the tile's pixels, its border `border` pixels out; the copies of the
+            // world beside it for the first and last columns, whose borders lie across the antimeridian.
+            let b = border
+            let t = PixelTransform(scale: Double(width), offsetX: Double(b - x0), offsetY: Double(b - y0))
             var transforms = [t]
             if column == 0 { transforms.append(t.shifted(worlds: -1)) }
             if column == n - 1 { transforms.append(t.shifted(worlds: 1)) }
-            jobs.append((key, surface, transforms, zoom(level: k, scale: scale)))
+            jobs.append((key, raster, transforms, zoom(level: k, scale: scale)))
+        }
+        // Planar tiles are drawn in BGRA first, by each thread in a picture of its own, then converted.
+        var drawing: [[ImageSurface]] = [[], []]
+        if planar {
+            for (i, job) in jobs.enumerated() {
+                let key = DrawingKey(worker: jobs.count == 1 ? 0 : i % 2, width: job.raster.width, height: job.raster.height)
+                if drawingSurfaces[key] == nil {
+                    drawingSurfaces[key] = try ImageSurface(width: key.width, height: key.height)
+                }
+                drawing[key.worker].append(drawingSurfaces[key]!)
+            }
+        }
+        func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws {
+            let job = jobs[i]
+            switch job.raster {
+            case .bgra(let s):
+                try draw(s, job.transforms, job.zoom, worker)
+            case .planar(let tile):
+                try draw(surface!, job.transforms, job.zoom, worker)
+                try tile.convert(surface!)
+            }
         }
         if jobs.count == 1 {
-            try draw(jobs[0].surface, jobs[0].transforms, jobs[0].zoom, 0)
+            try run(0, worker: 0, surface: drawing[0].first, draw: draw)
         } else if jobs.count > 1 {
             // Worker k draws jobs k, k + 2, ...; the first failure in job order is thrown.
             let results = ConcurrentResults<Void>(count: jobs.count)
             withoutActuallyEscaping(draw) { draw in
-                let work = TileWork(draw: draw, jobs: jobs.map { ($0.surface, $0.transforms, $0.zoom) })
+                let work = TileWork(draw: draw, run: run, drawing: drawing, count: jobs.count)
                 DispatchQueue.concurrentPerform(iterations: 2) { worker in
-                    for i in stride(from: worker, to: work.jobs.count, by: 2) {
-                        let job = work.jobs[i]
-                        results.set(i, Result { try work.draw(job.0, job.1, job.2, worker) })
+                    for (n, i) in stride(from: worker, to: work.count, by: 2).enumerated() {
+                        results.set(i, Result {
+                            try work.run(i, worker, work.drawing[worker].isEmpty ? nil : work.drawing[worker][n], work.draw)
+                        })
                     }
                 }
             }
@@ -214,19 +268,26 @@ final class RasterCache {
         for job in jobs {
             tick &+= 1
             tilesDrawn += 1
-            tiles[job.key] = (job.surface, tick)
-            found[job.key] = job.surface
-            bytes += job.surface.byteCount
+            tiles[job.key] = (job.raster, tick)
+            found[job.key] = job.raster
+            bytes += job.raster.byteCount
         }
         peakBytes = max(peakBytes, bytes + reserved)
         return found
     }
 
-    /// Bytes a tile's surface takes (with its border).
-    private func tileBytes(_ id: TileID) -> Int {
+    /// A tile's raster size in pixels, with its border (planar: rounded up to even).
+    private func rasterSize(_ id: TileID) -> (width: Int, height: Int) {
         let width = levelWidth(id.level)
-        let w = min(tileSize, width - id.column * tileSize), h = min(tileSize, width - id.row * tileSize)
-        return (w + 2) * (h + 2) * 4
+        let w = min(tileSize, width - id.column * tileSize) + 2 * border
+        let h = min(tileSize, width - id.row * tileSize) + 2 * border
+        return planar ? ((w + 1) & ~1, (h + 1) & ~1) : (w, h)
+    }
+
+    /// Bytes a tile's raster takes (with its border).
+    private func tileBytes(_ id: TileID) -> Int {
+        let (w, h) = rasterSize(id)
+        return planar ? PlanarTile.bytes(width: w, height: h) : w * h * 4
     }
 
     /// Drops the least recently used tiles, except `keeping`, until `incoming` more bytes fit.
@@ -236,17 +297,18 @@ final class RasterCache {
 
     func reserve(_ count: Int) {
         reserved = count
-        if bytes + reserved > limitBytes { evict(toFit: 0, keeping: []) }
+        if bytes > tileRoom { evict(toFit: 0, keeping: []) }
         peakBytes = max(peakBytes, bytes + reserved)
     }
 
-    /// `reuse`: keep the surfaces as spares for the tiles about to be drawn.
+    /// `reuse`: keep the rasters as spares for the tiles about to be drawn.
     private func evict(toFit incoming: Int, keeping: Set<TileID>, reuse: Bool = false) {
+        let room = tileRoom
         for (key, e) in tiles.sorted(by: { $0.value.tick < $1.value.tick }) where !keeping.contains(key) {
-            if bytes + reserved + incoming <= limitBytes { break }
+            if bytes + incoming <= room { break }
             tiles[key] = nil
-            bytes -= e.surface.byteCount
-            if reuse { spare.append(e.surface) }
+            bytes -= e.raster.byteCount
+            if reuse { spare.append(e.raster) }
         }
     }
 
@@ -259,43 +321,198 @@ final class RasterCache {
     /// Paints a frame from the levels `levels(for:)` gives, drawing missing tiles with `draw`.
     /// `outside`: painted above and below the world (where Web Mercator has no map).
     func composite(_ viewport: Viewport, outside: Color, in cr: Context, draw: TileDrawing) throws {
+        planar = false
+        let placed = try place(viewport, draw: draw)
+        let geometry = placed.map { (use, list) -> CompositeJob.Level in
+            let width = Double(levelWidth(use.level))
+            return (viewport.worldSize / width, viewport.center.x * width, viewport.center.y * width, width,
+                    tileCount(level: use.level), use.alpha,
+                    list.map { ($0.raster.surface!, $0.column, $0.row) })
+        }
+        for level in geometry { for (surface, _, _) in level.tiles { surface.flush() } }
+        let W = viewport.width, H = viewport.height
+        let job = CompositeJob(levels: geometry, width: W, height: H, tileSize: tileSize, outside: outside,
+                               resamples: resamples)
+        try Bands.drawRows(on: cr, width: W, height: H) { band, rows in job.paint(in: band, rows: rows) }
+        framesComposited += 1
+    }
+
+    /// The same into an I420 picture, from planar tiles (each plane resampled by maptrip's kernel).
+    /// Returns false, painting nothing, where the kernel cannot run (no AVX2, an odd size, no cross-fade
+    /// in planar form): composite into a BGRA picture then.
+    func compositePlanar(_ viewport: Viewport, outside: Color, into picture: PlanarPicture,
+                         draw: TileDrawing) throws -> Bool {
+        let W = viewport.width, H = viewport.height
+        guard BilinearResample.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
+              levels(for: viewport).count == 1 else { return false }
+        planar = true
+        let placed = try place(viewport, draw: draw)
+        let use = placed[0].0, list = placed[0].1
+        let width = Double(levelWidth(use.level))
+        let job = PlanarCompositeJob(s: viewport.worldSize / width, cx: viewport.center.x * width,
+                                     cy: viewport.center.y * width, levelWidth: width, n: tileCount(level: use.level),
+                                     tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) },
+                                     width: W, height: H, tileSize: tileSize, border: border,
+                                     outside: try PlanarPicture.samples(of: outside))
+        // Two bands of rows (even bounds, for their chroma), one per thread.
+        let middle = H / 4 * 2
+        let failed = ConcurrentResults<Bool>(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { band in
+            let rows = band == 0 ? 0..<middle : middle..<H
+            failed.set(band, .success(job.paint(into: picture.rows(rows), firstRow: rows.lowerBound)))
+        }
+        guard try failed.get(0), try failed.get(1) else { return false }
+        framesComposited += 1
+        return true
+    }
+
+    /// The tiles of a frame's levels, at hand or drawn: per level, its use and its tiles' rasters and
+    /// unwrapped positions.
+    private func place(_ viewport: Viewport, draw: TileDrawing) throws
+        -> [(LevelUse, [(raster: Raster, column: Int, row: Int)])] {
         let uses = levels(for: viewport)
         let wanted = uses.map { tileIDs(level: $0.level, for: viewport) }
         // Room first: the least recently used tiles this frame does not show go before any is drawn,
         // so the cache never holds more than its bound or this frame's tiles.
         let shown = Set(wanted.joined())
         let missing = shown.filter { tiles[$0] == nil }.reduce(0) { $0 + tileBytes($1) }
-        if bytes + reserved + missing > limitBytes { evict(toFit: missing, keeping: shown, reuse: true) }
+        if bytes + missing > tileRoom { evict(toFit: missing, keeping: shown, reuse: true) }
         defer { spare.removeAll() }
-        let surfaces = try surfaces(wanted.joined(), draw: draw, scale: viewport.scale)
-        var placed: [(LevelUse, [(surface: ImageSurface, column: Int, row: Int)])] = []
-        for (use, ids) in zip(uses, wanted) {
+        let rasters = try rasters(wanted.joined(), draw: draw, scale: viewport.scale)
+        return zip(uses, wanted).map { use, ids in
             let unwrapped = tiles(level: use.level, for: viewport)
-            var list: [(ImageSurface, Int, Int)] = []
-            for (id, position) in zip(ids, unwrapped) {
-                list.append((surfaces[id]!, position.column, position.row))
-            }
-            placed.append((use, list))
+            return (use, zip(ids, unwrapped).map { (rasters[$0]!, $1.column, $1.row) })
         }
-        let W = viewport.width, H = viewport.height
-        let tileSize = tileSize
-        let geometry = placed.map { (use, list) -> (Double, Double, Double, Double, Int, Double, [(ImageSurface, Int, Int)]) in
-            let width = Double(levelWidth(use.level))
-            return (viewport.worldSize / width, viewport.center.x * width, viewport.center.y * width, width,
-                    tileCount(level: use.level), use.alpha, list)
-        }
-        for (_, list) in placed { for (surface, _, _) in list { surface.flush() } }
-        let job = CompositeJob(levels: geometry, width: W, height: H, tileSize: tileSize, outside: outside,
-                               resamples: resamples)
-        try Bands.drawRows(on: cr, width: W, height: H) { band, rows in job.paint(in: band, rows: rows) }
-        framesComposited += 1
     }
+}
+
+/// A tile's pixels: a BGRA surface, or I420 planes.
+enum Raster {
+    case bgra(ImageSurface)
+    case planar(PlanarTile)
+
+    var width: Int {
+        switch self {
+        case .bgra(let s): s.width
+        case .planar(let t): t.width
+        }
+    }
+
+    var height: Int {
+        switch self {
+        case .bgra(let s): s.height
+        case .planar(let t): t.height
+        }
+    }
+
+    var byteCount: Int {
+        switch self {
+        case .bgra(let s): s.byteCount
+        case .planar(let t): PlanarTile.bytes(width: t.width, height: t.height)
+        }
+    }
+
+    var surface: ImageSurface? {
+        if case .bgra(let s) = self { return s }
+        return nil
+    }
+
+    var planarTile: PlanarTile? {
+        if case .planar(let t) = self { return t }
+        return nil
+    }
+}
+
+/// A tile as I420 planes (width and height even, border included), converted from its BGRA drawing
+/// by libyuv as a whole picture would be.
+final class PlanarTile {
+    let width: Int, height: Int
+    private let memory: UnsafeMutablePointer<UInt8>
+
+    static func bytes(width: Int, height: Int) -> Int { width * height + 2 * (width / 2) * (height / 2) }
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        memory = .allocate(capacity: Self.bytes(width: width, height: height))
+    }
+
+    deinit { memory.deallocate() }
+
+    var planes: [BilinearResample.Plane] {
+        let w = width / 2, h = height / 2
+        return [BilinearResample.Plane(data: memory, stride: width, width: width, height: height),
+                BilinearResample.Plane(data: memory + width * height, stride: w, width: w, height: h),
+                BilinearResample.Plane(data: memory + width * height + w * h, stride: w, width: w, height: h)]
+    }
+
+    /// Converts a BGRA picture of the tile's size into the planes.
+    func convert(_ surface: ImageSurface) throws {
+        surface.flush()
+        let p = planes
+        try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: p[0].data, yStride: p[0].stride,
+                           u: p[1].data, uStride: p[1].stride, v: p[2].data, vStride: p[2].stride,
+                           width: width, height: height)
+    }
+}
+
+/// One frame's compositing into an I420 picture, from one level's planar tiles: every plane in the
+/// same way, its pixels 1 (Y) or 2 (U, V) frame pixels wide. Painted by each band's thread.
+private struct PlanarCompositeJob: @unchecked Sendable {
+    let s: Double, cx: Double, cy: Double, levelWidth: Double, n: Int
+    let tiles: [(PlanarTile, Int, Int)]
+    let width: Int, height: Int, tileSize: Int, border: Int
+    let outside: (y: UInt8, u: UInt8, v: UInt8)
+
+    /// `picture`: the frame's rows from `firstRow` on. False when the kernel refused a tile.
+    func paint(into picture: PlanarPicture, firstRow: Int) -> Bool {
+        let targets = picture.planes
+        for plane in 0..<3 {
+            let d = plane == 0 ? 1.0 : 2.0
+            let pw = width / Int(d), ph = height / Int(d), first = firstRow / Int(d)
+            let target = targets[plane]
+            func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
+            // Plane pixel of a level pixel edge: one expression for both tiles sharing it.
+            func x(_ u: Double) -> Double { ((u - cx) * s + Double(width) / 2) / d }
+            func y(_ v: Double) -> Double { ((v - cy) * s + Double(height) / 2) / d }
+            let value = plane == 0 ? outside.y : plane == 1 ? outside.u : outside.v
+            let top = snap(y(0), ph), bottom = snap(y(levelWidth), ph)
+            picture.fill(rows: (0..<top).clamped(to: first..<(first + target.height)).relative(to: first),
+                         plane: plane, with: value)
+            picture.fill(rows: (bottom..<ph).clamped(to: first..<(first + target.height)).relative(to: first),
+                         plane: plane, with: value)
+            for (tile, column, row) in tiles {
+                let m = Int((Double(column) / Double(n)).rounded(.down))
+                let c = column - m * n
+                let u0 = Double(m) * levelWidth + Double(c * tileSize)
+                let u1 = min(u0 + Double(tileSize), Double(m + 1) * levelWidth)
+                let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), levelWidth)
+                let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
+                let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
+                if px1 <= px0 || py1 <= py0 { continue }
+                // The tile's pixel 0 is `border` level pixels before u0.
+                let b = Double(border)
+                if !BilinearResample.paint(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),
+                                           originY: y(v0 - b), into: target, firstRow: first,
+                                           x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+}
+
+private extension Range where Bound == Int {
+    /// This range shifted so that `origin` becomes 0.
+    func relative(to origin: Int) -> Range<Int> { (lowerBound - origin)..<(upperBound - origin) }
 }
 
 /// What one frame's compositing paints: per level (bottom first) its scale, centre in level pixels,
 /// width, tile count, opacity and tiles (unwrapped column, row). Painted by each band's thread.
 private struct CompositeJob: @unchecked Sendable {
-    let levels: [(s: Double, cx: Double, cy: Double, width: Double, n: Int, alpha: Double, tiles: [(ImageSurface, Int, Int)])]
+    typealias Level = (s: Double, cx: Double, cy: Double, width: Double, n: Int, alpha: Double, tiles: [(ImageSurface, Int, Int)])
+    let levels: [Level]
     let width: Int, height: Int, tileSize: Int
     let outside: Color
     /// Whether the opaque bottom level is painted with maptrip's own kernel (`BilinearResample`).
@@ -342,8 +559,11 @@ private struct CompositeJob: @unchecked Sendable {
     }
 }
 
-/// The tile drawing handed to the two threads (each calls it for its own tiles only).
+/// The tile drawing handed to the two threads (each calls it for its own tiles only): `run` draws
+/// job i with `draw`, as worker k, in the picture given (planar tiles' BGRA drawing).
 private struct TileWork: @unchecked Sendable {
     let draw: RasterCache.TileDrawing
-    let jobs: [(ImageSurface, [PixelTransform], Double)]
+    let run: (Int, Int, ImageSurface?, RasterCache.TileDrawing) throws -> Void
+    let drawing: [[ImageSurface]]
+    let count: Int
 }

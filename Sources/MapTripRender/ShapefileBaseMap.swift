@@ -350,25 +350,38 @@ public final class ShapefileBaseMap: BaseMap {
         cr.restore()
     }
 
-    private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
-        if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
-            let water = style.water, scale = viewport.scale
-            // Tiles are drawn two at a time: their threads look the layers' data up in turn.
-            let lookup = NSLock()
-            try cache.composite(viewport, outside: water, in: cr) { tile, transforms, zoom, worker in
-                try tile.withContext { tcr in
-                    // Every pixel replaced: the surface may be an evicted tile's.
-                    tcr.setOperator(.source)
-                    tcr.setSource(water)
-                    tcr.paint()
-                    tcr.setOperator(.over)
-                    let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
-                    try drawLayers(zoom: zoom, scale: scale, in: tcr, scratch: scratch[worker]) { layer, s in
-                        let data = try lookup.withLock { try datasource(layer.source) }.levels.geometry(zoom: zoom, scale: scale)
-                        for t in transforms { s.clipper.append(data, transform: t, clip: clip, to: &s.path) }
-                    }
+    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture) throws -> Bool {
+        guard let cache, !heldCameras.contains(viewport.camera), plannedCameras.contains(viewport.camera),
+              Self.isFlatMercator(viewport) else { return false }
+        if still != nil { releaseStill() }
+        return try cache.compositePlanar(viewport, outside: style.water, into: picture,
+                                         draw: tileDrawing(scale: viewport.scale))
+    }
+
+    /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
+    /// may be drawn at once: their threads look the layers' data up in turn.
+    private func tileDrawing(scale: Double) -> RasterCache.TileDrawing {
+        let water = style.water
+        let lookup = NSLock()
+        return { [unowned self] tile, transforms, zoom, worker in
+            try tile.withContext { tcr in
+                // Every pixel replaced: the surface may be an evicted tile's.
+                tcr.setOperator(.source)
+                tcr.setSource(water)
+                tcr.paint()
+                tcr.setOperator(.over)
+                let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
+                try drawLayers(zoom: zoom, scale: scale, in: tcr, scratch: scratch[worker]) { layer, s in
+                    let data = try lookup.withLock { try datasource(layer.source) }.levels.geometry(zoom: zoom, scale: scale)
+                    for t in transforms { s.clipper.append(data, transform: t, clip: clip, to: &s.path) }
                 }
             }
+        }
+    }
+
+    private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
+        if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
+            try cache.composite(viewport, outside: style.water, in: cr, draw: tileDrawing(scale: viewport.scale))
             return
         }
         cr.save()

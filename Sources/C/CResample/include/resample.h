@@ -1,5 +1,5 @@
 #pragma once
-// maptrip's own pixel kernel: bilinear resampling of premultiplied BGRA, for compositing the raster
+// maptrip's own pixel kernels: bilinear resampling of premultiplied BGRA, for compositing the raster
 // cache's tiles into frames. pixman does the same with SSE2, blending four neighbours per pixel in 16
 // bits; this one is separable: each destination row blends its two source rows once (8 bits, rounded),
 // then resamples that row across, eight pixels at a time, by a plan of byte shuffles and weights made
@@ -21,3 +21,16 @@ int maptrip_resample_available(void);
 int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                               const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                               int32_t x0, int32_t y0, int32_t dx, int32_t dy);
+
+/// The same for one plane of 8-bit samples (a YUV picture's Y, U or V; no padding of channels).
+int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                           const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                           int32_t x0, int32_t y0, int32_t dx, int32_t dy);
+
+/// Blends a premultiplied BGRA overlay (`width` x `height`, transparent where nothing is drawn) over
+/// an I420 picture of the same size (BT.601 limited range, libyuv's ARGBToI420 coefficients): each
+/// pixel's Y, and each 2x2 block's U and V with the block's average overlay. Blocks of the overlay
+/// that hold anything are cleared to transparent (ready for the next picture's overlays); clear
+/// stretches are skipped. Width and height must be even (returns 0, nothing done, otherwise; else 1).
+int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height);

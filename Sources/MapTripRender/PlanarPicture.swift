@@ -1,0 +1,68 @@
+import CResample
+import Cairo
+import MapTripCore
+import YUV
+
+/// A picture as the H.264, HEVC, VP9 and AV1 encoders take it: I420 (8-bit Y at full size, U and V at
+/// half size each way), BT.601 in limited range as libyuv's ARGBToI420 makes it. A frame the raster
+/// cache composites is drawn straight into one (`FrameRenderer.renderPlanar`): a third of a BGRA
+/// picture's bytes to write and read, and no conversion after.
+public struct PlanarPicture: @unchecked Sendable {
+    public var y: UnsafeMutablePointer<UInt8>, yStride: Int
+    public var u: UnsafeMutablePointer<UInt8>, uStride: Int
+    public var v: UnsafeMutablePointer<UInt8>, vStride: Int
+    /// Luma size (even both ways).
+    public var width: Int, height: Int
+
+    public init(y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>, uStride: Int,
+                v: UnsafeMutablePointer<UInt8>, vStride: Int, width: Int, height: Int) {
+        self.y = y
+        self.yStride = yStride
+        self.u = u
+        self.uStride = uStride
+        self.v = v
+        self.vStride = vStride
+        self.width = width
+        self.height = height
+    }
+
+    /// The luma rows `rows` (even bounds) and their chroma rows, as a picture of their own.
+    func rows(_ rows: Range<Int>) -> PlanarPicture {
+        PlanarPicture(y: y + rows.lowerBound * yStride, yStride: yStride,
+                      u: u + rows.lowerBound / 2 * uStride, uStride: uStride,
+                      v: v + rows.lowerBound / 2 * vStride, vStride: vStride, width: width, height: rows.count)
+    }
+
+    var planes: [BilinearResample.Plane] {
+        [BilinearResample.Plane(data: y, stride: yStride, width: width, height: height),
+         BilinearResample.Plane(data: u, stride: uStride, width: width / 2, height: height / 2),
+         BilinearResample.Plane(data: v, stride: vStride, width: width / 2, height: height / 2)]
+    }
+
+    /// Blends a premultiplied overlay of this picture's size over it (see `maptrip_blend_overlay_i420`),
+    /// leaving the overlay transparent. Returns false, doing nothing, for an odd size.
+    func blend(_ overlay: UnsafeMutablePointer<UInt8>, stride: Int) -> Bool {
+        maptrip_blend_overlay_i420(overlay, stride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height)) != 0
+    }
+
+    /// The Y, U and V of an opaque colour, as libyuv converts it.
+    static func samples(of color: Color) throws -> (y: UInt8, u: UInt8, v: UInt8) {
+        let surface = try ImageSurface(width: 2, height: 2)
+        try surface.withContext { cr in
+            cr.setSource(color)
+            cr.setOperator(.source)
+            cr.paint()
+        }
+        surface.flush()
+        var y = [UInt8](repeating: 0, count: 4), u: [UInt8] = [0], v: [UInt8] = [0]
+        try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: &y, yStride: 2, u: &u, uStride: 1,
+                           v: &v, vStride: 1, width: 2, height: 2)
+        return (y[0], u[0], v[0])
+    }
+
+    /// Fills whole rows `rows` of plane `plane` (0: Y, 1: U, 2: V) with `value`.
+    func fill(rows: Range<Int>, plane: Int, with value: UInt8) {
+        let p = planes[plane]
+        for r in rows.clamped(to: 0..<p.height) { (p.data + r * p.stride).update(repeating: value, count: p.width) }
+    }
+}

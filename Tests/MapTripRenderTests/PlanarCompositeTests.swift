@@ -1,0 +1,218 @@
+import Cairo
+import CResample
+import Foundation
+import MapTripCore
+@testable import MapTripRender
+import Testing
+import YUV
+
+/// Frames drawn straight into I420 (the raster cache's planar tiles, the overlays blended over them)
+/// against the same frames drawn in BGRA and converted by libyuv, as every other frame is.
+@Suite(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+struct PlanarCompositeTests {
+    /// An I420 picture in memory of its own.
+    final class Picture {
+        let width: Int, height: Int
+        var y: [UInt8], u: [UInt8], v: [UInt8]
+
+        init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+            y = [UInt8](repeating: 0, count: width * height)
+            u = [UInt8](repeating: 0, count: width * height / 4)
+            v = u
+        }
+
+        /// The picture libyuv makes of a BGRA surface.
+        convenience init(converting s: ImageSurface) throws {
+            self.init(width: s.width, height: s.height)
+            s.flush()
+            try YUV.argbToI420(src: s.data, srcStride: s.stride, y: &y, yStride: width, u: &u, uStride: width / 2,
+                               v: &v, vStride: width / 2, width: width, height: height)
+        }
+
+        /// Runs `body` with the planes as a `PlanarPicture`.
+        func with<R>(_ body: (PlanarPicture) throws -> R) rethrows -> R {
+            try y.withUnsafeMutableBufferPointer { yp in
+                try u.withUnsafeMutableBufferPointer { up in
+                    try v.withUnsafeMutableBufferPointer { vp in
+                        try body(PlanarPicture(y: yp.baseAddress!, yStride: width, u: up.baseAddress!, uStride: width / 2,
+                                               v: vp.baseAddress!, vStride: width / 2, width: width, height: height))
+                    }
+                }
+            }
+        }
+
+        /// Per plane (Y, U, V): the largest and the mean absolute difference from `other`.
+        func difference(_ other: Picture) -> [(worst: Int, mean: Double)] {
+            zip([y, u, v], [other.y, other.u, other.v]).map { a, b in
+                var worst = 0, total = 0
+                for (p, q) in zip(a, b) {
+                    let d = abs(Int(p) - Int(q))
+                    worst = max(worst, d)
+                    total += d
+                }
+                return (worst, Double(total) / Double(a.count))
+            }
+        }
+    }
+
+    /// The plane kernel's arithmetic, one sample at a time: rows blended with 6-bit weights, rounded,
+    /// then columns, rounded; edges padded.
+    static func reference(_ src: [UInt8], width sw: Int, height sh: Int, x0: Int32, y0: Int32, step: Int32,
+                          width: Int, height: Int) -> [UInt8] {
+        func at(_ x: Int, _ y: Int) -> Int { Int(src[min(max(y, 0), sh - 1) * sw + min(max(x, 0), sw - 1)]) }
+        var out = [UInt8](repeating: 0, count: width * height)
+        for r in 0..<height {
+            let y = Int(y0) + r * Int(step), iy = y >> 16, wy = (y >> 10) & 63
+            for j in 0..<width {
+                let x = Int(x0) + j * Int(step), ix = x >> 16, f = (x >> 10) & 63
+                let a = (at(ix, iy) * (64 - wy) + at(ix, iy + 1) * wy + 32) >> 6
+                let b = (at(ix + 1, iy) * (64 - wy) + at(ix + 1, iy + 1) * wy + 32) >> 6
+                out[r * width + j] = UInt8((a * (64 - f) + b * f + 32) >> 6)
+            }
+        }
+        return out
+    }
+
+    @Test func thePlaneKernelComputesWhatItsReferenceDoes() throws {
+        // Noise, so that any sample taken from the wrong neighbour shows; widths on both sides of the
+        // kernel's 32-sample steps, scales from enlarging to halving, positions before and past the edges.
+        let sw = 131, sh = 97
+        var state: UInt32 = 99
+        let src = (0..<(sw * sh)).map { _ -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 13)
+        }
+        var cases = 0
+        for width in [1, 7, 31, 32, 33, 100] {
+            for scale in [0.55, 0.84, 1.0, 1.19, 1.7] {
+                for origin in [-3.3, 0.0, 12.6] {
+                    let step = Int32((65536 / scale).rounded())
+                    let x0 = Int32((origin * 65536).rounded()), y0 = Int32((origin * 0.7 * 65536).rounded())
+                    let height = 9
+                    var out = [UInt8](repeating: 0, count: width * height)
+                    let done = src.withUnsafeBufferPointer { s in
+                        out.withUnsafeMutableBufferPointer { o in
+                            maptrip_resample_plane(o.baseAddress!, width, Int32(width), Int32(height), s.baseAddress!, sw,
+                                                   Int32(sw), Int32(sh), x0, y0, step, step)
+                        }
+                    }
+                    #expect(done == 1)
+                    let expected = Self.reference(src, width: sw, height: sh, x0: x0, y0: y0, step: step,
+                                                  width: width, height: height)
+                    #expect(out == expected, "width \(width), scale \(scale), origin \(origin)")
+                    cases += 1
+                }
+            }
+        }
+        #expect(cases == 90)
+    }
+
+    /// Overlays like the frame's: text with a halo, a pin, a translucent card, a hairline.
+    static func drawOverlays(in cr: Context, width: Int, height: Int) {
+        cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.85))
+        cr.roundedRectangle(20, 20, 180, 60, radius: 8)
+        cr.fill()
+        cr.setSource(Color(red: 0.85, green: 0.25, blue: 0.15, alpha: 1))
+        cr.arc(x: Double(width) * 0.6, y: Double(height) * 0.5, radius: 9)
+        cr.fill()
+        cr.setLineWidth(2.5)
+        cr.move(to: 30, Double(height) - 30)
+        cr.curve(to: Double(width) - 40, 40, c1x: Double(width) * 0.3, c1y: 0, c2x: Double(width) * 0.7, c2y: Double(height))
+        cr.stroke()
+        cr.setSource(Color(red: 0.1, green: 0.1, blue: 0.1, alpha: 0.6))
+        cr.setLineWidth(0.6)
+        cr.move(to: 0, 101.5)
+        cr.line(to: Double(width), 140.3)
+        cr.stroke()
+    }
+
+    @Test func overlaysBlendedOverAPictureMatchThemDrawnOverItAndConverted() throws {
+        let width = 320, height = 180
+        let map = try BilinearResampleTests.tile(width: width, height: height)
+        // Drawn over, then converted: what every BGRA frame goes through.
+        let drawn = try ImageSurface(width: width, height: height)
+        try drawn.withContext { cr in
+            cr.setSource(map, x: 0, y: 0)
+            cr.paint()
+            Self.drawOverlays(in: cr, width: width, height: height)
+        }
+        let expected = try Picture(converting: drawn)
+        // Converted, then the overlays blended over from a transparent layer of their own.
+        let picture = try Picture(converting: map)
+        let layer = try ImageSurface(width: width, height: height)
+        try layer.withContext { Self.drawOverlays(in: $0, width: width, height: height) }
+        layer.flush()
+        #expect(picture.with { $0.blend(layer.data, stride: layer.stride) })
+        let d = picture.difference(expected)
+        #expect(d[0].worst <= 2 && d[0].mean < 0.2, "Y \(d[0])")
+        // Chroma: the blend averages each 2x2 block's overlay over the block's chroma, libyuv the
+        // block's blended colours: the same where the map is flat under the overlay's edge.
+        #expect(d[1].mean < 0.3 && d[2].mean < 0.3, "U \(d[1]) V \(d[2])")
+        #expect(d[1].worst <= 24 && d[2].worst <= 24, "U \(d[1]) V \(d[2])")
+        // The layer is left transparent for the next frame's overlays.
+        #expect((0..<(layer.stride * height)).allSatisfy { layer.data[$0] == 0 })
+        // A blend that lost the overlay (or put it a row off) differs by far more.
+        let untouched = try Picture(converting: map)
+        #expect(untouched.difference(expected)[0].mean > 2)
+    }
+
+    @Test func aFlightCompositedIntoI420MatchesItCompositedInBGRAAndConverted() throws {
+        // Across a level boundary (zoom 4.25) and the antimeridian, and up to the world's top edge (no
+        // map above it): edge tiles, two levels, the outside rows.
+        let width = 640, height = 360
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 176, lat: -38), zoom: 4.2),
+                                                Camera(center: LonLat(lon: -176, lat: -40), zoom: 4.3), count: 6)
+            + [Camera(center: LonLat(lon: 20, lat: 82), zoom: 4.6), Camera(center: LonLat(lon: 21, lat: 82.5), zoom: 4.62)]
+        let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
+        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            try map.prepare(for: viewports)
+            map.plan(frames: cameras, width: width, height: height, scale: 1)
+            return map
+        }
+        let bgra = try ImageSurface(width: width, height: height)
+        var worst = [0, 0, 0], total = [0.0, 0.0, 0.0], off = [0, 0]
+        for v in viewports {
+            try bgra.withContext { try maps[0].draw(v, in: $0) }
+            let expected = try Picture(converting: bgra)
+            let picture = Picture(width: width, height: height)
+            #expect(try picture.with { try maps[1].drawPlanar(v, into: $0) })
+            // Pixels off by more than rounding: dashes whose phase differs (the two kinds of tile
+            // clip their lines to different borders), nothing else.
+            off[0] += zip(picture.y, expected.y).filter { abs(Int($0) - Int($1)) > 8 }.count
+            off[1] += zip(picture.u + picture.v, expected.u + expected.v).filter { abs(Int($0) - Int($1)) > 24 }.count
+            for (i, d) in picture.difference(expected).enumerated() {
+                worst[i] = max(worst[i], d.worst)
+                total[i] += d.mean / Double(viewports.count)
+            }
+        }
+        #expect(maps[1].rasterCacheStatistics?.framesComposited == cameras.count)
+        // Luma: resampled from the tiles' Y as the BGRA tiles' pixels, within rounding.
+        let pixels = viewports.count * width * height
+        #expect(total[0] < 0.05, "Y worst \(worst[0]), mean \(total[0])")
+        #expect(off[0] * 2000 < pixels, "Y: \(off[0]) of \(pixels) pixels off by more than 8")
+        #expect(off[1] * 2000 < pixels / 2, "U, V: \(off[1]) of \(pixels / 2) samples off by more than 24")
+        // Chroma: sampled from the tiles' 2x2 averages instead of averaging the resampled pixels: a
+        // little softer along hairlines, the same on fills. A tile a pixel off, or a band's rows
+        // shifted, gives means of several levels.
+        #expect(total[1] < 0.5 && total[2] < 0.5, "U mean \(total[1]), V mean \(total[2]), worst \(worst[1]), \(worst[2])")
+    }
+
+    @Test func aHeldCameraIsNotDrawnIntoI420() throws {
+        // A camera at rest is drawn from the vectors (exactly) and copied: the BGRA path.
+        let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 4)
+            + [rest, rest]
+        let map = try ShapefileBaseMap(assets: assets)
+        map.rasterBreakEven = .infinity
+        let viewports = cameras.map { Viewport(camera: $0, width: 320, height: 180) }
+        try map.prepare(for: viewports)
+        map.plan(frames: cameras, width: 320, height: 180, scale: 1)
+        let picture = Picture(width: 320, height: 180)
+        #expect(try picture.with { try map.drawPlanar(viewports[1], into: $0) })
+        #expect(try !picture.with { try map.drawPlanar(viewports[4], into: $0) })
+    }
+}
