@@ -3,11 +3,32 @@ import CCairo
 /// A Cairo drawing context on a surface. Thin: each method is one Cairo call.
 public final class Context {
     public let pointer: OpaquePointer
-    /// Keeps the target alive as long as the context.
-    public let surface: ImageSurface
+    /// The target, kept alive as long as the context.
+    private let image: ImageSurface?
+    private let recording: RecordingSurface?
+
+    /// The image surface drawn on. Only image contexts have one: a recording context's drawing is
+    /// replayed, never read (asking for its surface is a programming error).
+    public var surface: ImageSurface {
+        guard let image else { preconditionFailure("a recording context has no image surface") }
+        return image
+    }
 
     public init(surface: ImageSurface) throws {
-        guard let cr = cairo_create(surface.pointer) else {
+        pointer = try Self.create(surface.pointer)
+        image = surface
+        recording = nil
+    }
+
+    /// A context recording onto `recording` (see `RecordingSurface`).
+    public init(recording: RecordingSurface) throws {
+        pointer = try Self.create(recording.pointer)
+        image = nil
+        self.recording = recording
+    }
+
+    private static func create(_ target: OpaquePointer) throws -> OpaquePointer {
+        guard let cr = cairo_create(target) else {
             throw CairoError(CAIRO_STATUS_NO_MEMORY, "create context")
         }
         let status = cairo_status(cr)
@@ -15,8 +36,7 @@ public final class Context {
             cairo_destroy(cr)
             throw CairoError(status, "create context")
         }
-        pointer = cr
-        self.surface = surface
+        return cr
     }
 
     deinit { cairo_destroy(pointer) }
@@ -37,6 +57,10 @@ public final class Context {
     }
     public func setSource(_ surface: ImageSurface, x: Double, y: Double) {
         cairo_set_source_surface(pointer, surface.pointer, x, y)
+    }
+    /// A recording's drawing as the source, replayed when painted.
+    public func setSource(_ recording: RecordingSurface, x: Double, y: Double) {
+        cairo_set_source_surface(pointer, recording.pointer, x, y)
     }
     func setSource(rawSurface: OpaquePointer, x: Double, y: Double) {
         cairo_set_source_surface(pointer, rawSurface, x, y)

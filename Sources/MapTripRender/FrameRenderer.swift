@@ -15,9 +15,6 @@ public final class FrameRenderer {
     public let projection: Projection
     private let routes: [RouteLine?]
     private let contexts: [Context]
-    /// The overlays' own picture, transparent between frames, for frames drawn straight into I420
-    /// (made on first use).
-    private var overlayLayer: (surface: ImageSurface, context: Context)?
 
     /// The layers every trip draws, bottom to top.
     public static func standardOverlays() -> [Overlay] {
@@ -82,32 +79,57 @@ public final class FrameRenderer {
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
         guard try baseMap.drawPlanar(v, into: picture) else { return false }
-        if overlayLayer == nil {
-            let surface = try ImageSurface(width: width, height: height)
-            overlayLayer = (surface, try Context(surface: surface))
-        }
-        let (surface, cr) = overlayLayer!
+        // The overlays' layer: the first BGRA surface, which a frame drawn into I420 does not use.
+        let surface = surfaces[0], cr = contexts[0]
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
-        do {
-            cr.save()
-            defer { cr.restore() }
-            for overlay in overlays {
-                try overlay.draw(frame, in: cr)
-            }
-            try cr.checkStatus("render overlays")
-        } catch {
-            // Whatever was drawn goes: the layer stays transparent for the next frame.
-            overlayLayer = nil
-            throw error
+        // Each overlay recorded first: its ink extents tell which pixels of the layer it touches, and
+        // only those are blended (a frame's labels and pins cover a few percent of it).
+        var recorded: [(RecordingSurface, (x: Int, y: Int, width: Int, height: Int))] = []
+        for overlay in overlays {
+            let recording = try RecordingSurface()
+            let rc = try Context(recording: recording)
+            try overlay.draw(frame, in: rc)
+            try rc.checkStatus("record overlay")
+            guard let ink = recording.inkExtents else { continue }
+            // Within the frame, bounds rounded out to even (the chroma's 2x2 blocks).
+            let x0 = max(0, ink.x) & ~1, y0 = max(0, ink.y) & ~1
+            let x1 = min(width, (ink.x + ink.width + 1) & ~1), y1 = min(height, (ink.y + ink.height + 1) & ~1)
+            if x1 > x0, y1 > y0 { recorded.append((recording, (x0, y0, x1 - x0, y1 - y0))) }
         }
+        // The rectangles cleared first (they may overlap), then each overlay replayed in its own, in order.
+        cr.save()
+        cr.setOperator(.clear)
+        for (_, r) in recorded { cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height)) }
+        cr.fill()
+        cr.restore()
+        for (recording, r) in recorded {
+            cr.save()
+            cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
+            cr.clip()
+            cr.setSource(recording, x: 0, y: 0)
+            cr.paint()
+            cr.restore()
+        }
+        try cr.checkStatus("render overlays")
+        let rects = recorded.map(\.1)
         surface.flush()
-        // Blended (and cleared) in two bands of rows, one per thread.
-        let layer = OverlayPixels(data: surface.data, stride: surface.stride)
+        // Blended in two bands of rows, one per thread (the blend clears what it blends: a rectangle
+        // overlapping one blended before finds it clear).
+        let layer = OverlayPixels(data: surface.data, stride: surface.stride, rects: rects)
         let middle = height / 4 * 2
         DispatchQueue.concurrentPerform(iterations: 2) { band in
             let rows = band == 0 ? 0..<middle : middle..<height
-            _ = picture.rows(rows).blend(layer.data + rows.lowerBound * layer.stride, stride: layer.stride)
+            for r in layer.rects {
+                let top = max(r.y, rows.lowerBound), bottom = min(r.y + r.height, rows.upperBound)
+                guard bottom > top else { continue }
+                var part = picture.rows(top..<bottom)
+                part.y += r.x
+                part.u += r.x / 2
+                part.v += r.x / 2
+                part.width = r.width
+                _ = part.blend(layer.data + top * layer.stride + r.x * 4, stride: layer.stride)
+            }
         }
         surface.markDirty()
         return true
@@ -118,4 +140,6 @@ public final class FrameRenderer {
 private struct OverlayPixels: @unchecked Sendable {
     let data: UnsafeMutablePointer<UInt8>
     let stride: Int
+    /// The rectangles the overlays drew in (even bounds).
+    let rects: [(x: Int, y: Int, width: Int, height: Int)]
 }

@@ -215,4 +215,38 @@ struct PlanarCompositeTests {
         #expect(try picture.with { try map.drawPlanar(viewports[1], into: $0) })
         #expect(try !picture.with { try map.drawPlanar(viewports[4], into: $0) })
     }
+
+    @Test func aFrameRenderedIntoI420MatchesItRenderedAndConverted() throws {
+        // A flight between two places, its title still showing, the first place's pin and label:
+        // the map composited into I420, the overlays recorded, replayed in their rectangles and
+        // blended, against the whole frame drawn in BGRA and converted.
+        let places = [Place(name: "Seoul 서울", position: LonLat(lon: 126.978, lat: 37.5665), zoom: 7),
+                      Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), zoom: 7.5)]
+        let sc = scene(places, title: "Korea")
+        let timeline = Timeline(scene: sc)
+        let renderers = try (0..<2).map { _ -> FrameRenderer in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            let r = try FrameRenderer(scene: sc, baseMap: map)
+            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
+            r.planBaseMap(timeline)
+            return r
+        }
+        var planarFrames = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 7) {
+            let values = timeline.values(at: n)
+            try renderers[0].render(values)
+            let expected = try Picture(converting: renderers[0].surface)
+            let picture = Picture(width: 640, height: 360)
+            guard try picture.with({ try renderers[1].renderPlanar(values, into: $0) }) else { continue }
+            planarFrames += 1
+            let d = picture.difference(expected)
+            let off = zip(picture.y, expected.y).filter { abs(Int($0) - Int($1)) > 8 }.count
+            #expect(d[0].mean < 0.1 && off * 2000 < 640 * 360, "frame \(n): Y \(d[0]), \(off) pixels off by more than 8")
+            #expect(d[1].mean < 0.5 && d[2].mean < 0.5, "frame \(n): U \(d[1]), V \(d[2])")
+        }
+        // The flight's frames went the I420 way; the rests did not.
+        #expect(planarFrames >= 3)
+        #expect(planarFrames < (timeline.frameCount + 6) / 7)
+    }
 }
