@@ -78,9 +78,10 @@ public final class FrameRenderer {
         let width = scene.video.width, height = scene.video.height
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
-        guard try baseMap.drawPlanar(v, into: picture) else { return false }
-        // The overlays' layer: the first BGRA surface, which a frame drawn into I420 does not use.
+        // The first BGRA surface: the map's scratch (a held picture is drawn there once), then the
+        // overlays' layer.
         let surface = surfaces[0], cr = contexts[0]
+        guard try baseMap.drawPlanar(v, into: picture, scratch: cr) else { return false }
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
         // Each overlay recorded first: its ink extents tell which pixels of the layer it touches, and

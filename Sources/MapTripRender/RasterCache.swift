@@ -424,7 +424,7 @@ enum Raster {
 }
 
 /// A tile as I420 planes (width and height even, border included), converted from its BGRA drawing
-/// by libyuv as a whole picture would be.
+/// by libyuv as a whole picture would be; or a held picture of the map, in the same form.
 final class PlanarTile {
     let width: Int, height: Int
     private let memory: UnsafeMutablePointer<UInt8>
@@ -444,6 +444,15 @@ final class PlanarTile {
         return [BilinearResample.Plane(data: memory, stride: width, width: width, height: height),
                 BilinearResample.Plane(data: memory + width * height, stride: w, width: w, height: h),
                 BilinearResample.Plane(data: memory + width * height + w * h, stride: w, width: w, height: h)]
+    }
+
+    /// Copies the planes into a picture of the same size.
+    func copy(into picture: PlanarPicture) {
+        for (source, target) in zip(planes, picture.planes) {
+            for row in 0..<source.height {
+                (target.data + row * target.stride).update(from: source.data + row * source.stride, count: source.width)
+            }
+        }
     }
 
     /// Converts a BGRA picture of the tile's size into the planes.

@@ -166,6 +166,8 @@ public final class ShapefileBaseMap: BaseMap {
     private var heldCameras: Set<Camera> = []
     /// The held camera's picture of the map (within the cache's bound), and its camera.
     private var still: (viewport: Viewport, surface: ImageSurface)?
+    /// The same in I420, for frames drawn into I420 pictures (`drawPlanar`).
+    private var planarStill: (viewport: Viewport, picture: PlanarTile)?
     private var stillsDrawn = 0, framesFromStill = 0
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
@@ -315,13 +317,14 @@ public final class ShapefileBaseMap: BaseMap {
             return
         }
         // The camera moves on: the tiles get the picture's room back.
-        if still != nil { releaseStill() }
+        if still != nil || planarStill != nil { releaseStill() }
         try drawUncached(viewport, in: cr)
     }
 
     /// Lets the held picture go and gives its room back to the tiles.
     private func releaseStill() {
         still = nil
+        planarStill = nil
         cache?.reserve(0)
     }
 
@@ -333,7 +336,7 @@ public final class ShapefileBaseMap: BaseMap {
             Self.copy(still.surface, to: cr)
             return
         }
-        still = nil
+        releaseStill()
         cache.reserve(viewport.width * viewport.height * 4)
         let surface = try ImageSurface.mapped(width: viewport.width, height: viewport.height)
         try surface.withContext { try drawUncached(viewport, in: $0) }
@@ -350,10 +353,28 @@ public final class ShapefileBaseMap: BaseMap {
         cr.restore()
     }
 
-    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture) throws -> Bool {
-        guard let cache, !heldCameras.contains(viewport.camera), plannedCameras.contains(viewport.camera),
-              Self.isFlatMercator(viewport) else { return false }
-        if still != nil { releaseStill() }
+    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool {
+        guard let cache, picture.width == viewport.width, picture.height == viewport.height else { return false }
+        if heldCameras.contains(viewport.camera) {
+            // The held picture, drawn from the vectors once (on the scratch), kept in I420 (3 MB, not 8).
+            if let still = planarStill, still.viewport == viewport {
+                framesFromStill += 1
+                still.picture.copy(into: picture)
+                return true
+            }
+            releaseStill()
+            let held = PlanarTile(width: viewport.width, height: viewport.height)
+            cache.reserve(PlanarTile.bytes(width: held.width, height: held.height))
+            try drawUncached(viewport, in: scratch)
+            try scratch.checkStatus("draw held picture")
+            try held.convert(scratch.surface)
+            planarStill = (viewport, held)
+            stillsDrawn += 1
+            held.copy(into: picture)
+            return true
+        }
+        guard plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) else { return false }
+        if still != nil || planarStill != nil { releaseStill() }
         return try cache.compositePlanar(viewport, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
     }
