@@ -19,6 +19,7 @@
 //   av1       libsvtav1 (maptrip's AV1) and libaom-av1 alone on the captured pictures, side by side.
 // --quick: one preset (veryfast); the codecs on the scene's first three places, one run each.
 
+import Cairo
 import FFmpeg
 import MapTripTiles
 import Foundation
@@ -669,18 +670,50 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         scores.append(v)
         if v < worst.ssim { worst = (v, i) }
     }
-    // Drawing time, both ways, alternately (fresh maps: the cache starts empty).
-    // Cached with maptrip's compositing kernel, cached with pixman's, from the vectors.
-    var times: [[Double]] = [[], [], []]
+    // The frames an I420 output (H.264 and the like) gets: drawn straight into I420 where the map
+    // composites them, against the vectors' frames converted by libyuv, compared in I420.
+    let W = scene.video.width, H = scene.video.height
+    let planarMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style))
+    let planar = try FrameRenderer(scene: scene, baseMap: planarMap)
+    try planarMap.prepare(for: states.map { planar.viewport($0.camera) })
+    planarMap.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
+    let picture = I420Buffers(width: W, height: H), reference = I420Buffers(width: W, height: H)
+    let similarity420 = try Similarity(width: W, height: H, pixelFormat: .yuv420p)
+    var planarScores: [Double] = []
+    // For reference, the same measure of BGRA compositing (what the other outputs get), converted.
+    var convertedScores: [Double] = []
+    let bgraCached = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style)))
+    try bgraCached.baseMap.prepare(for: states.map { bgraCached.viewport($0.camera) })
+    bgraCached.baseMap.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
+    let converted = I420Buffers(width: W, height: H)
+    for s in states {
+        let before = planarMap.rasterCacheStatistics?.framesComposited ?? 0
+        guard try planar.renderPlanar(s, into: picture.picture),
+              (planarMap.rasterCacheStatistics?.framesComposited ?? 0) > before else { continue }
+        try direct.render(s)
+        try reference.convert(direct.surface)
+        planarScores.append(try similarity420.ssim(planes: picture.planes, reference.planes))
+        try bgraCached.render(s)
+        try converted.convert(bgraCached.surface)
+        convertedScores.append(try similarity420.ssim(planes: converted.planes, reference.planes))
+    }
+    // Drawing time, every way, alternately (fresh maps: the cache starts empty). Cached with maptrip's
+    // compositing kernel, cached with pixman's, from the vectors; then as an I420 output gets its
+    // frames: cached and converted by libyuv, or drawn straight into I420 (converted where not).
+    var times: [[Double]] = [[], [], [], [], []]
     for _ in 0..<3 {
-        for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true)].enumerated() {
+        for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true), (true, true), (true, true)].enumerated() {
             let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: caches)
             map.compositesWithOwnKernel = ownKernel
             let r = try FrameRenderer(scene: scene, baseMap: map)
             try map.prepare(for: states.map { r.viewport($0.camera) })
-            map.plan(frames: cameras, width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+            map.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
             let t0 = now()
-            for s in states { try r.render(s) }
+            for s in states {
+                if k == 4, try r.renderPlanar(s, into: picture.picture) { continue }
+                try r.render(s)
+                if k >= 3 { try picture.convert(r.surface) }
+            }
             times[k].append((now() - t0) * 1000 / Double(states.count))
         }
     }
@@ -692,7 +725,11 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "heldPicturesDrawn": Double(stats?.stillsDrawn ?? 0), "framesFromHeldPictures": Double(stats?.framesFromStill ?? 0),
         "cachePeakMB": Double(stats?.peakBytes ?? 0) / 1e6, "cacheLimitMB": Double(stats?.limitBytes ?? 0) / 1e6,
         "msPerFrameCached": median(times[0]), "msPerFrameCachedPixman": median(times[1]),
-        "msPerFrameDirect": median(times[2]),
+        "msPerFrameDirect": median(times[2]), "msPerFrameCachedConverted": median(times[3]),
+        "msPerFrameI420": median(times[4]),
+        "ssimI420Min": planarScores.min() ?? 1, "ssimI420Median": planarScores.isEmpty ? 1 : median(planarScores.sorted()),
+        "ssimConvertedMin": convertedScores.min() ?? 1,
+        "ssimConvertedMedian": convertedScores.isEmpty ? 1 : median(convertedScores.sorted()),
     ]
     if show {
         print("maptrip-bench --quality: \(scenePath) at \(scene.video.width)x\(scene.video.height): \(states.count) frames drawn, "
@@ -702,12 +739,51 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB)", stats?.tilesDrawn ?? 0,
                      out["cachePeakMB"]!, out["cacheLimitMB"]!))
         print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map drawn, copied under \(stats?.framesFromStill ?? 0) more frames")
+        print(String(format: "drawn straight into I420 (what H.264 gets), %d composited frames vs the vectors converted: "
+                     + "SSIM min %.4f, median %.4f (cached in BGRA and converted, the same measure: min %.4f, median %.4f)",
+                     planarScores.count, out["ssimI420Min"]!, out["ssimI420Median"]!, out["ssimConvertedMin"]!,
+                     out["ssimConvertedMedian"]!))
         print(String(format: "drawing, 3 alternating runs, medians: cached %.2f ms/frame [%.2f-%.2f] (tiles composited "
                      + "by pixman instead: %.2f [%.2f-%.2f]), vectors %.2f ms/frame [%.2f-%.2f]",
                      median(times[0]), times[0].min()!, times[0].max()!, median(times[1]), times[1].min()!,
                      times[1].max()!, median(times[2]), times[2].min()!, times[2].max()!))
+        print(String(format: "into I420 frames: cached and converted %.2f ms/frame [%.2f-%.2f], drawn straight into I420 "
+                     + "%.2f [%.2f-%.2f]", median(times[3]), times[3].min()!, times[3].max()!, median(times[4]),
+                     times[4].min()!, times[4].max()!))
     }
     return out
+}
+
+/// An I420 picture in memory of its own, for the benchmark's comparisons.
+final class I420Buffers {
+    let width: Int, height: Int
+    private let memory: UnsafeMutablePointer<UInt8>
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        memory = .allocate(capacity: width * height * 3 / 2)
+        memory.initialize(repeating: 0, count: width * height * 3 / 2)
+    }
+
+    deinit { memory.deallocate() }
+
+    var picture: PlanarPicture {
+        PlanarPicture(y: memory, yStride: width, u: memory + width * height, uStride: width / 2,
+                      v: memory + width * height * 5 / 4, vStride: width / 2, width: width, height: height)
+    }
+
+    var planes: [(data: UnsafePointer<UInt8>, stride: Int)] {
+        let p = picture
+        return [(UnsafePointer(p.y), p.yStride), (UnsafePointer(p.u), p.uStride), (UnsafePointer(p.v), p.vStride)]
+    }
+
+    func convert(_ surface: ImageSurface) throws {
+        surface.flush()
+        let p = picture
+        try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: p.y, yStride: p.yStride, u: p.u,
+                           uStride: p.uStride, v: p.v, vStride: p.vStride, width: width, height: height)
+    }
 }
 
 /// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
