@@ -14,6 +14,18 @@ public struct CairoError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "cairo: \(operation): \(message)" }
 
+    /// A surface Cairo just created, checked: nil is out of memory; a surface in an error state is
+    /// destroyed and its status thrown.
+    static func checked(surface s: OpaquePointer?, _ operation: @autoclosure () -> String) throws -> OpaquePointer {
+        guard let s else { throw CairoError(CAIRO_STATUS_NO_MEMORY, operation()) }
+        let status = cairo_surface_status(s)
+        if status != CAIRO_STATUS_SUCCESS {
+            cairo_surface_destroy(s)
+            throw CairoError(status, operation())
+        }
+        return s
+    }
+
     @inline(__always)
     static func check(_ status: cairo_status_t, _ operation: @autoclosure () -> String) throws {
         if status != CAIRO_STATUS_SUCCESS { throw CairoError(status, operation()) }

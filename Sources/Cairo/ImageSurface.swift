@@ -39,15 +39,8 @@ public final class ImageSurface {
 
     public init(width: Int, height: Int) throws {
         try Self.checkSize(width: width, height: height)
-        guard let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
-            throw CairoError(CAIRO_STATUS_NO_MEMORY, "image surface \(width)x\(height)")
-        }
-        let status = cairo_surface_status(s)
-        if status != CAIRO_STATUS_SUCCESS {
-            cairo_surface_destroy(s)
-            throw CairoError(status, "image surface \(width)x\(height)")
-        }
-        pointer = s
+        pointer = try CairoError.checked(surface: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
+                                         "image surface \(width)x\(height)")
         self.width = width
         self.height = height
         owner = nil
@@ -97,15 +90,9 @@ public final class ImageSurface {
         guard rows.lowerBound >= 0, rows.upperBound <= height, !rows.isEmpty else {
             throw CairoError(CAIRO_STATUS_INVALID_SIZE, "rows \(rows) of a surface \(height) high")
         }
-        guard let s = cairo_image_surface_create_for_data(data + rows.lowerBound * stride, CAIRO_FORMAT_ARGB32,
-                                                          Int32(width), Int32(rows.count), Int32(stride)) else {
-            throw CairoError(CAIRO_STATUS_NO_MEMORY, "a band of an image surface")
-        }
-        let status = cairo_surface_status(s)
-        if status != CAIRO_STATUS_SUCCESS {
-            cairo_surface_destroy(s)
-            throw CairoError(status, "a band of an image surface")
-        }
+        let s = try CairoError.checked(surface: cairo_image_surface_create_for_data(
+            data + rows.lowerBound * stride, CAIRO_FORMAT_ARGB32, Int32(width), Int32(rows.count), Int32(stride)),
+                                       "a band of an image surface")
         return ImageSurface(pointer: s, width: width, height: rows.count, owner: self)
     }
 

@@ -7,15 +7,8 @@ public final class RecordingSurface {
     public let pointer: OpaquePointer
 
     public init() throws {
-        guard let s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, nil) else {
-            throw CairoError(CAIRO_STATUS_NO_MEMORY, "recording surface")
-        }
-        let status = cairo_surface_status(s)
-        if status != CAIRO_STATUS_SUCCESS {
-            cairo_surface_destroy(s)
-            throw CairoError(status, "recording surface")
-        }
-        pointer = s
+        pointer = try CairoError.checked(surface: cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, nil),
+                                         "recording surface")
     }
 
     deinit { cairo_surface_destroy(pointer) }

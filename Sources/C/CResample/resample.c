@@ -13,8 +13,48 @@ int maptrip_resample_available(void) {
 
 static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// What both kernels can do: a CPU with AVX2; every position, and the vector loop's `step` pixels past
+// the width, within 16.16 fixed point's 2^14 pixels; neighbours two source columns apart at most.
+static int fits(int width, int height, int src_width, int src_height, int32_t x0, int32_t y0, int32_t dx,
+                int32_t dy, int step) {
+    if (!maptrip_resample_available() || dx <= 0 || dx > 2 * 65536 || src_width <= 0 || src_height <= 0) return 0;
+    const int64_t limit = (int64_t)1 << 30;
+    const int64_t x_end = (int64_t)x0 + (int64_t)(width + step) * dx, y_end = (int64_t)y0 + (int64_t)height * dy;
+    return !(x0 < -limit || x_end > limit || y0 < -limit || y0 > limit || y_end < -limit || y_end > limit);
+}
+
+// Source columns read: first ... last (the last one only as a right neighbour), for the pixels rounded
+// up to a multiple of `step` (`padded`): the last step is resampled whole, and as many kept as fit.
+static void columns_read(int width, int step, int32_t x0, int32_t dx, int *padded, int *first, int *last) {
+    *padded = (width + step - 1) / step * step;
+    *first = x0 >> 16;
+    *last = (int)(((int64_t)x0 + (int64_t)(*padded - 1) * dx) >> 16) + 1;
+}
+
 // Weights have 6 bits (64 - f and f): pmaddubsw takes them as signed bytes, and 64 fits.
 enum { WEIGHT_BITS = 6, WEIGHT_ONE = 1 << WEIGHT_BITS };
+
+// Down: `count` bytes of two source rows blended (`wy` of 64 on the bottom one), 32 at a time, whatever
+// they hold (BGRA pixels or samples). The rows two below are prefetched for the next rows' blend: the
+// tiles are read from memory, not cache.
+__attribute__((target("avx2")))
+static inline void blend_rows(uint8_t *out, const uint8_t *top, const uint8_t *bottom, ptrdiff_t src_stride,
+                              int count, int wy) {
+    const __m256i half = _mm256_set1_epi16(1 << (15 - WEIGHT_BITS));  // pmulhrsw: (v + 32) >> 6
+    const __m256i wv = _mm256_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
+    int c = 0;
+    for (; c + 32 <= count; c += 32) {
+        if ((c & 63) == 0) _mm_prefetch((const char *)(bottom + 2 * src_stride + c), _MM_HINT_T0);
+        const __m256i t = _mm256_loadu_si256((const __m256i *)(top + c));
+        const __m256i u = _mm256_loadu_si256((const __m256i *)(bottom + c));
+        const __m256i lo = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpacklo_epi8(t, u), wv), half);
+        const __m256i hi = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpackhi_epi8(t, u), wv), half);
+        _mm256_storeu_si256((__m256i *)(out + c), _mm256_packus_epi16(lo, hi));
+    }
+    for (; c < count; c++) {
+        out[c] = (uint8_t)((top[c] * (WEIGHT_ONE - wy) + bottom[c] * wy + WEIGHT_ONE / 2) >> WEIGHT_BITS);
+    }
+}
 
 // How each pair of output pixels (j, j + 1) reads the blended row: from the 4 pixels at `offset`, the
 // bytes `control` picks (each channel's left and right neighbour side by side, for both pixels), times
@@ -58,22 +98,7 @@ static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int pad
         const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
         const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
         // The two rows blended, columns a ... b.
-        uint8_t *out = row + 4 * (a - first);
-        int c = a;
-        const __m256i wv = _mm256_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
-        for (; c + 8 <= b + 1; c += 8, out += 32) {
-            // The rows two below, for the next rows' blend: the tiles are read from memory, not cache.
-            _mm_prefetch((const char *)(bottom + 2 * src_stride + 4 * c), _MM_HINT_T0);
-            const __m256i t = _mm256_loadu_si256((const __m256i *)(top + 4 * c));
-            const __m256i u = _mm256_loadu_si256((const __m256i *)(bottom + 4 * c));
-            const __m256i lo = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpacklo_epi8(t, u), wv), half);
-            const __m256i hi = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpackhi_epi8(t, u), wv), half);
-            _mm256_storeu_si256((__m256i *)out, _mm256_packus_epi16(lo, hi));
-        }
-        for (; c <= b; c++, out += 4) {
-            for (int k = 0; k < 4; k++)
-                out[k] = (uint8_t)((top[4 * c + k] * (WEIGHT_ONE - wy) + bottom[4 * c + k] * wy + WEIGHT_ONE / 2) >> WEIGHT_BITS);
-        }
+        blend_rows(row + 4 * (a - first), top + 4 * a, bottom + 4 * a, src_stride, 4 * (b - a + 1), wy);
         // Padding: columns left and right of the source repeat its edge.
         for (int p = first; p < a; p++) memcpy(row + 4 * (p - first), row + 4 * (a - first), 4);
         for (int p = b + 1; p <= last; p++) memcpy(row + 4 * (p - first), row + 4 * (b - first), 4);
@@ -114,18 +139,10 @@ int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int
                               const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                               int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
     if (width <= 0 || height <= 0) return 1;
-    if (!maptrip_resample_available() || dx <= 0 || src_width <= 0 || src_height <= 0) return 0;
-    // Every position, and the vector loop's eight ahead, within 16.16 fixed point's 2^14 pixels.
-    const int64_t limit = (int64_t)1 << 30;
-    const int64_t x_end = (int64_t)x0 + (int64_t)(width + 8) * dx, y_end = (int64_t)y0 + (int64_t)height * dy;
-    if (x0 < -limit || x_end > limit || y0 < -limit || y0 > limit || y_end < -limit || y_end > limit) return 0;
-    // Neighbours two columns apart at most, so that a pair of pixels reads within 4 source pixels.
-    if (dx > 2 * 65536) return 0;
-    // Source columns read: first ... last (the last one only as a right neighbour), for the pixels
-    // rounded up to a multiple of eight: the last eight are resampled whole, and as many kept as fit.
-    const int padded = (width + 7) & ~7;
-    const int first = x0 >> 16;
-    const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
+    // A pair of pixels reads within 4 source pixels; the vector loop resamples eight at a time.
+    if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, 8)) return 0;
+    int padded, first, last;
+    columns_read(width, 8, x0, dx, &padded, &first, &last);
     // The blended row (with room for 16-byte reads past its end), then the columns' reading plan.
     const size_t row_bytes = (4 * ((size_t)(last - first + 1) + 8) + 15) & ~(size_t)15;
     const size_t bytes = row_bytes + sizeof(pair_t) * (size_t)(padded / 2);
@@ -177,20 +194,7 @@ static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, i
         const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
         const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
         const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
-        uint8_t *out = row + (a - first);
-        int c = a;
-        const __m256i wv = _mm256_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
-        for (; c + 32 <= b + 1; c += 32, out += 32) {
-            if ((c & 63) == 0) _mm_prefetch((const char *)(bottom + 2 * src_stride + c), _MM_HINT_T0);
-            const __m256i t = _mm256_loadu_si256((const __m256i *)(top + c));
-            const __m256i u = _mm256_loadu_si256((const __m256i *)(bottom + c));
-            const __m256i lo = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpacklo_epi8(t, u), wv), half);
-            const __m256i hi = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(_mm256_unpackhi_epi8(t, u), wv), half);
-            _mm256_storeu_si256((__m256i *)out, _mm256_packus_epi16(lo, hi));
-        }
-        for (; c <= b; c++, out++) {
-            *out = (uint8_t)((top[c] * (WEIGHT_ONE - wy) + bottom[c] * wy + WEIGHT_ONE / 2) >> WEIGHT_BITS);
-        }
+        blend_rows(row + (a - first), top + a, bottom + a, src_stride, b - a + 1, wy);
         if (first < a) memset(row, row[a - first], (size_t)(a - first));
         if (b < last) memset(row + (b + 1 - first), row[b - first], (size_t)(last - b));
 
@@ -227,15 +231,10 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
     if (width <= 0 || height <= 0) return 1;
-    if (!maptrip_resample_available() || dx <= 0 || src_width <= 0 || src_height <= 0) return 0;
-    const int64_t limit = (int64_t)1 << 30;
-    const int64_t x_end = (int64_t)x0 + (int64_t)(width + 32) * dx, y_end = (int64_t)y0 + (int64_t)height * dy;
-    if (x0 < -limit || x_end > limit || y0 < -limit || y0 > limit || y_end < -limit || y_end > limit) return 0;
-    // Eight samples of a lane read 16 bytes at most: neighbours two columns apart at most.
-    if (dx > 2 * 65536) return 0;
-    const int padded = (width + 31) & ~31;
-    const int first = x0 >> 16;
-    const int last = (int)(((int64_t)x0 + (int64_t)(padded - 1) * dx) >> 16) + 1;
+    // Eight samples of a lane read 16 bytes at most; the vector loop resamples 32 at a time.
+    if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, 32)) return 0;
+    int padded, first, last;
+    columns_read(width, 32, x0, dx, &padded, &first, &last);
     // The blended row (with room for a lane's 16-byte read from its last run's offset), then the plan.
     const size_t row_bytes = ((size_t)(last - first + 1) + 32 + 31) & ~(size_t)31;
     const size_t bytes = row_bytes + sizeof(run16_t) * (size_t)(padded / 16);
