@@ -159,8 +159,10 @@ public final class ShapefileBaseMap: BaseMap {
     /// is drawn from the vectors.
     public let cachesRasters: Bool
     private var cache: RasterCache?
-    /// The cameras `plan(frames:)` found worth compositing from the raster cache.
+    /// The cameras `plan(frames:)` found worth compositing from the raster cache, and their places in
+    /// the order they are composited (the cache's schedule).
     private var plannedCameras: Set<Camera> = []
+    private var positions: [Camera: Int] = [:]
     /// Cameras held for two frames or more: while one holds, its picture of the map is kept and
     /// copied under each frame whose overlays move (a pin arriving, a card fading).
     private var heldCameras: Set<Camera> = []
@@ -245,6 +247,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// more in a row) is always drawn from the vectors: the picture held longest is exact.
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = []
+        positions = [:]
         heldCameras = []
         releaseStill()
         guard cachesRasters else { return }
@@ -266,10 +269,16 @@ public final class ShapefileBaseMap: BaseMap {
         }
         let tileArea = Double((cache.tileSize + 2) * (cache.tileSize + 2))
         let frameArea = Double(width * height)
+        var scheduled: [[RasterCache.TileID]] = []
         for (camera, ids) in candidates {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
-            if drawn < rasterBreakEven * frameArea { plannedCameras.insert(camera) }
+            if drawn < rasterBreakEven * frameArea {
+                plannedCameras.insert(camera)
+                positions[camera] = scheduled.count
+                scheduled.append(ids)
+            }
         }
+        cache.schedule(scheduled)
         cache.resamples = compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
@@ -375,7 +384,7 @@ public final class ShapefileBaseMap: BaseMap {
         }
         guard plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) else { return false }
         if still != nil || planarStill != nil { releaseStill() }
-        return try cache.compositePlanar(viewport, outside: style.water, into: picture,
+        return try cache.compositePlanar(viewport, position: positions[viewport.camera], outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
     }
 
@@ -402,7 +411,8 @@ public final class ShapefileBaseMap: BaseMap {
 
     private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
         if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
-            try cache.composite(viewport, outside: style.water, in: cr, draw: tileDrawing(scale: viewport.scale))
+            try cache.composite(viewport, position: positions[viewport.camera], outside: style.water, in: cr,
+                                draw: tileDrawing(scale: viewport.scale))
             return
         }
         cr.save()

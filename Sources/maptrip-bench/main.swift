@@ -728,7 +728,8 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "msPerFrameDirect": median(times[2]), "msPerFrameCachedConverted": median(times[3]),
         "msPerFrameI420": median(times[4]),
         "ssimI420Min": planarScores.min() ?? 1, "ssimI420Median": planarScores.isEmpty ? 1 : median(planarScores.sorted()),
-        "ssimConvertedMin": convertedScores.min() ?? 1,
+        "ssimConvertedMin": convertedScores.min() ?? 1, "tilesDrawnI420": Double(planarMap.rasterCacheStatistics?.tilesDrawn ?? 0),
+        "cachePeakMBI420": Double(planarMap.rasterCacheStatistics?.peakBytes ?? 0) / 1e6,
         "ssimConvertedMedian": convertedScores.isEmpty ? 1 : median(convertedScores.sorted()),
     ]
     if show {
@@ -736,8 +737,9 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
               + "\(scores.count) composited from the raster cache")
         print(String(format: "SSIM cached vs vectors: min %.4f (drawn frame %d), median %.4f", worst.ssim, worst.frame,
                      out["ssimMedian"]!))
-        print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB)", stats?.tilesDrawn ?? 0,
-                     out["cachePeakMB"]!, out["cacheLimitMB"]!))
+        print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB); as I420 (H.264's path): %d tiles drawn, "
+                     + "peak %.1f MB with the held pictures", stats?.tilesDrawn ?? 0, out["cachePeakMB"]!,
+                     out["cacheLimitMB"]!, Int(out["tilesDrawnI420"]!), out["cachePeakMBI420"]!))
         print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map drawn, copied under \(stats?.framesFromStill ?? 0) more frames")
         print(String(format: "drawn straight into I420 (what H.264 gets), %d composited frames vs the vectors converted: "
                      + "SSIM min %.4f, median %.4f (cached in BGRA and converted, the same measure: min %.4f, median %.4f)",

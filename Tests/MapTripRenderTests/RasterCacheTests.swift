@@ -152,6 +152,42 @@ import Testing
         #expect(identical == cameras.count)
     }
 
+    @Test func theTileShownAgainSoonestIsKept() throws {
+        // Frames A, B, C, A over places far apart (no tile shared), in a cache with room for about
+        // two frames' tiles: at C, tiles must go. Knowing the trip, the cache lets B's go (never shown
+        // again) and keeps A's for the last frame; least recently used, it would let A's go and draw
+        // them again.
+        let places = [LonLat(lon: 10, lat: 45), LonLat(lon: 60, lat: 45), LonLat(lon: 110, lat: 45)]
+        let vs = places.map { Viewport(camera: Camera(center: $0, zoom: 5.1), width: width, height: height) }
+        let frames = [vs[0], vs[1], vs[2], vs[0]]
+        func tilesDrawn(scheduled: Bool) throws -> (drawn: Int, perFrame: [Int]) {
+            let probe = RasterCache(limitBytes: 1)
+            let ids = frames.map { v in probe.levels(for: v).flatMap { probe.tileIDs(level: $0.level, for: v) } }
+            let bytes = ids[0].count * 258 * 258 * 4
+            let cache = RasterCache(limitBytes: bytes * 2 + bytes / 2)
+            if scheduled { cache.schedule(ids) }
+            let surface = try ImageSurface(width: width, height: height)
+            var perFrame: [Int] = []
+            for (i, v) in frames.enumerated() {
+                let before = cache.tilesDrawn
+                try surface.withContext { cr in
+                    try cache.composite(v, position: scheduled ? i : nil, outside: Color(red: 0, green: 0, blue: 1),
+                                        in: cr) { tile, _, _, _ in
+                        try tile.withContext { $0.setSource(Color(red: 1, green: 0, blue: 0)); $0.paint() }
+                    }
+                }
+                perFrame.append(cache.tilesDrawn - before)
+            }
+            #expect(Set(ids[0]).isDisjoint(with: ids[1]) && Set(ids[1]).isDisjoint(with: ids[2]))
+            #expect(ids.allSatisfy { $0.count == ids[0].count })
+            return (cache.tilesDrawn, perFrame)
+        }
+        let planned = try tilesDrawn(scheduled: true), recent = try tilesDrawn(scheduled: false)
+        #expect(planned.perFrame.last == 0, "\(planned.perFrame)")
+        #expect(recent.perFrame.last! > 0, "\(recent.perFrame)")
+        #expect(planned.drawn < recent.drawn)
+    }
+
     @Test func theCacheStaysWithinItsBoundOverALongTrip() throws {
         // Ten slow legs around the world at zoom 4-6: far more tiles than the bound holds.
         var cameras: [Camera] = []
