@@ -298,9 +298,11 @@ final class DrawingThread: @unchecked Sendable {
             let buffer = converters == nil ? index : 0
             do {
                 // An I420 output: a frame the map composites from rasters is drawn straight into it.
-                if let converter = converters?[index], converter.path == .i420,
-                   try renderer.renderPlanar(state, into: Self.picture(converter)) {
-                } else {
+                var drawn = false
+                if let converter = converters?[index], converter.path == .i420 {
+                    drawn = try renderer.renderPlanar(state, into: Self.picture(converter))
+                }
+                if !drawn {
                     try renderer.render(state, into: buffer)
                     if let converters {
                         let surface = renderer.surfaces[buffer]

@@ -70,10 +70,11 @@ public final class FrameRenderer {
     }
 
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
-    /// composites from rasters): the map into the picture, the overlays into a transparent picture of
-    /// their own, blended over it (OVER is associative: the same picture as the overlays drawn over the
-    /// map, then converted, within rounding). Returns false, drawing nothing, where the map cannot:
-    /// `render` and convert then.
+    /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
+    /// recorded, replayed on the first BGRA surface inside its ink rectangle only (cleared first), and
+    /// those rectangles blended over the picture (OVER is associative: the same picture as the overlays
+    /// drawn over the map, then converted, within rounding). Returns false, drawing nothing, where the
+    /// map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
@@ -118,18 +119,14 @@ public final class FrameRenderer {
         // Blended in two bands of rows, one per thread (the blend clears what it blends: a rectangle
         // overlapping one blended before finds it clear).
         let layer = OverlayPixels(data: surface.data, stride: surface.stride, rects: rects)
-        let middle = height / 4 * 2
-        DispatchQueue.concurrentPerform(iterations: 2) { band in
-            let rows = band == 0 ? 0..<middle : middle..<height
+        let bands = picture.bands
+        DispatchQueue.concurrentPerform(iterations: bands.count) { band in
+            let rows = bands[band]
             for r in layer.rects {
                 let top = max(r.y, rows.lowerBound), bottom = min(r.y + r.height, rows.upperBound)
                 guard bottom > top else { continue }
-                var part = picture.rows(top..<bottom)
-                part.y += r.x
-                part.u += r.x / 2
-                part.v += r.x / 2
-                part.width = r.width
-                _ = part.blend(layer.data + top * layer.stride + r.x * 4, stride: layer.stride)
+                _ = picture.rows(top..<bottom, x: r.x, width: r.width)
+                    .blend(layer.data + top * layer.stride + r.x * 4, stride: layer.stride)
             }
         }
         surface.markDirty()

@@ -26,11 +26,19 @@ public struct PlanarPicture: @unchecked Sendable {
         self.height = height
     }
 
-    /// The luma rows `rows` (even bounds) and their chroma rows, as a picture of their own.
-    func rows(_ rows: Range<Int>) -> PlanarPicture {
-        PlanarPicture(y: y + rows.lowerBound * yStride, yStride: yStride,
-                      u: u + rows.lowerBound / 2 * uStride, uStride: uStride,
-                      v: v + rows.lowerBound / 2 * vStride, vStride: vStride, width: width, height: rows.count)
+    /// The luma rows `rows` (even bounds) and their chroma rows, as a picture of their own; from luma
+    /// column `x` (even), `width` columns wide (nil: to the right edge).
+    func rows(_ rows: Range<Int>, x: Int = 0, width: Int? = nil) -> PlanarPicture {
+        PlanarPicture(y: y + rows.lowerBound * yStride + x, yStride: yStride,
+                      u: u + rows.lowerBound / 2 * uStride + x / 2, uStride: uStride,
+                      v: v + rows.lowerBound / 2 * vStride + x / 2, vStride: vStride,
+                      width: width ?? self.width - x, height: rows.count)
+    }
+
+    /// Two bands of luma rows splitting the picture (even bounds, for their chroma): one per thread.
+    var bands: [Range<Int>] {
+        let middle = height / 4 * 2
+        return [0..<middle, middle..<height]
     }
 
     var planes: [BilinearResample.Plane] {

@@ -386,18 +386,27 @@ final class RasterCache {
                                      cy: viewport.center.y * width, levelWidth: width, n: tileCount(level: use.level),
                                      tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) },
                                      width: W, height: H, tileSize: tileSize, border: border,
-                                     outside: try PlanarPicture.samples(of: outside))
-        // Two bands of rows (even bounds, for their chroma), one per thread.
-        let middle = H / 4 * 2
-        let failed = ConcurrentResults<Bool>(count: 2)
-        DispatchQueue.concurrentPerform(iterations: 2) { band in
-            let rows = band == 0 ? 0..<middle : middle..<H
-            failed.set(band, .success(job.paint(into: picture.rows(rows), firstRow: rows.lowerBound)))
+                                     outside: try samples(of: outside))
+        let bands = picture.bands
+        let painted = ConcurrentResults<Bool>(count: bands.count)
+        DispatchQueue.concurrentPerform(iterations: bands.count) { band in
+            let rows = bands[band]
+            painted.set(band, .success(job.paint(into: picture.rows(rows), firstRow: rows.lowerBound)))
         }
-        guard try failed.get(0), try failed.get(1) else { return false }
+        guard try bands.indices.allSatisfy({ try painted.get($0) }) else { return false }
         framesComposited += 1
         return true
     }
+
+    /// The Y, U and V of the colour outside the world, converted once (it is the same every frame).
+    private func samples(of color: Color) throws -> (y: UInt8, u: UInt8, v: UInt8) {
+        if let outside, outside.color == color { return outside.samples }
+        let s = try PlanarPicture.samples(of: color)
+        outside = (color, s)
+        return s
+    }
+
+    private var outside: (color: Color, samples: (y: UInt8, u: UInt8, v: UInt8))?
 
     /// The tiles of a frame's levels, at hand or drawn: per level, its use and its tiles' rasters and
     /// unwrapped positions.

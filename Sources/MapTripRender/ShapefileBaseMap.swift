@@ -159,10 +159,9 @@ public final class ShapefileBaseMap: BaseMap {
     /// is drawn from the vectors.
     public let cachesRasters: Bool
     private var cache: RasterCache?
-    /// The cameras `plan(frames:)` found worth compositing from the raster cache, and their places in
-    /// the order they are composited (the cache's schedule).
-    private var plannedCameras: Set<Camera> = []
-    private var positions: [Camera: Int] = [:]
+    /// The cameras `plan(frames:)` found worth compositing from the raster cache, each with its place
+    /// in the order they are composited (the cache's schedule).
+    private var plannedCameras: [Camera: Int] = [:]
     /// Cameras held for two frames or more: while one holds, its picture of the map is kept and
     /// copied under each frame whose overlays move (a pin arriving, a card fading).
     private var heldCameras: Set<Camera> = []
@@ -194,7 +193,7 @@ public final class ShapefileBaseMap: BaseMap {
         // A frame composited from the raster cache is drawn at its tiles' zoom (up to a level step
         // above the camera's): their levels too.
         let drawn = viewports.flatMap { v -> [(Viewport, Double)] in
-            guard let cache, plannedCameras.contains(v.camera), Self.isFlatMercator(v) else { return [(v, v.camera.zoom)] }
+            guard let cache, plannedCameras[v.camera] != nil, Self.isFlatMercator(v) else { return [(v, v.camera.zoom)] }
             return [(v, v.camera.zoom), (v, cache.zoom(level: cache.level(worldSize: v.worldSize), scale: v.scale))]
         }
         for layer in layers {
@@ -246,8 +245,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// be cheaper drawn once than the frames drawn from the vectors. A camera at rest (shown twice or
     /// more in a row) is always drawn from the vectors: the picture held longest is exact.
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
-        plannedCameras = []
-        positions = [:]
+        plannedCameras = [:]
         heldCameras = []
         releaseStill()
         guard cachesRasters else { return }
@@ -273,8 +271,7 @@ public final class ShapefileBaseMap: BaseMap {
         for (camera, ids) in candidates {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
             if drawn < rasterBreakEven * frameArea {
-                plannedCameras.insert(camera)
-                positions[camera] = scheduled.count
+                plannedCameras[camera] = scheduled.count
                 scheduled.append(ids)
             }
         }
@@ -382,9 +379,9 @@ public final class ShapefileBaseMap: BaseMap {
             held.copy(into: picture)
             return true
         }
-        guard plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) else { return false }
+        guard let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) else { return false }
         if still != nil || planarStill != nil { releaseStill() }
-        return try cache.compositePlanar(viewport, position: positions[viewport.camera], outside: style.water, into: picture,
+        return try cache.compositePlanar(viewport, position: position, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
     }
 
@@ -410,8 +407,8 @@ public final class ShapefileBaseMap: BaseMap {
     }
 
     private func drawUncached(_ viewport: Viewport, in cr: Context) throws {
-        if let cache, plannedCameras.contains(viewport.camera), Self.isFlatMercator(viewport) {
-            try cache.composite(viewport, position: positions[viewport.camera], outside: style.water, in: cr,
+        if let cache, let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) {
+            try cache.composite(viewport, position: position, outside: style.water, in: cr,
                                 draw: tileDrawing(scale: viewport.scale))
             return
         }

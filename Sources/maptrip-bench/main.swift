@@ -126,7 +126,7 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
         if flag == 1 {
             try frame.makeWritable()
             for (plane, w, h) in planes {
-                let count = try buffer.withUnsafeMutableBytes { b -> Int in
+                let count = buffer.withUnsafeMutableBytes { b -> Int in
                     var got = 0
                     while got < w * h {
                         let r = read(input.fileDescriptor, b.baseAddress! + got, w * h - got)
