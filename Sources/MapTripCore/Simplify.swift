@@ -103,6 +103,9 @@ extension IndexedGeometry {
 public final class DetailLevels: @unchecked Sendable {
     /// Above this level the full data is used (Natural Earth 10m holds no more detail than this).
     public static let finest = 12
+    /// How the levels are made, for a `GeometryCache` to tell levels built by other code apart:
+    /// change it whenever `simplified(tolerance:)`, the tolerances or the fixed point change.
+    public static let recipe = "levels/1 douglas-peucker half-pixel fixed-point"
     private var fullGeometry: IndexedGeometry?
     private let reload: (() throws -> IndexedGeometry)?
     private var levels: [Int: IndexedGeometry] = [:]
@@ -110,10 +113,22 @@ public final class DetailLevels: @unchecked Sendable {
     /// on several threads.
     private let lock = NSLock()
 
+    /// Kept levels from earlier renders (nil: every level is built here).
+    private let store: (any LevelStore)?
+
     /// `reload`: loads `full` again after `releaseFull` (nil: it is always kept).
     public init(_ full: IndexedGeometry, reload: (() throws -> IndexedGeometry)? = nil) {
         fullGeometry = full
         self.reload = reload
+        store = nil
+    }
+
+    /// Levels whose full geometry is loaded by `load` only when one must be built: a level the
+    /// store holds is read from it, and a level built is given to it.
+    public init(store: (any LevelStore)?, load: @escaping () throws -> IndexedGeometry) {
+        fullGeometry = nil
+        reload = load
+        self.store = store
     }
 
     /// The level that keeps the error under half a frame pixel at this zoom and pixel ratio.
@@ -130,7 +145,12 @@ public final class DetailLevels: @unchecked Sendable {
     private func loadedFull() throws -> IndexedGeometry {
         if let g = fullGeometry { return g }
         guard let reload else { preconditionFailure("DetailLevels: released without a way to reload") }
+        if let g = store?.geometry(level: nil) {
+            fullGeometry = g
+            return g
+        }
         let g = try reload()
+        store?.save(g, level: nil)
         fullGeometry = g
         return g
     }
@@ -140,7 +160,12 @@ public final class DetailLevels: @unchecked Sendable {
         return try lock.withLock {
             if level > Self.finest { return try loadedFull() }
             if let g = levels[level] { return g }
+            if let g = store?.geometry(level: level) {
+                levels[level] = g
+                return g
+            }
             let g = try loadedFull().simplified(tolerance: 0.5 / (WebMercator.tileSize * pow(2, Double(level))))
+            store?.save(g, level: level)
             levels[level] = g
             return g
         }

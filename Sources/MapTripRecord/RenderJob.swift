@@ -22,10 +22,15 @@ public struct RenderEnvironment: Sendable {
     /// The embedded map's data, loaded once and shared by every render given this environment (a
     /// batch's); nil: each render loads its own.
     public var shapefiles: ShapefileStore?
+    /// Where the embedded map's levels of detail are kept between renders (see `GeometryCache`;
+    /// nil: each render builds its own from the shapefiles).
+    public var geometryCache: GeometryCache?
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
-                tileTimeout: Double? = nil, processEnvironment: [String: String] = [:]) {
+                tileTimeout: Double? = nil, processEnvironment: [String: String] = [:],
+                geometryCache: GeometryCache? = nil) {
         self.assets = assets
+        self.geometryCache = geometryCache
         self.contact = contact
         self.cacheDirectory = cacheDirectory
         self.strictTiles = strictTiles
@@ -273,7 +278,8 @@ extension OutputPlan {
 public enum BaseMaps {
     public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
-            return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles)
+            return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
+                                        geometryCache: environment.geometryCache)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

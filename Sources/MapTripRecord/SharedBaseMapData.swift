@@ -5,7 +5,7 @@ extension RenderEnvironment {
     /// uses it (a batch's jobs, on several threads), instead of once per render.
     public func sharingBaseMapData() -> RenderEnvironment {
         var shared = self
-        if shared.shapefiles == nil { shared.shapefiles = ShapefileStore() }
+        if shared.shapefiles == nil { shared.shapefiles = ShapefileStore(cache: geometryCache) }
         return shared
     }
 }

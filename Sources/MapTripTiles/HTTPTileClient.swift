@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import MapTripCore
 
 /// maptrip's version, as sent in the HTTP User-Agent.
 public enum MapTripVersion {
@@ -143,15 +144,7 @@ public final class HTTPTileClient: @unchecked Sendable {
     /// `$XDG_CACHE_HOME/maptrip/tiles`, else `$HOME/.cache/maptrip/tiles`; nil when neither is
     /// usable. Pass `ProcessInfo.processInfo.environment`.
     public static func defaultCacheDirectory(environment: [String: String]) -> URL? {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg, isDirectory: true)
-                .appendingPathComponent("maptrip", isDirectory: true).appendingPathComponent("tiles", isDirectory: true)
-        }
-        if let home = environment["HOME"], home.hasPrefix("/") {
-            return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
-                .appendingPathComponent("maptrip", isDirectory: true).appendingPathComponent("tiles", isDirectory: true)
-        }
-        return nil
+        CacheDirectories.default("tiles", environment: environment)
     }
 
     /// Counters since this client was made: HTTP requests sent (retries and revalidations

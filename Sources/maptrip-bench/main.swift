@@ -63,6 +63,14 @@ func assetsURL() throws -> URL {
     try AssetLocator.locate(explicit: nil, environment: ProcessInfo.processInfo.environment)
 }
 
+/// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept in
+/// the user's cache between renders (as the CLI does unless told --no-geometry-cache).
+func renderEnvironment() throws -> RenderEnvironment {
+    let env = ProcessInfo.processInfo.environment
+    let cache = env["MAPTRIP_BENCH_NOGEO"] != nil ? nil : CacheDirectories.default("geometry", environment: env).map(GeometryCache.init)
+    return RenderEnvironment(assets: try assetsURL(), geometryCache: cache)
+}
+
 /// A sink that keeps every distinct picture as I420 in a file, and the frame sequence as a list of
 /// flags (1 = new picture, 0 = repeat).
 final class CaptureSink: FrameSink {
@@ -203,7 +211,7 @@ func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil) throws
     let start = now()
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
                         options: EncodingOptions(preset: preset, threads: threads),
-                        environment: RenderEnvironment(assets: try assetsURL()))
+                        environment: try renderEnvironment())
     let summary = try job.run()
     let seconds = now() - start
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB())}")

@@ -155,6 +155,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds for each tile download, retries apart (default 15).", valueName: "seconds"))
     var tileTimeout: Double?
 
+    @Flag(help: "Build the embedded map's levels of detail from its shapefiles, without reading or writing them in $XDG_CACHE_HOME/maptrip/geometry.")
+    var noGeometryCache = false
+
     func validate() throws {
         if let t = tileTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--tile-timeout must be more than 0 and at most 3600 seconds, not \(t)")
@@ -166,6 +169,7 @@ struct CommonOptions: ParsableArguments {
         return RenderEnvironment(
             assets: try AssetLocator.locate(explicit: assets, environment: env),
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
-            strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env)
+            strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env,
+            geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map(GeometryCache.init))
     }
 }
