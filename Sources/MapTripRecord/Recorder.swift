@@ -285,26 +285,12 @@ final class DrawingThread: @unchecked Sendable {
 
     private func run() {
         var last: FrameValues?
-        var repeated = false
         for n in frames {
             // Every track's value: a frame is drawn when any of them has changed, repeated otherwise.
             let state = timeline.values(at: n)
             if state == last {
                 if !pipeline.push(.repeatLast) { return }
-                repeated = true
                 continue
-            }
-            // A still stretch ends: the encoder has its repeats queued to work on, and the map may
-            // draw ahead (the next held camera's picture, the flight's tiles), on the surface
-            // converted frames are drawn on.
-            if repeated, let last {
-                repeated = false
-                do {
-                    try renderer.drawAhead(after: last, scratch: converters != nil)
-                } catch {
-                    pipeline.fail(error)
-                    return
-                }
             }
             // Converting: one surface, drawn and converted at once; the frames wait for the sink.
             // Otherwise the surfaces themselves wait.

@@ -16,10 +16,6 @@ public protocol BaseMap: AnyObject {
     /// it composites from rasters, a held picture it keeps); false, painting nothing, where it cannot:
     /// `draw` it then. `scratch`: a BGRA context of the frame's size the map may draw on first.
     func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool
-    /// Called while a camera holds (`viewport`, drawn last) and the encoder has its repeated frames
-    /// to work on: a map that keeps pictures may draw now what a coming frame will need. `scratch`: a
-    /// BGRA context of the frame's size the map may draw on (nil: none free).
-    func drawAhead(after viewport: Viewport, scratch: Context?) throws
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
     var attribution: String? { get }
     /// A warning to show in the frame instead of a credit (a tile map given no attribution).
@@ -32,7 +28,6 @@ extension BaseMap {
     public func prepare(for viewports: [Viewport]) throws {}
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
     public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool { false }
-    public func drawAhead(after viewport: Viewport, scratch: Context?) throws {}
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }
@@ -52,8 +47,7 @@ public final class TransparentBaseMap: BaseMap {
 }
 
 /// What a base map's raster cache did: tiles drawn from the vectors, frames composited from them, the
-/// most pixel memory it held and its bound; held cameras' pictures drawn, and frames copied from them;
-/// what of it was drawn ahead.
+/// most pixel memory it held and its bound; held cameras' pictures drawn, and frames copied from them.
 public struct RasterCacheStatistics: Sendable, Equatable {
     public var tilesDrawn: Int
     public var framesComposited: Int
@@ -61,7 +55,4 @@ public struct RasterCacheStatistics: Sendable, Equatable {
     public var limitBytes: Int
     public var stillsDrawn: Int
     public var framesFromStill: Int
-    /// Of those drawn: held pictures and tiles drawn ahead, while an earlier camera held (`drawAhead`).
-    public var stillsDrawnAhead = 0
-    public var tilesDrawnAhead = 0
 }

@@ -53,13 +53,6 @@ public final class FrameRenderer {
                      height: scene.video.height, scale: scene.video.scale)
     }
 
-    /// While the camera of `values` holds: lets the base map draw ahead what a coming frame needs
-    /// (`BaseMap.drawAhead`). `scratch`: whether the first surface is free to draw on (it is not while
-    /// a sink may be reading it).
-    public func drawAhead(after values: FrameValues, scratch: Bool) throws {
-        try baseMap.drawAhead(after: viewport(values.camera), scratch: scratch ? contexts[0] : nil)
-    }
-
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.
     public func render(_ values: FrameValues, into buffer: Int = 0) throws {
         let cr = contexts[buffer]

@@ -67,15 +67,11 @@ final class RasterCache {
     /// half times what the same tiles take as I420 (3/8 of BGRA's bytes), the held picture beside it:
     /// a flight finds more of the tiles it has just drawn (world tour: 767 -> 653 tiles drawn, 578 of
     /// them distinct), all within 3/4 of the BGRA bound.
-    private var tileRoom: Int { planar ? planarTileRoom : limitBytes - reserved }
-    private var planarTileRoom: Int {
+    private var tileRoom: Int {
+        guard planar else { return limitBytes - reserved }
         let full = (tileSize + 2) * (tileSize + 2) * 4
         return Int(1.5 * Double(limitBytes) * Double(PlanarTile.bytes(width: tileSize + 4, height: tileSize + 4)) / Double(full))
     }
-
-    /// Whether `count` bytes held beside planar tiles (pictures of the map) keep the whole within the
-    /// bound. (BGRA tiles make room for what is held beside them: holding more there costs tiles.)
-    func fitsBesidePlanarTiles(_ count: Int) -> Bool { planarTileRoom + count <= limitBytes }
     private var tick: UInt64 = 0
     /// When each tile is shown: the positions, in the order of the frames the cache will composite
     /// (`schedule`), of the frames that show it; and the position of the frame being composited.
@@ -344,32 +340,6 @@ final class RasterCache {
             bytes -= e.raster.byteCount
             if reuse { spare.append(e.raster) }
         }
-    }
-
-    /// Draws now the tiles of frames the cache will composite (`frames`, in order, each with its place
-    /// in the schedule), as planar tiles or BGRA, while the room left holds them: tiles no coming frame
-    /// shows make room, no other is evicted, and drawing stops at the first frame whose tiles do not
-    /// fit. Returns the number of tiles drawn.
-    @discardableResult
-    func drawAhead(_ frames: [(viewport: Viewport, position: Int)], planar: Bool, draw: TileDrawing) throws -> Int {
-        guard let first = frames.first else { return 0 }
-        self.planar = planar
-        let dead = tiles.filter { nextUse($0.key) == Int.max }
-        for (key, e) in dead {
-            tiles[key] = nil
-            bytes -= e.raster.byteCount
-        }
-        var drawn = 0
-        for (viewport, _) in frames {
-            let ids = Set(levels(for: viewport).flatMap { tileIDs(level: $0.level, for: viewport) })
-            let missing = ids.filter { tiles[$0] == nil }
-            if missing.isEmpty { continue }
-            guard bytes + missing.reduce(0, { $0 + tileBytes($1) }) <= tileRoom else { break }
-            _ = try rasters(missing.sorted { ($0.level, $0.row, $0.column) < ($1.level, $1.row, $1.column) },
-                            draw: draw, scale: first.viewport.scale)
-            drawn += missing.count
-        }
-        return drawn
     }
 
     // MARK: Compositing

@@ -179,35 +179,11 @@ public final class ShapefileBaseMap: BaseMap {
     /// Cameras held for two frames or more: while one holds, its picture of the map is kept and
     /// copied under each frame whose overlays move (a pin arriving, a card fading).
     private var heldCameras: Set<Camera> = []
-    /// The held camera's picture of the map (within the cache's bound).
-    private var still: Still?
-    /// The next held camera's, drawn ahead (`drawAhead`) while the encoder had frames to spare.
-    private var upcoming: Still?
-    /// For each held camera (the first time it holds): the next one the trip holds, and the places in
-    /// the cache's schedule of the frames composited on the way there, with their cameras.
-    private var nextHeld: [Camera: Camera] = [:]
-    private var flightAfter: [Camera: [(camera: Camera, position: Int)]] = [:]
-    private var stillsDrawn = 0, framesFromStill = 0, stillsDrawnAhead = 0, tilesDrawnAhead = 0
-
-    /// A held camera's picture of the map: BGRA (painted under frames drawn with Cairo) or I420
-    /// (copied into frames drawn into I420 pictures, `drawPlanar`: 3 MB at 1080p, not 8).
-    private struct Still {
-        enum Picture {
-            case bgra(ImageSurface)
-            case planar(PlanarTile)
-        }
-        let viewport: Viewport
-        let picture: Picture
-
-        var isPlanar: Bool {
-            if case .planar = picture { return true }
-            return false
-        }
-
-        static func bytes(_ viewport: Viewport, planar: Bool) -> Int {
-            planar ? PlanarTile.bytes(width: viewport.width, height: viewport.height) : viewport.width * viewport.height * 4
-        }
-    }
+    /// The held camera's picture of the map (within the cache's bound), and its camera.
+    private var still: (viewport: Viewport, surface: ImageSurface)?
+    /// The same in I420, for frames drawn into I420 pictures (`drawPlanar`).
+    private var planarStill: (viewport: Viewport, picture: PlanarTile)?
+    private var stillsDrawn = 0, framesFromStill = 0
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own). `geometryCache`: where this map's levels are kept between runs, when
@@ -277,8 +253,7 @@ public final class ShapefileBaseMap: BaseMap {
     public var rasterCacheStatistics: RasterCacheStatistics? {
         cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
                                           peakBytes: $0.peakBytes, limitBytes: $0.limitBytes, stillsDrawn: stillsDrawn,
-                                          framesFromStill: framesFromStill, stillsDrawnAhead: stillsDrawnAhead,
-                                          tilesDrawnAhead: tilesDrawnAhead) }
+                                          framesFromStill: framesFromStill) }
     }
 
     /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat
@@ -288,21 +263,13 @@ public final class ShapefileBaseMap: BaseMap {
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = [:]
         heldCameras = []
-        nextHeld = [:]
-        flightAfter = [:]
-        upcoming = nil
         releaseStill()
         guard cachesRasters else { return }
         let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
         var uses: [RasterCache.TileID: Int] = [:]
         var candidates: [(Camera, [RasterCache.TileID])] = []
-        var lastHeld: Camera?
         for (i, camera) in cameras.enumerated() {
-            if i > 0 && cameras[i - 1] == camera {
-                if heldCameras.insert(camera).inserted, let previous = lastHeld { nextHeld[previous] = nextHeld[previous] ?? camera }
-                lastHeld = camera
-                continue
-            }
+            if i > 0 && cameras[i - 1] == camera { heldCameras.insert(camera); continue }
             if i + 1 < cameras.count && cameras[i + 1] == camera { continue }
             let v = Viewport(camera: camera, width: width, height: height, scale: scale)
             // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin
@@ -325,23 +292,9 @@ public final class ShapefileBaseMap: BaseMap {
             }
         }
         cache.schedule(scheduled)
-        lastHeld = nil
-        for (i, camera) in cameras.enumerated() {
-            if i > 0 && cameras[i - 1] == camera {
-                if camera != lastHeld, flightAfter[camera] == nil { flightAfter[camera] = [] }
-                lastHeld = camera
-            } else if let held = lastHeld, let position = plannedCameras[camera], flightAfter[held] != nil,
-                      flightAfter[held]!.last.map({ $0.position < position }) ?? true {
-                flightAfter[held]!.append((camera, position))
-            }
-        }
         cache.resamples = compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
-
-    /// Whether the map draws ahead while a camera holds (see `drawAhead`); false: each held picture
-    /// and tile is drawn when a frame first shows it (the same pixels). The benchmark compares the two.
-    public var drawsAhead = true
 
     /// Whether tiles are composited with maptrip's own bilinear kernel where the CPU runs it (else with
     /// pixman, through Cairo): the benchmark compares the two. Set before `plan`.
@@ -382,104 +335,69 @@ public final class ShapefileBaseMap: BaseMap {
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
-        if cache != nil, heldCameras.contains(viewport.camera) {
-            let held = try heldStill(viewport, planar: false, scratch: nil)
-            guard case .bgra(let surface) = held.picture else { return }
-            cr.save()
-            cr.setOperator(.source)
-            cr.setSource(surface, x: 0, y: 0)
-            cr.paint()
-            cr.restore()
+        if let cache, heldCameras.contains(viewport.camera) {
+            try drawHeld(viewport, cache: cache, in: cr)
             return
         }
         // The camera moves on: the tiles get the picture's room back.
-        if still != nil { releaseStill() }
+        if still != nil || planarStill != nil { releaseStill() }
         try drawUncached(viewport, in: cr)
     }
 
     /// Lets the held picture go and gives its room back to the tiles.
     private func releaseStill() {
         still = nil
-        reserveStills()
+        planarStill = nil
+        cache?.reserve(0)
     }
 
-    /// Takes the room of the pictures kept (held, and drawn ahead) from the tiles.
-    private func reserveStills(drawing next: Int = 0) {
-        let kept = [still, upcoming].compactMap { $0 }.reduce(0) { $0 + Still.bytes($1.viewport, planar: $1.isPlanar) }
-        cache?.reserve(kept + next)
-    }
-
-    /// A held camera: its picture of the map, drawn once from the vectors (or ahead, see `drawAhead`)
-    /// and copied under every frame drawn while it holds (pixel for pixel what drawing it each time
-    /// gives). `scratch`: a BGRA context of the frame's size to draw an I420 picture on first.
-    private func heldStill(_ viewport: Viewport, planar: Bool, scratch: Context?) throws -> Still {
-        if let still, still.viewport == viewport, still.isPlanar == planar {
+    /// A held camera: its picture of the map drawn once from the vectors and copied under every frame
+    /// drawn while it holds (pixel for pixel what drawing it each time gives).
+    private func drawHeld(_ viewport: Viewport, cache: RasterCache, in cr: Context) throws {
+        if let still, still.viewport == viewport {
             framesFromStill += 1
-            return still
-        }
-        still = nil
-        if let ahead = upcoming, ahead.viewport == viewport, ahead.isPlanar == planar {
-            upcoming = nil
-            still = ahead
-            reserveStills()
-        } else {
-            still = try drawStill(viewport, planar: planar, scratch: scratch)
-        }
-        return still!
-    }
-
-    /// A held camera's picture drawn from the vectors, its room taken from the tiles first.
-    private func drawStill(_ viewport: Viewport, planar: Bool, scratch: Context?) throws -> Still {
-        reserveStills(drawing: Still.bytes(viewport, planar: planar))
-        stillsDrawn += 1
-        if planar, let scratch {
-            let picture = PlanarTile(width: viewport.width, height: viewport.height)
-            try drawUncached(viewport, in: scratch)
-            try scratch.checkStatus("draw held picture")
-            try picture.convert(scratch.surface)
-            return Still(viewport: viewport, picture: .planar(picture))
-        }
-        let surface = try ImageSurface.mapped(width: viewport.width, height: viewport.height)
-        try surface.withContext { try drawUncached(viewport, in: $0) }
-        return Still(viewport: viewport, picture: .bgra(surface))
-    }
-
-    /// While a camera holds and the encoder has its repeated frames to work on: the picture of the
-    /// next camera the trip holds, and the tiles of the flight there, drawn now so that the flight's
-    /// frames and the one ending it do not wait for them.
-    public func drawAhead(after viewport: Viewport, scratch: Context?) throws {
-        guard drawsAhead, cache != nil, let current = still, current.viewport == viewport,
-              let next = nextHeld[viewport.camera] else {
+            Self.copy(still.surface, to: cr)
             return
         }
-        let v = Viewport(camera: next, width: viewport.width, height: viewport.height, scale: viewport.scale,
-                         projection: viewport.projection)
-        // The picture, in I420 beside the tiles where both fit within the cache's bound (BGRA pictures
-        // take their room from the tiles: one drawn ahead would cost the flight tiles drawn again).
-        if current.isPlanar, let scratch, upcoming?.viewport != v,
-           cache!.fitsBesidePlanarTiles(Still.bytes(current.viewport, planar: true) + Still.bytes(v, planar: true)) {
-            upcoming = nil
-            upcoming = try drawStill(v, planar: true, scratch: scratch)
-            stillsDrawnAhead += 1
-        }
-        // And the tiles of the flight there (those that fit), two at a time.
-        let flight = (flightAfter[viewport.camera] ?? []).map {
-            (viewport: Viewport(camera: $0.camera, width: viewport.width, height: viewport.height, scale: viewport.scale),
-             position: $0.position)
-        }
-        tilesDrawnAhead += try cache!.drawAhead(flight, planar: current.isPlanar && BilinearResample.isAvailable,
-                                                draw: tileDrawing(scale: viewport.scale))
+        releaseStill()
+        cache.reserve(viewport.width * viewport.height * 4)
+        let surface = try ImageSurface.mapped(width: viewport.width, height: viewport.height)
+        try surface.withContext { try drawUncached(viewport, in: $0) }
+        still = (viewport, surface)
+        stillsDrawn += 1
+        Self.copy(surface, to: cr)
+    }
+
+    private static func copy(_ surface: ImageSurface, to cr: Context) {
+        cr.save()
+        cr.setOperator(.source)
+        cr.setSource(surface, x: 0, y: 0)
+        cr.paint()
+        cr.restore()
     }
 
     public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool {
         guard let cache, picture.width == viewport.width, picture.height == viewport.height else { return false }
         if heldCameras.contains(viewport.camera) {
-            guard case .planar(let held) = try heldStill(viewport, planar: true, scratch: scratch).picture else { return false }
+            // The held picture, drawn from the vectors once (on the scratch), kept in I420 (3 MB, not 8).
+            if let still = planarStill, still.viewport == viewport {
+                framesFromStill += 1
+                still.picture.copy(into: picture)
+                return true
+            }
+            releaseStill()
+            let held = PlanarTile(width: viewport.width, height: viewport.height)
+            cache.reserve(PlanarTile.bytes(width: held.width, height: held.height))
+            try drawUncached(viewport, in: scratch)
+            try scratch.checkStatus("draw held picture")
+            try held.convert(scratch.surface)
+            planarStill = (viewport, held)
+            stillsDrawn += 1
             held.copy(into: picture)
             return true
         }
         guard let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) else { return false }
-        if still != nil { releaseStill() }
+        if still != nil || planarStill != nil { releaseStill() }
         return try cache.compositePlanar(viewport, position: position, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
     }

@@ -63,13 +63,17 @@ func assetsURL() throws -> URL {
     try AssetLocator.locate(explicit: nil, environment: ProcessInfo.processInfo.environment)
 }
 
-/// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept in
-/// the user's cache between renders (as the CLI does unless told --no-geometry-cache).
+/// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept
+/// between renders in `$XDG_CACHE_HOME/maptrip/geometry` (the benchmark gives its children a cache
+/// folder of its own, warmed by its first child: the capture of the pictures).
 func renderEnvironment() throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
-    let cache = env["MAPTRIP_BENCH_NOGEO"] != nil ? nil : CacheDirectories.default("geometry", environment: env).map(GeometryCache.init)
-    return RenderEnvironment(assets: try assetsURL(), geometryCache: cache)
+    return RenderEnvironment(assets: try assetsURL(),
+                             geometryCache: CacheDirectories.default("geometry", environment: env).map(GeometryCache.init))
 }
+
+/// The children's `XDG_CACHE_HOME`: the benchmark's own, not the user's.
+let childCacheHome = NSTemporaryDirectory() + "maptrip-bench-cache-\(getpid())"
 
 /// A sink that keeps every distinct picture as I420 in a file, and the frame sequence as a list of
 /// flags (1 = new picture, 0 = repeat).
@@ -109,7 +113,8 @@ func loadScene(_ path: String) throws -> Scene {
 /// child: capture SCENE FRAMES FLAGS
 func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) throws {
     let scene = try loadScene(scenePath)
-    let recorder = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: try assetsURL()))
+    let map = try ShapefileBaseMap(assets: try assetsURL(), geometryCache: try renderEnvironment().geometryCache)
+    let recorder = try Recorder(scene: scene, baseMap: map)
     let sink = try CaptureSink(path: framesPath, width: scene.video.width, height: scene.video.height)
     _ = try recorder.record(to: sink)
     try Data(sink.flags).write(to: URL(fileURLWithPath: flagsPath))
@@ -305,6 +310,9 @@ func child(_ args: [String]) throws -> [String: Double] {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).absoluteURL
     p.arguments = ["child"] + args
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_CACHE_HOME"] = childCacheHome
+    p.environment = environment
     let pipe = Pipe()
     p.standardOutput = pipe
     try p.run()
@@ -913,6 +921,7 @@ func main() throws {
         return
     }
     let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
+    defer { try? FileManager.default.removeItem(atPath: childCacheHome) }
     if args.contains("--quality") {
         _ = try rasterQuality(scenePath, scale: option("--scale", in: args).flatMap { Double($0) } ?? 1, print: true)
         return

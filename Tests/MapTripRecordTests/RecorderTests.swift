@@ -209,42 +209,6 @@ struct RecorderTests {
         // (Against each picture drawn in BGRA and converted: PlanarCompositeTests, pixel by pixel.)
     }
 
-    @Test func drawingAheadWhileACameraHoldsChangesNoPicture() throws {
-        // While a camera holds, the map draws the next held camera's picture and the flight's tiles
-        // ahead: the same pictures, in I420 and in BGRA, as drawing each when a frame first shows it,
-        // and nothing drawn twice.
-        let scene = try TripScene.korea.scene()
-        let w = scene.video.width, h = scene.video.height
-        func record(ahead: Bool, planar: Bool) throws -> (hashes: [UInt64], stats: RasterCacheStatistics) {
-            let map = try ShapefileBaseMap(assets: Trip.assets)
-            map.drawsAhead = ahead
-            map.rasterBreakEven = .infinity  // every moving frame composited from tiles
-            let recorder = try Recorder(scene: scene, baseMap: map)
-            let hashes: [UInt64]
-            if planar {
-                let sink = ConvertedAhead(width: w, height: h, slow: false)
-                _ = try recorder.record(to: sink)
-                hashes = sink.hashes
-            } else {
-                let sink = PictureHashes(width: w, height: h)
-                _ = try recorder.record(to: sink)
-                hashes = sink.hashes
-            }
-            return (hashes, try #require(map.rasterCacheStatistics))
-        }
-        for planar in [true, false] {
-            let now = try record(ahead: false, planar: planar), ahead = try record(ahead: true, planar: planar)
-            #expect(ahead.hashes == now.hashes, "planar \(planar)")
-            #expect(now.stats.stillsDrawnAhead == 0 && now.stats.tilesDrawnAhead == 0)
-            // The flights' tiles drawn ahead; and in I420, Busan's and Jeju's pictures (a BGRA picture
-            // would take its room from the tiles).
-            #expect(ahead.stats.stillsDrawnAhead == (planar ? 2 : 0) && ahead.stats.tilesDrawnAhead > 0, "\(ahead.stats)")
-            #expect(ahead.stats.stillsDrawn == now.stats.stillsDrawn && ahead.stats.tilesDrawn <= now.stats.tilesDrawn,
-                    "\(ahead.stats) against \(now.stats)")
-            #expect(ahead.stats.peakBytes <= ahead.stats.limitBytes)
-        }
-    }
-
     @Test func levelsReadFromTheGeometryCacheDrawTheSamePictures() throws {
         // The map's levels of detail kept on disk by one render and read back by the next: the same
         // pictures as levels built from the shapefiles.
