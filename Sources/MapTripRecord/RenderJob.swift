@@ -169,11 +169,12 @@ public struct RenderJob {
                                 environment: environment)
     }
 
-    /// Files a scene reads (a local tile folder or MBTiles file, its sound track).
+    /// Files a scene reads (a local tile folder or MBTiles file, as its base map finds it: a template's
+    /// folder, a `file://` URL, `~/`; its sound track).
     public static func files(named scene: Scene, sceneDirectory: URL) -> [URL] {
         var files: [URL] = []
-        if let tiles = scene.map?.tiles, !tiles.contains("://") {
-            files.append(URL(fileURLWithPath: tiles, relativeTo: sceneDirectory).standardizedFileURL)
+        if let tiles = scene.map?.tiles, let local = try? TileBaseMap.localTiles(tiles, sceneDirectory: sceneDirectory) {
+            files.append(local.url)
         }
         if let audio = scene.audio {
             files.append(URL(fileURLWithPath: audio.file, relativeTo: sceneDirectory).standardizedFileURL)

@@ -48,30 +48,10 @@ extension TileBaseMap {
                                          minZoom: map.minZoom, maxZoom: map.maxZoom, attribution: nil,
                                          highDensity: highDensity, fetcher: client)
         }
-        var pathText = tiles
-        if lower.hasPrefix("file://") {
-            guard let u = URL(string: tiles), u.isFileURL else {
-                throw TileError.unrecognizedSource(map.tiles, reason: "not a valid file:// URL")
-            }
-            pathText = u.path
-        } else if let r = lower.range(of: "://") {
-            throw TileError.unrecognizedSource(map.tiles, reason: "the scheme \(lower[..<r.lowerBound]):// is not supported")
+        guard let local = try localTiles(map.tiles, sceneDirectory: sceneDirectory) else {
+            throw TileError.unrecognizedSource(map.tiles, reason: "not a tile source")
         }
-        // A local template "dir/{z}/{x}/{y}.png" names the folder and the extension.
-        var fileExtension: String?
-        var tms: Bool?
-        if let r = pathText.range(of: "{z}") {
-            let suffix = pathText[r.lowerBound...]
-            guard suffix.hasPrefix("{z}/{x}/{y}") || suffix.hasPrefix("{z}/{x}/{-y}") else {
-                throw TileError.unrecognizedSource(map.tiles, reason: "a local tile template must end in {z}/{x}/{y}.png (or .jpg, .webp)")
-            }
-            tms = suffix.hasPrefix("{z}/{x}/{-y}")
-            let ext = (String(suffix) as NSString).pathExtension
-            fileExtension = ext.isEmpty ? nil : ext
-            pathText = String(pathText[..<r.lowerBound])
-            if pathText.isEmpty { pathText = "." }
-        }
-        let url = resolve(pathText, against: sceneDirectory)
+        let url = local.url, fileExtension = local.fileExtension, tms = local.tms
         let fm = FileManager.default
         var isDir: ObjCBool = false
         let exists = fm.fileExists(atPath: url.path, isDirectory: &isDir)
@@ -89,6 +69,39 @@ extension TileBaseMap {
         }
         return try FolderSource(directory: url, minZoom: map.minZoom, maxZoom: map.maxZoom,
                                 fileExtension: fileExtension, tms: tms, tileSize: map.tileSize)
+    }
+
+    /// Where local tiles `tiles` (a `map.tiles` value) are: the folder (a `{z}/{x}/{y}` template's,
+    /// with the tiles' extension and whether rows count from the south) or the `.mbtiles` file;
+    /// nil for tiles over HTTP(S). Relative paths (and `~/`) are resolved against `sceneDirectory`.
+    public static func localTiles(_ tiles: String, sceneDirectory: URL) throws
+        -> (url: URL, fileExtension: String?, tms: Bool?)? {
+        var pathText = tiles.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lower = pathText.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return nil }
+        if lower.hasPrefix("file://") {
+            guard let u = URL(string: pathText), u.isFileURL else {
+                throw TileError.unrecognizedSource(tiles, reason: "not a valid file:// URL")
+            }
+            pathText = u.path
+        } else if let r = lower.range(of: "://") {
+            throw TileError.unrecognizedSource(tiles, reason: "the scheme \(lower[..<r.lowerBound]):// is not supported")
+        }
+        // A local template "dir/{z}/{x}/{y}.png" names the folder and the extension.
+        var fileExtension: String?
+        var tms: Bool?
+        if let r = pathText.range(of: "{z}") {
+            let suffix = pathText[r.lowerBound...]
+            guard suffix.hasPrefix("{z}/{x}/{y}") || suffix.hasPrefix("{z}/{x}/{-y}") else {
+                throw TileError.unrecognizedSource(tiles, reason: "a local tile template must end in {z}/{x}/{y}.png (or .jpg, .webp)")
+            }
+            tms = suffix.hasPrefix("{z}/{x}/{-y}")
+            let ext = (String(suffix) as NSString).pathExtension
+            fileExtension = ext.isEmpty ? nil : ext
+            pathText = String(pathText[..<r.lowerBound])
+            if pathText.isEmpty { pathText = "." }
+        }
+        return (resolve(pathText, against: sceneDirectory), fileExtension, tms)
     }
 
     /// `~/...` from $HOME, absolute as is, anything else relative to `base`.

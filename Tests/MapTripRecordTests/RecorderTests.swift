@@ -482,3 +482,28 @@ final class ConvertedAhead: ConvertingSink {
     }
     func write(bgra: UnsafePointer<UInt8>, stride: Int) throws { bgraWrites += 1 }
 }
+
+/// The files a scene names, as its base map and a batch's source hash see them.
+@Suite("Files a scene names")
+struct SceneFilesTests {
+    static func files(tiles: String, in dir: URL) throws -> [String] {
+        let json = """
+        { "places": [ { "name": "A", "lat": 37.5, "lon": 127, "zoom": 7 } ],
+          "map": { "tiles": "\(tiles)", "attribution": "test" } }
+        """
+        let scene = try SceneLoader.decode(Data(json.utf8), file: "scene.json")
+        return RenderJob.files(named: scene, sceneDirectory: dir).map(\.path)
+    }
+
+    @Test func localTilesAreTheFolderOrFileTheMapReads() throws {
+        let dir = URL(fileURLWithPath: "/work/trips")
+        // A template names its folder (the tiles under it), not a path with {z} in it.
+        #expect(try Self.files(tiles: "tiles/{z}/{x}/{y}.png", in: dir) == ["/work/trips/tiles"])
+        #expect(try Self.files(tiles: "../t/{z}/{x}/{-y}.jpg", in: dir) == ["/work/t"])
+        #expect(try Self.files(tiles: "korea.mbtiles", in: dir) == ["/work/trips/korea.mbtiles"])
+        // A file:// URL is a local file too, not a remote source.
+        #expect(try Self.files(tiles: "file:///data/korea.mbtiles", in: dir) == ["/data/korea.mbtiles"])
+        #expect(try Self.files(tiles: "file:///data/tiles/{z}/{x}/{y}.png", in: dir) == ["/data/tiles"])
+        #expect(try Self.files(tiles: "https://tiles.example.org/{z}/{x}/{y}.png", in: dir).isEmpty)
+    }
+}
