@@ -34,7 +34,8 @@ public enum CacheDirectories {
 ///
 /// One file per source and level, named by the source's path and the recipe that built it, holding
 /// the source's identity (its files' sizes, modification times and inodes): a file changed since is a
-/// miss, and its levels are built and written again over the old ones. Files are written whole to a
+/// miss, and its levels are built and written again over the old ones; levels of the same source made
+/// by another recipe are removed when a level is written. Files are written whole to a
 /// temporary name and renamed, so renders on other threads or machines sharing the folder read either
 /// the old file or the new one; a file that does not read back exactly (truncated, damaged, another
 /// version's) is a miss too.
@@ -48,7 +49,8 @@ public struct GeometryCache: Sendable {
     /// The store for one source. `path` names it; `recipe` says how its geometry is made (projection,
     /// simplification: change it when they change); `identity` says which version of the source it is.
     public func store(path: String, recipe: String, identity: String) -> any LevelStore {
-        Store(directory: directory, name: String(Self.fnv1a(Array((recipe + "\u{0}" + path).utf8)), radix: 16),
+        Store(directory: directory, source: String(Self.fnv1a(Array(path.utf8)), radix: 16),
+              recipe: String(Self.fnv1a(Array(recipe.utf8)), radix: 16),
               key: recipe + "\u{0}" + path + "\u{0}" + identity)
     }
 
@@ -83,11 +85,12 @@ public struct GeometryCache: Sendable {
 
     private struct Store: LevelStore {
         let directory: URL
-        let name: String
+        /// The file names' parts: the source's path and the recipe, hashed.
+        let source: String, recipe: String
         let key: String
 
         func file(_ level: Int?) -> URL {
-            directory.appendingPathComponent("\(name)-\(level.map { "L\($0)" } ?? "full").mtgeo")
+            directory.appendingPathComponent("\(source)-\(recipe)-\(level.map { "L\($0)" } ?? "full").mtgeo")
         }
 
         func geometry(level: Int?) -> IndexedGeometry? {
@@ -100,6 +103,13 @@ public struct GeometryCache: Sendable {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 // .atomic: written to a temporary file in the folder, then renamed over the old one.
                 try GeometryFile.encode(geometry, key: key).write(to: file(level), options: .atomic)
+                // The same source's levels made by another recipe (an older maptrip's) go: the cache
+                // holds one set per source.
+                let fm = FileManager.default
+                for name in try fm.contentsOfDirectory(atPath: directory.path)
+                where name.hasPrefix(source + "-") && !name.hasPrefix(source + "-" + recipe + "-") && name.hasSuffix(".mtgeo") {
+                    try? fm.removeItem(at: directory.appendingPathComponent(name))
+                }
             } catch {
                 // Only an optimisation: the render goes on with the geometry it built.
             }

@@ -69,6 +69,22 @@ import Testing
         #expect(GeometryCache.identity(of: [file, file + ".missing"]) != before)
     }
 
+    @Test func aNewRecipeReplacesTheSourcesOldLevels() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = GeometryCache(directory: dir)
+        cache.store(path: "/a.shp", recipe: "r1", identity: "v").save(Self.source(), level: 4)
+        cache.store(path: "/a.shp", recipe: "r1", identity: "v").save(Self.source(), level: nil)
+        cache.store(path: "/b.shp", recipe: "r1", identity: "v").save(Self.source(), level: 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).count == 3)
+        // A newer maptrip's levels of /a.shp: its older ones go, /b.shp's stay.
+        cache.store(path: "/a.shp", recipe: "r2", identity: "v").save(Self.source(), level: 5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).count == 2)
+        #expect(cache.store(path: "/a.shp", recipe: "r1", identity: "v").geometry(level: 4) == nil)
+        #expect(cache.store(path: "/a.shp", recipe: "r2", identity: "v").geometry(level: 5) != nil)
+        #expect(cache.store(path: "/b.shp", recipe: "r1", identity: "v").geometry(level: 4) != nil)
+    }
+
     @Test func aDamagedFileIsAMissAndIsWrittenAgain() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
