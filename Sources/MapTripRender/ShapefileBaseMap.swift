@@ -167,8 +167,8 @@ public final class ShapefileBaseMap: BaseMap {
     private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
     /// Paths and clippers of the drawing threads: [0] for frames, both for tiles drawn two at a time.
     private let scratch = [DrawScratch(), DrawScratch()]
-    private let store: ShapefileStore?
-    private let geometryCache: GeometryCache?
+    /// Where the layers' data comes from: a store shared with other maps, or this map's own.
+    private let store: ShapefileStore
     /// Whether flights are composited from rasters of the map (see RasterCache); false: every frame
     /// is drawn from the vectors.
     public let cachesRasters: Bool
@@ -190,8 +190,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// it loads its own (a store has its own cache).
     public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
                 store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil, cachesRasters: Bool = true) throws {
-        self.store = store
-        self.geometryCache = geometryCache
+        self.store = store ?? ShapefileStore(cache: geometryCache)
         self.cachesRasters = cachesRasters
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
@@ -232,10 +231,10 @@ public final class ShapefileBaseMap: BaseMap {
              needs: wanted[source]!.sorted { ($0.level, $0.sphere ? 1 : 0) < ($1.level, $1.sphere ? 1 : 0) })
         }
         let results = ConcurrentResults<ShapefileDatasource>(count: work.count)
-        let directory = directory, store = store, geometryCache = geometryCache
+        let directory = directory, store = store
         DispatchQueue.concurrentPerform(iterations: work.count) { i in
             results.set(i, Result {
-                let d = work[i].loaded ?? Self.datasource(work[i].source, in: directory, store: store, cache: geometryCache)
+                let d = work[i].loaded ?? Self.datasource(work[i].source, in: directory, store: store)
                 for need in work[i].needs {
                     if need.sphere { _ = try d.sphere(zoom: Double(need.level), scale: 1) }
                     else { _ = try d.levels.geometry(zoom: Double(need.level), scale: 1) }
@@ -309,7 +308,7 @@ public final class ShapefileBaseMap: BaseMap {
         let key = plane.definition + "\u{0}" + source
         if let d = planeSources[key] { return d }
         let file = directory.appendingPathComponent(source + ".shp").path
-        let d = try store?.datasource(path: file, plane: plane) ?? PlaneDatasource(path: file, plane: plane)
+        let d = try store.datasource(path: file, plane: plane)
         planeSources[key] = d
         return d
     }
@@ -322,16 +321,14 @@ public final class ShapefileBaseMap: BaseMap {
 
     private func datasource(_ source: String) -> ShapefileDatasource {
         if let d = sources[source] { return d }
-        let d = Self.datasource(source, in: directory, store: store, cache: geometryCache)
+        let d = Self.datasource(source, in: directory, store: store)
         sources[source] = d
         return d
     }
 
-    /// The layer file `source` of the folder `directory`, from the shared store when there is one.
-    private static func datasource(_ source: String, in directory: URL, store: ShapefileStore?,
-                                   cache: GeometryCache?) -> ShapefileDatasource {
-        let file = directory.appendingPathComponent(source + ".shp").path
-        return store?.datasource(path: file) ?? ShapefileDatasource(path: file, cache: cache)
+    /// The layer file `source` of the folder `directory`, from `store`.
+    private static func datasource(_ source: String, in directory: URL, store: ShapefileStore) -> ShapefileDatasource {
+        store.datasource(path: directory.appendingPathComponent(source + ".shp").path)
     }
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {

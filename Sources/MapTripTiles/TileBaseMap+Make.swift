@@ -31,8 +31,8 @@ extension TileBaseMap {
         if let lo = map.minZoom, let hi = map.maxZoom, lo > hi {
             throw TileError.unrecognizedSource(map.tiles, reason: "map.minZoom \(lo) is above map.maxZoom \(hi)")
         }
-        let lower = tiles.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        // Tiles on disk (a folder, a template's folder, an .mbtiles file), else over HTTP(S).
+        guard let local = try localTiles(map.tiles, sceneDirectory: sceneDirectory) else {
             let client: TileFetching
             if let fetcher {
                 client = fetcher
@@ -47,9 +47,6 @@ extension TileBaseMap {
             return try URLTemplateSource(template: tiles, subdomains: map.subdomains, tileSize: map.tileSize,
                                          minZoom: map.minZoom, maxZoom: map.maxZoom, attribution: nil,
                                          highDensity: highDensity, fetcher: client)
-        }
-        guard let local = try localTiles(map.tiles, sceneDirectory: sceneDirectory) else {
-            throw TileError.unrecognizedSource(map.tiles, reason: "not a tile source")
         }
         let url = local.url, fileExtension = local.fileExtension, tms = local.tms
         let fm = FileManager.default
