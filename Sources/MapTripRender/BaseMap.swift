@@ -14,8 +14,9 @@ public protocol BaseMap: AnyObject {
     func draw(_ viewport: Viewport, in context: Context) throws
     /// Paints the whole frame for a viewport straight into an I420 picture, where the map can (a frame
     /// it composites from rasters, a held picture it keeps); false, painting nothing, where it cannot:
-    /// `draw` it then. `scratch`: a BGRA context of the frame's size the map may draw on first.
-    func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool
+    /// `draw` it then. `scratch`: BGRA rows of the frame's width (a band of its rows, an even number
+    /// of them) the map may draw through, a band at a time.
+    func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
     var attribution: String? { get }
     /// A warning to show in the frame instead of a credit (a tile map given no attribution).
@@ -27,7 +28,7 @@ public protocol BaseMap: AnyObject {
 extension BaseMap {
     public func prepare(for viewports: [Viewport]) throws {}
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
-    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool { false }
+    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool { false }
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }

@@ -71,23 +71,22 @@ public final class FrameRenderer {
 
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
-    /// recorded, replayed on the first BGRA surface inside its ink rectangle only (cleared first), and
-    /// those rectangles blended over the picture (OVER is associative: the same picture as the overlays
-    /// drawn over the map, then converted, within rounding). Returns false, drawing nothing, where the
-    /// map cannot: `render` and convert then.
+    /// recorded, and replayed inside its ink rectangle only, a band of rows at a time, on a BGRA band
+    /// of the frame's width (cleared first); those rectangles' rows blended over the picture (OVER is
+    /// associative: the same picture as the overlays drawn over the map, then converted, within
+    /// rounding). The band is all the BGRA memory such a frame touches (a quarter of the frame: 2 MB
+    /// at 1080p, not 8). Returns false, drawing nothing, where the map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
-        // The first BGRA surface: the map's scratch (a held picture is drawn there once), then the
-        // overlays' layer.
-        let surface = surfaces[0], cr = contexts[0]
-        guard try baseMap.drawPlanar(v, into: picture, scratch: cr) else { return false }
+        let band = try planarBand()
+        guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
-        // Each overlay recorded first: its ink extents tell which pixels of the layer it touches, and
-        // only those are blended (a frame's labels and pins cover a few percent of it).
-        var recorded: [(RecordingSurface, (x: Int, y: Int, width: Int, height: Int))] = []
+        // Each overlay recorded first: its ink extents tell which pixels it touches, and only those
+        // are replayed and blended (a frame's labels and pins cover a few percent of it).
+        var recorded: [(RecordingSurface, OverlayRect)] = []
         for overlay in overlays {
             let recording = try RecordingSurface()
             let rc = try Context(recording: recording)
@@ -97,41 +96,68 @@ public final class FrameRenderer {
             // Within the frame, bounds rounded out to even (the chroma's 2x2 blocks).
             let x0 = max(0, ink.x) & ~1, y0 = max(0, ink.y) & ~1
             let x1 = min(width, (ink.x + ink.width + 1) & ~1), y1 = min(height, (ink.y + ink.height + 1) & ~1)
-            if x1 > x0, y1 > y0 { recorded.append((recording, (x0, y0, x1 - x0, y1 - y0))) }
+            if x1 > x0, y1 > y0 { recorded.append((recording, OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))) }
         }
-        // The rectangles cleared first (they may overlap), then each overlay replayed in its own, in order.
-        cr.save()
-        cr.setOperator(.clear)
-        for (_, r) in recorded { cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height)) }
-        cr.fill()
-        cr.restore()
-        for (recording, r) in recorded {
-            cr.save()
-            cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
-            cr.clip()
-            cr.setSource(recording, x: 0, y: 0)
-            cr.paint()
-            cr.restore()
-        }
-        try cr.checkStatus("render overlays")
-        let rects = recorded.map(\.1)
-        surface.flush()
-        // Blended in two bands of rows, one per thread (the blend clears what it blends: a rectangle
-        // overlapping one blended before finds it clear).
-        let layer = OverlayPixels(data: surface.data, stride: surface.stride, rects: rects)
-        let bands = picture.bands
-        DispatchQueue.concurrentPerform(iterations: bands.count) { band in
-            let rows = bands[band]
-            for r in layer.rects {
-                let top = max(r.y, rows.lowerBound), bottom = min(r.y + r.height, rows.upperBound)
-                guard bottom > top else { continue }
-                _ = picture.rows(top..<bottom, x: r.x, width: r.width)
-                    .blend(layer.data + top * layer.stride + r.x * 4, stride: layer.stride)
+        if recorded.isEmpty { return true }
+        let top = recorded.map(\.1.y).min()!, bottom = recorded.map { $0.1.y + $0.1.height }.max()!
+        for rows in stride(from: top, to: bottom, by: band.height).map({ $0..<min($0 + band.height, bottom) }) {
+            // The rectangles' parts in these rows, in the band's coordinates.
+            let parts = recorded.compactMap { recording, r -> (RecordingSurface, OverlayRect)? in
+                let y0 = max(r.y, rows.lowerBound), y1 = min(r.y + r.height, rows.upperBound)
+                return y1 > y0 ? (recording, OverlayRect(x: r.x, y: y0 - rows.lowerBound, width: r.width, height: y1 - y0)) : nil
             }
+            if parts.isEmpty { continue }
+            // Cleared first (they may overlap), then each overlay replayed in its own, in order.
+            try band.withContext { cr in
+                cr.setOperator(.clear)
+                for (_, r) in parts { cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height)) }
+                cr.fill()
+                cr.setOperator(.over)
+                for (recording, r) in parts {
+                    cr.save()
+                    cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
+                    cr.clip()
+                    cr.setSource(recording, x: 0, y: -Double(rows.lowerBound))
+                    cr.paint()
+                    cr.restore()
+                }
+            }
+            band.flush()
+            // Blended in two halves of the rows, one per thread when there is enough to share (the
+            // blend clears what it blends: a rectangle overlapping one blended before finds it clear).
+            let layer = OverlayPixels(data: band.data, stride: band.stride, rects: parts.map(\.1))
+            let target = picture.rows(rows)
+            let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
+            DispatchQueue.concurrentPerform(iterations: halves.count) { half in
+                let within = halves[half]
+                for r in layer.rects {
+                    let y0 = max(r.y, within.lowerBound), y1 = min(r.y + r.height, within.upperBound)
+                    guard y1 > y0 else { continue }
+                    _ = target.rows(y0..<y1, x: r.x, width: r.width)
+                        .blend(layer.data + y0 * layer.stride + r.x * 4, stride: layer.stride)
+                }
+            }
+            band.markDirty()
         }
-        surface.markDirty()
         return true
     }
+
+    /// BGRA rows of the frame's width, a quarter of its height (even), that frames drawn into I420
+    /// pictures are drawn through (see `renderPlanar`); made on first use.
+    private func planarBand() throws -> ImageSurface {
+        if let planarBandSurface { return planarBandSurface }
+        let rows = min(scene.video.height, ((scene.video.height + 3) / 4 + 1) & ~1)
+        let band = try ImageSurface(width: scene.video.width, height: max(2, rows))
+        planarBandSurface = band
+        return band
+    }
+
+    private var planarBandSurface: ImageSurface?
+}
+
+/// A rectangle of a frame's pixels an overlay draws in.
+struct OverlayRect {
+    var x: Int, y: Int, width: Int, height: Int
 }
 
 /// The overlay layer's pixels, handed to the blending threads (each blends its own rows).
@@ -139,5 +165,5 @@ private struct OverlayPixels: @unchecked Sendable {
     let data: UnsafeMutablePointer<UInt8>
     let stride: Int
     /// The rectangles the overlays drew in (even bounds).
-    let rects: [(x: Int, y: Int, width: Int, height: Int)]
+    let rects: [OverlayRect]
 }

@@ -497,13 +497,21 @@ final class PlanarTile {
         }
     }
 
-    /// Converts a BGRA picture of the tile's size into the planes.
-    func convert(_ surface: ImageSurface) throws {
+    /// Converts a BGRA picture of the tile's size into the planes; or, with `rows` (even bounds), a
+    /// band of BGRA rows into those rows of the planes.
+    func convert(_ surface: ImageSurface, rows: Range<Int>? = nil) throws {
+        let rows = rows ?? 0..<height
+        guard rows.lowerBound % 2 == 0, rows.upperBound % 2 == 0 || rows.upperBound == height,
+              rows.lowerBound >= 0, rows.upperBound <= height, surface.width == width, surface.height >= rows.count else {
+            throw YUVError(function: "PlanarTile.convert", message: "rows \(rows) of \(width)x\(height) from a \(surface.width)x\(surface.height) surface")
+        }
         surface.flush()
-        let p = planes
-        try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: p[0].data, yStride: p[0].stride,
-                           u: p[1].data, uStride: p[1].stride, v: p[2].data, vStride: p[2].stride,
-                           width: width, height: height)
+        let p = planes, top = rows.lowerBound
+        try YUV.argbToI420(src: surface.data, srcStride: surface.stride,
+                           y: p[0].data + top * p[0].stride, yStride: p[0].stride,
+                           u: p[1].data + top / 2 * p[1].stride, uStride: p[1].stride,
+                           v: p[2].data + top / 2 * p[2].stride, vStride: p[2].stride,
+                           width: width, height: rows.count)
     }
 }
 

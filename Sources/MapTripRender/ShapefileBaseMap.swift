@@ -373,10 +373,11 @@ public final class ShapefileBaseMap: BaseMap {
         cr.restore()
     }
 
-    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: Context) throws -> Bool {
+    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool {
         guard let cache, picture.width == viewport.width, picture.height == viewport.height else { return false }
         if heldCameras.contains(viewport.camera) {
-            // The held picture, drawn from the vectors once (on the scratch), kept in I420 (3 MB, not 8).
+            guard scratch.width == viewport.width, scratch.height >= 2 else { return false }
+            // The held picture, drawn from the vectors once (through the scratch), kept in I420 (3 MB, not 8).
             if let still = planarStill, still.viewport == viewport {
                 framesFromStill += 1
                 still.picture.copy(into: picture)
@@ -385,9 +386,7 @@ public final class ShapefileBaseMap: BaseMap {
             releaseStill()
             let held = PlanarTile(width: viewport.width, height: viewport.height)
             cache.reserve(PlanarTile.bytes(width: held.width, height: held.height))
-            try drawUncached(viewport, in: scratch)
-            try scratch.checkStatus("draw held picture")
-            try held.convert(scratch.surface)
+            try drawHeldInBands(viewport, into: held, through: scratch)
             planarStill = (viewport, held)
             stillsDrawn += 1
             held.copy(into: picture)
@@ -397,6 +396,25 @@ public final class ShapefileBaseMap: BaseMap {
         if still != nil || planarStill != nil { releaseStill() }
         return try cache.compositePlanar(viewport, position: position, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
+    }
+
+    /// Draws a held picture from the vectors a band of rows at a time on `band` (BGRA rows of the
+    /// frame's width), each converted into its rows of `held`: in a band's memory rather than a whole
+    /// BGRA frame's, and the same pixels as one drawing of the whole. Each band is given the whole
+    /// frame's geometry (Cairo leaves what falls outside the band): clipped to the band, a dashed
+    /// border would start its dashes at the band's edge. That costs a quarter more time than one
+    /// drawing (world tour, 8 held pictures: 155 ms against 115; clipped to the bands, 125, with
+    /// dashes out of step); the bands' rows are even, as the chroma's 2x2 blocks are.
+    private func drawHeldInBands(_ viewport: Viewport, into held: PlanarTile, through band: ImageSurface) throws {
+        let rowsPerBand = band.height & ~1
+        for top in stride(from: 0, to: viewport.height, by: rowsPerBand) {
+            let rows = top..<min(top + rowsPerBand, viewport.height)
+            try band.withContext { cr in
+                cr.translate(0, -Double(top))
+                try drawUncached(viewport, in: cr)
+            }
+            try held.convert(band, rows: rows)
+        }
     }
 
     /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
