@@ -20,6 +20,9 @@ public protocol FrameSink: AnyObject {
 /// (a 1080p I420 frame is 3 MB, its BGRA picture 8 MB), so that more pictures can wait drawn ahead of
 /// the encoder in the same memory.
 public protocol ConvertingSink: FrameSink {
+    /// The pixel path of the converters `makeConverters` makes; nil when the sink converts its
+    /// pictures itself.
+    var converterPath: MapTripOutput.PixelPath? { get }
     /// Converters along the sink's pixel path, as many as fit in `budget` bytes (at least 2); nil when
     /// the sink converts its pictures itself.
     func makeConverters(budget: Int) throws -> [PixelConverter]?
@@ -47,7 +50,9 @@ public struct RecordSummary: Sendable {
 /// output, is exactly that of a serial loop. A `ConvertingSink` (an encoder) gets its pictures
 /// converted on the drawing thread into frames of its pixel format, one and a quarter drawn pictures'
 /// worth of memory (three 4:2:0 frames: two waiting, the one the sink repeats): the drawing runs two
-/// pictures ahead in less memory than a second drawn picture and the sink's own frame took.
+/// pictures ahead in less memory than a second drawn picture and the sink's own frame took. Frames
+/// drawn straight into I420 leave the drawing surface untouched, and get its memory as well: six
+/// frames, five waiting, so that the drawing keeps working while x264's threads wait on each other.
 public final class Recorder {
     public let scene: Scene
     public let timeline: Timeline
@@ -111,7 +116,11 @@ public final class Recorder {
         let total = range.count
         let converting = sink as? ConvertingSink
         let picture = renderer.surface.stride * renderer.surface.height
-        let converters = try converting?.makeConverters(budget: picture * 5 / 4)
+        // Converted frames waiting for the encoder: a quarter more than a drawn picture's memory; or,
+        // frames drawn straight into I420 (`FrameRenderer.renderPlanar`), which touch a band of BGRA
+        // rows rather than the drawing surface, that surface's memory too (6 frames, 19 MB at 1080p).
+        let budget = converting?.converterPath == .i420 ? picture * 9 / 4 : picture * 5 / 4
+        let converters = try converting?.makeConverters(budget: budget)
         let pipeline = DrawPipeline(buffers: converters == nil ? renderer.surfaces.count : 1, frames: converters?.count ?? 0)
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline,
                                     converters: converters)

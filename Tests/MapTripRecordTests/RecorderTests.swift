@@ -194,12 +194,25 @@ struct RecorderTests {
         // meanwhile: the slow sink sleeps at every repeat).
         let scene = try TripScene.korea.scene()
         let w = scene.video.width, h = scene.video.height
+        // Every flight composited from rasters, whatever it costs: every frame drawn into I420.
+        func map() throws -> ShapefileBaseMap {
+            let map = try ShapefileBaseMap(assets: Trip.assets)
+            map.rasterBreakEven = .infinity
+            return map
+        }
         let fast = ConvertedAhead(width: w, height: h, slow: false)
-        _ = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets)).record(to: fast)
+        _ = try Recorder(scene: scene, baseMap: try map()).record(to: fast)
         let ahead = ConvertedAhead(width: w, height: h)
-        let summary = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets)).record(to: ahead)
-        #expect(ahead.converters == 3)  // one and a quarter drawn pictures: three 4:2:0 frames
+        let recorder = try Recorder(scene: scene, baseMap: try map())
+        let summary = try recorder.record(to: ahead)
+        // Two and a quarter drawn pictures' memory: six 4:2:0 frames. Every frame was drawn into I420
+        // (held pictures and overlays through a band of rows): the drawing surface, whose memory those
+        // frames take, was never drawn on.
+        #expect(ahead.converters == 6)
         #expect(ahead.bgraWrites == 0)
+        let surface = recorder.renderer.surface
+        surface.flush()
+        #expect(UnsafeBufferPointer(start: surface.data, count: surface.stride * surface.height).allSatisfy { $0 == 0 })
         #expect(ahead.hashes.count == Timeline(scene: scene).frameCount)
         #expect(ahead.hashes == fast.hashes)
         #expect(ahead.changedWhileHeld == 0 && fast.changedWhileHeld == 0)
@@ -460,6 +473,7 @@ final class ConvertedAhead: ConvertingSink {
         self.height = height
         self.slow = slow
     }
+    var converterPath: MapTripOutput.PixelPath? { .i420 }
     func makeConverters(budget: Int) throws -> [PixelConverter]? {
         let first = try PixelConverter(path: .i420, width: width, height: height, straightAlpha: false)
         converters = max(2, budget / first.frameBytes)
