@@ -44,6 +44,14 @@ func now() -> Double {
 /// Peak resident memory of this process in MB: the kernel's high-water mark of its address space
 /// (VmHWM). Not ru_maxrss: Linux carries that across execve from the address space the child was
 /// spawned from, so a child started by a parent that had grown reports the parent's peak.
+/// CPU time this process has used so far, all its threads, user and system, in seconds.
+func cpuSeconds() -> Double {
+    var u = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &u)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(u.ru_utime) + s(u.ru_stime)
+}
+
 func peakMB() -> Double {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
@@ -174,7 +182,7 @@ func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ heigh
     let (settings, _) = try CodecProfile.profile(for: .h264).settings(
         options: EncodingOptions(preset: preset, threads: threads), width: width, height: height, fps: fps, transparent: false)
     let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out)
-    print("{\"seconds\":\(seconds),\"frames\":\(frames),\"peakMB\":\(peakMB())}")
+    print("{\"seconds\":\(seconds),\"frames\":\(frames),\"peakMB\":\(peakMB()),\"cpu\":\(cpuSeconds())}")
 }
 
 /// The AV1 encoders compared on the captured pictures: maptrip's (libsvtav1, its CodecProfile
@@ -219,7 +227,8 @@ func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil) throws
                         environment: try renderEnvironment())
     let summary = try job.run()
     let seconds = now() - start
-    print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB())}")
+    print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB()),"
+          + "\"cpu\":\(cpuSeconds())}")
 }
 
 /// The outputs of the codecs phase: key (for `--codecs`), label, extension, codec. Each is written with
@@ -818,7 +827,8 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
               + "figures are medians, the ratio's range in brackets")
         print("")
-        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder")
+        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder"
+              + "   CPU s pipeline  encoder")
     }
     var out: [String: [String: Double]] = [:]
     for preset in presets {
@@ -832,11 +842,14 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
         out[preset] = ["pipelineFPS": Double(frames) / ps, "encoderFPS": Double(frames) / es, "ratioMedian": median(ratios),
                        "ratioMin": ratios.min()!, "ratioMax": ratios.max()!, "peakMBPipeline": pm, "peakMBEncoder": em,
-                       "peakMBBeyond": pm - em]
+                       "peakMBBeyond": pm - em,
+                       // CPU seconds of each whole process (user and system, start-up included).
+                       "cpuPipeline": median(pipe.map { $0["cpu"]! }), "cpuEncoder": median(enc.map { $0["cpu"]! })]
         if show {
-            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f",
+            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f  %15.2f  %7.2f",
                          preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
-                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!, pm, em, pm - em))
+                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!, pm, em, pm - em,
+                         out[preset]!["cpuPipeline"]!, out[preset]!["cpuEncoder"]!))
         }
     }
     return out
