@@ -184,13 +184,13 @@ public final class MediaOutput {
         try storing { try sendCurrent() }
     }
 
+    /// The pixel path of `makeConverters`' converters (nil: a GIF, which converts its pictures itself).
+    public var converterPath: PixelPath? { palette == nil ? converter.path : nil }
+
     /// Converters for pictures converted away from this output's thread (the recorder converts each one
     /// on its drawing thread, right after drawing it): as many frames as fit in `budget` bytes, at least
     /// 2, along this output's pixel path, sharing one scratch picture (use them from one thread). Nil
     /// when the output converts its pictures itself (a GIF: its palette filter takes them as drawn).
-    /// The pixel path of `makeConverters`' converters (nil: a GIF, which converts its pictures itself).
-    public var converterPath: PixelPath? { palette == nil ? converter.path : nil }
-
     public func makeConverters(budget: Int) throws -> [PixelConverter]? {
         guard palette == nil else { return nil }
         let first = try PixelConverter(path: converter.path, width: width, height: height,

@@ -41,9 +41,6 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
-/// Peak resident memory of this process in MB: the kernel's high-water mark of its address space
-/// (VmHWM). Not ru_maxrss: Linux carries that across execve from the address space the child was
-/// spawned from, so a child started by a parent that had grown reports the parent's peak.
 /// CPU time this process has used so far, all its threads, user and system, in seconds.
 func cpuSeconds() -> Double {
     var u = rusage()
@@ -52,6 +49,9 @@ func cpuSeconds() -> Double {
     return s(u.ru_utime) + s(u.ru_stime)
 }
 
+/// Peak resident memory of this process in MB: the kernel's high-water mark of its address space
+/// (VmHWM). Not ru_maxrss: Linux carries that across execve from the address space the child was
+/// spawned from, so a child started by a parent that had grown reports the parent's peak.
 func peakMB() -> Double {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
