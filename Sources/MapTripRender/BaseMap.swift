@@ -15,7 +15,7 @@ public protocol BaseMap: AnyObject {
     /// Paints the whole frame for a viewport straight into an I420 picture, where the map can (a frame
     /// it composites from rasters, a held picture it keeps); false, painting nothing, where it cannot:
     /// `draw` it then. `scratch`: BGRA rows of the frame's width (a band of its rows, an even number
-    /// of them) the map may draw through, a band at a time.
+    /// of them) the map may draw through, a band at a time; transparent, and to be left so.
     func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
     var attribution: String? { get }

@@ -72,7 +72,7 @@ public final class FrameRenderer {
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
     /// recorded, and replayed inside its ink rectangle only, a band of rows at a time, on a BGRA band
-    /// of the frame's width (cleared first); those rectangles' rows blended over the picture (OVER is
+    /// of the frame's width (transparent); those rectangles' rows blended over the picture (OVER is
     /// associative: the same picture as the overlays drawn over the map, then converted, within
     /// rounding). The band is all the BGRA memory such a frame touches (a quarter of the frame: 2 MB
     /// at 1080p, not 8). Returns false, drawing nothing, where the map cannot: `render` and convert then.
@@ -107,12 +107,9 @@ public final class FrameRenderer {
                 return y1 > y0 ? (recording, OverlayRect(x: r.x, y: y0 - rows.lowerBound, width: r.width, height: y1 - y0)) : nil
             }
             if parts.isEmpty { continue }
-            // Cleared first (they may overlap), then each overlay replayed in its own, in order.
+            // Each overlay replayed in its own rectangle, in order, over the band's transparency (the
+            // map leaves it so, and the blend clears what it blends).
             try band.withContext { cr in
-                cr.setOperator(.clear)
-                for (_, r) in parts { cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height)) }
-                cr.fill()
-                cr.setOperator(.over)
                 for (recording, r) in parts {
                     cr.save()
                     cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
@@ -143,7 +140,8 @@ public final class FrameRenderer {
     }
 
     /// BGRA rows of the frame's width, a quarter of its height (even), that frames drawn into I420
-    /// pictures are drawn through (see `renderPlanar`); made on first use.
+    /// pictures are drawn through (see `renderPlanar`); made on first use, transparent (as Cairo
+    /// makes a surface), and left so by every use.
     private func planarBand() throws -> ImageSurface {
         if let planarBandSurface { return planarBandSurface }
         let rows = min(scene.video.height, ((scene.video.height + 3) / 4 + 1) & ~1)

@@ -415,6 +415,11 @@ public final class ShapefileBaseMap: BaseMap {
             }
             try held.convert(band, rows: rows)
         }
+        // Left transparent, as it was lent (the overlays are drawn on it next, over nothing).
+        try band.withContext { cr in
+            cr.setOperator(.clear)
+            cr.paint()
+        }
     }
 
     /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles

@@ -204,7 +204,8 @@ struct PlanarCompositeTests {
 
     @Test func aHeldCameraIsDrawnIntoI420FromTheVectorsOnce() throws {
         // A camera at rest: drawn from the vectors once, converted, and copied for the frames after
-        // (a pin arriving, a card fading): exactly what drawing it in BGRA and converting gives.
+        // (a pin arriving, a card fading): exactly what drawing it in BGRA and converting gives; the
+        // scratch it was drawn through left transparent.
         let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
         let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 4)
             + [rest, rest]
@@ -224,6 +225,10 @@ struct PlanarCompositeTests {
             let picture = Picture(width: 320, height: 180)
             #expect(try picture.with { try maps[1].drawPlanar(held, into: $0, scratch: scratch) })
             #expect(picture.y == expected.y && picture.u == expected.u && picture.v == expected.v)
+            // The scratch is given back transparent: the frame's overlays are drawn on it next.
+            scratch.flush()
+            let bytes = UnsafeBufferPointer(start: scratch.data, count: scratch.stride * scratch.height)
+            #expect(bytes.allSatisfy { $0 == 0 })
         }
         let s = try #require(maps[1].rasterCacheStatistics)
         #expect(s.stillsDrawn == 1 && s.framesFromStill == 2)
