@@ -39,19 +39,52 @@ public enum CacheDirectories {
 /// temporary name and renamed, so renders on other threads or machines sharing the folder read either
 /// the old file or the new one; a file that does not read back exactly (truncated, damaged, another
 /// version's) is a miss too.
+///
+/// The folder is kept within bounds when a file is written: files not used (read or written) for
+/// `maxAge` go, then the least recently used ones until the folder holds at most `maxBytes` (sources
+/// at paths no longer rendered: a moved or deleted assets folder, another checkout's). A file read
+/// back is marked used by its modification time, at most once a day.
 public struct GeometryCache: Sendable {
     public let directory: URL
+    /// How long a file may go unused before it is removed (30 days).
+    public var maxAge: TimeInterval
+    /// The most the folder may hold after a file is written (512 MB; the embedded map's levels take
+    /// about 10 MB).
+    public var maxBytes: Int
 
-    public init(directory: URL) {
+    public init(directory: URL, maxAge: TimeInterval = 30 * 86_400, maxBytes: Int = 512 << 20) {
         self.directory = directory
+        self.maxAge = maxAge
+        self.maxBytes = maxBytes
     }
 
     /// The store for one source. `path` names it; `recipe` says how its geometry is made (projection,
     /// simplification: change it when they change); `identity` says which version of the source it is.
     public func store(path: String, recipe: String, identity: String) -> any LevelStore {
-        Store(directory: directory, source: String(Self.fnv1a(Array(path.utf8)), radix: 16),
+        Store(cache: self, source: String(Self.fnv1a(Array(path.utf8)), radix: 16),
               recipe: String(Self.fnv1a(Array(recipe.utf8)), radix: 16),
               key: recipe + "\u{0}" + path + "\u{0}" + identity)
+    }
+
+    /// Removes the files unused for `maxAge`, then the least recently used until the folder holds at
+    /// most `maxBytes`; never `keeping` (the file just written). Files another render is writing
+    /// (temporary names) are new, and stay.
+    func prune(keeping: URL, now: Date = Date()) {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: directory.path) else { return }
+        var files: [(url: URL, used: Date, bytes: Int)] = []
+        for name in names where name != keeping.lastPathComponent {
+            let url = directory.appendingPathComponent(name)
+            guard let a = try? fm.attributesOfItem(atPath: url.path), a[.type] as? FileAttributeType == .typeRegular
+            else { continue }
+            files.append((url, a[.modificationDate] as? Date ?? .distantPast, (a[.size] as? NSNumber)?.intValue ?? 0))
+        }
+        let kept = (try? fm.attributesOfItem(atPath: keeping.path)[.size] as? NSNumber)?.intValue ?? 0
+        var total = kept + files.reduce(0) { $0 + $1.bytes }
+        for f in files.sorted(by: { $0.used < $1.used }) {
+            guard now.timeIntervalSince(f.used) > maxAge || total > maxBytes else { break }
+            if (try? fm.removeItem(at: f.url)) != nil { total -= f.bytes }
+        }
     }
 
     /// The identity of the files at `paths` as the file system sees them now (size, modification
@@ -84,18 +117,26 @@ public struct GeometryCache: Sendable {
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { fnv1a($0) } }
 
     private struct Store: LevelStore {
-        let directory: URL
+        let cache: GeometryCache
         /// The file names' parts: the source's path and the recipe, hashed.
         let source: String, recipe: String
         let key: String
+        var directory: URL { cache.directory }
 
         func file(_ level: Int?) -> URL {
             directory.appendingPathComponent("\(source)-\(recipe)-\(level.map { "L\($0)" } ?? "full").mtgeo")
         }
 
         func geometry(level: Int?) -> IndexedGeometry? {
-            guard let data = try? Data(contentsOf: file(level)) else { return nil }
-            return GeometryFile.decode(data, key: key)
+            let url = file(level)
+            guard let data = try? Data(contentsOf: url), let geometry = GeometryFile.decode(data, key: key) else { return nil }
+            // Used: marked so (once a day at most), so that pruning keeps it.
+            let fm = FileManager.default
+            if let modified = (try? fm.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+               Date().timeIntervalSince(modified) > 86_400 {
+                try? fm.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
+            }
+            return geometry
         }
 
         func save(_ geometry: IndexedGeometry, level: Int?) {
@@ -110,6 +151,7 @@ public struct GeometryCache: Sendable {
                 where name.hasPrefix(source + "-") && !name.hasPrefix(source + "-" + recipe + "-") && name.hasSuffix(".mtgeo") {
                     try? fm.removeItem(at: directory.appendingPathComponent(name))
                 }
+                cache.prune(keeping: file(level))
             } catch {
                 // Only an optimisation: the render goes on with the geometry it built.
             }

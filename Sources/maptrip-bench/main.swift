@@ -77,7 +77,7 @@ func assetsURL() throws -> URL {
 func renderEnvironment() throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
     return RenderEnvironment(assets: try assetsURL(),
-                             geometryCache: CacheDirectories.default("geometry", environment: env).map(GeometryCache.init))
+                             geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) })
 }
 
 /// The children's `XDG_CACHE_HOME`: the benchmark's own, not the user's.

@@ -170,6 +170,6 @@ struct CommonOptions: ParsableArguments {
             assets: try AssetLocator.locate(explicit: assets, environment: env),
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
             strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env,
-            geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map(GeometryCache.init))
+            geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) })
     }
 }

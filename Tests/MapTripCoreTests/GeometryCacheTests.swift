@@ -85,6 +85,42 @@ import Testing
         #expect(cache.store(path: "/b.shp", recipe: "r1", identity: "v").geometry(level: 4) != nil)
     }
 
+    @Test func filesUnusedForLongOrBeyondTheBoundGoWhenOneIsWritten() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fm = FileManager.default
+        func file(_ path: String) throws -> URL {
+            let name = try fm.contentsOfDirectory(atPath: dir.path).first {
+                $0.hasPrefix(String(GeometryCache.fnv1a(Array(path.utf8)), radix: 16) + "-")
+            }
+            return dir.appendingPathComponent(try #require(name))
+        }
+        func age(_ path: String, days: Double) throws {
+            try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -days * 86_400)], ofItemAtPath: try file(path).path)
+        }
+        // Four sources' levels, as other checkouts or older assets folders would leave them.
+        let unbounded = GeometryCache(directory: dir, maxBytes: .max)
+        for (path, days) in [("/a.shp", 40.0), ("/b.shp", 3), ("/c.shp", 2), ("/d.shp", 1)] {
+            unbounded.store(path: path, recipe: "r", identity: "v").save(Self.source(), level: 4)
+            try age(path, days: days)
+        }
+        let size = try #require(try fm.attributesOfItem(atPath: try file("/b.shp").path)[.size] as? NSNumber).intValue
+        // Another one written, the folder bound to three and a half files: /a.shp's, unused for 40
+        // days, goes; then the least recently used, /b.shp's, to bring four files down to three.
+        let bounded = GeometryCache(directory: dir, maxBytes: size * 7 / 2)
+        bounded.store(path: "/e.shp", recipe: "r", identity: "v").save(Self.source(), level: 4)
+        let left = Set(["/c.shp", "/d.shp", "/e.shp"].map { String(GeometryCache.fnv1a(Array($0.utf8)), radix: 16) })
+        #expect(Set(try fm.contentsOfDirectory(atPath: dir.path).map { String($0.prefix { $0 != "-" }) }) == left)
+        // Reading a file back marks it used: read now, /c.shp's is the newest, and /d.shp's goes next.
+        #expect(bounded.store(path: "/c.shp", recipe: "r", identity: "v").geometry(level: 4) != nil)
+        let used = try #require(try fm.attributesOfItem(atPath: try file("/c.shp").path)[.modificationDate] as? Date)
+        #expect(abs(used.timeIntervalSinceNow) < 600)
+        bounded.store(path: "/f.shp", recipe: "r", identity: "v").save(Self.source(), level: 4)
+        #expect(bounded.store(path: "/d.shp", recipe: "r", identity: "v").geometry(level: 4) == nil)
+        #expect(bounded.store(path: "/c.shp", recipe: "r", identity: "v").geometry(level: 4) != nil)
+        #expect(bounded.store(path: "/e.shp", recipe: "r", identity: "v").geometry(level: 4) != nil)
+    }
+
     @Test func aDamagedFileIsAMissAndIsWrittenAgain() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
