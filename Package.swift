@@ -80,7 +80,7 @@ let package = Package(
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj", "CResample", "YUV"]),
         .testTarget(name: "MapTripTilesTests",
-                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "SQLite",
+                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "MapTripOutput", "Cairo", "FFmpeg", "SQLite",
                                    "TileServerFixture"]),
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
         .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),

@@ -39,35 +39,47 @@ public enum TemporaryFiles {
     }
 
     /// Moves a finished temporary file onto its target: flushed to the disk first (`sync`), then renamed.
-    public static func commit(_ temporary: URL, onto target: URL) throws {
+    /// `output`: what the target is, for the advice a failure gives.
+    public static func commit(_ temporary: URL, onto target: URL, output: OutputKind = .video) throws {
         try sync(temporary)
-        try rename(temporary, onto: target)
+        try rename(temporary, onto: target, output: output)
     }
 
     /// Renames `from` onto `to` in one step, a failure said of `to` with what to do.
-    public static func rename(_ from: URL, onto to: URL) throws {
+    public static func rename(_ from: URL, onto to: URL, output: OutputKind = .video) throws {
         if Foundation.rename(from.path, to.path) != 0 {
             let code = errno
-            throw OutputError.notWritable(to.path, reason: storageFailure(errno: code, writing: from)
+            throw OutputError.notWritable(to.path, reason: storageFailure(errno: code, writing: from, output: output)
                                           ?? String(cString: strerror(code)))
         }
     }
 
+    /// What an output is, in the advice a failed write gives: a render's video (its `-o`), or the tile
+    /// set `maptrip tiles` writes (its output argument).
+    public enum OutputKind: Sendable {
+        case video, tiles
+
+        var noun: String { self == .video ? "the video" : "the tiles" }
+        /// How to write it elsewhere.
+        var elsewhere: String { self == .video ? "elsewhere with -o" : "to another path" }
+    }
+
     /// What a failed write of `temporary` means and what to do, for the errors a disk gives (nil for
     /// others).
-    public static func storageFailure(errno code: Int32, writing temporary: URL?) -> String? {
+    public static func storageFailure(errno code: Int32, writing temporary: URL?, output: OutputKind = .video) -> String? {
         let text = String(cString: strerror(code))
+        let move = "write \(output.noun) \(output.elsewhere)"
         switch code {
-        case ENOSPC, EDQUOT: return "\(text) (free some space, or write the video elsewhere with -o)"
-        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere with -o)"
-        case EIO: return "\(text) (the disk failed while the video was written)"
-        case EROFS: return "\(text) (write the video elsewhere with -o)"
+        case ENOSPC, EDQUOT: return "\(text) (free some space, or \(move))"
+        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere \(output == .video ? "with -o" : "on another file system"))"
+        case EIO: return "\(text) (the disk failed while \(output.noun) \(output == .video ? "was" : "were") written)"
+        case EROFS: return "\(text) (\(move))"
         case EACCES, EPERM:
             let folder = temporary?.deletingLastPathComponent().path ?? "its folder"
-            return "\(text) (this user may not write in \(folder): write the video elsewhere with -o)"
+            return "\(text) (this user may not write in \(folder): \(move))"
         case ENOENT:
             if let folder = temporary?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: folder.path) {
-                return "its folder \(folder.path) was removed during the render"
+                return "its folder \(folder.path) was removed during the \(output == .video ? "render" : "run")"
             }
             return text
         default: return nil

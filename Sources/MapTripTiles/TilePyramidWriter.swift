@@ -176,10 +176,7 @@ public final class TilePyramidWriter {
         var bytes = 0
         do {
             try fillMBTiles(at: temp, keys, bytes: &bytes, progress: progress)  // the connection is closed on return
-            try TemporaryFiles.sync(temp)
-            guard rename(temp.path, file.path) == 0 else {
-                throw TileError.badPyramid("cannot write \(file.path): \(String(cString: strerror(errno)))")
-            }
+            try TemporaryFiles.commit(temp, onto: file, output: .tiles)
         } catch {
             try? fm.removeItem(at: temp)
             throw error

@@ -43,6 +43,20 @@ struct MediaOutputTests {
 
     static func near(_ a: UInt8, _ b: UInt8) -> Bool { abs(Int(a) - Int(b)) <= 12 }
 
+    @Test func aFullOrForbiddenDiskIsExplainedForWhatWasWritten() {
+        // A render's video: its -o. A tile set (`maptrip tiles`): its output path.
+        let temporary = URL(fileURLWithPath: "/data/.out.mp4.maptrip-1-x.tmp")
+        #expect(TemporaryFiles.storageFailure(errno: ENOSPC, writing: temporary)
+                == "\(String(cString: strerror(ENOSPC))) (free some space, or write the video elsewhere with -o)")
+        #expect(TemporaryFiles.storageFailure(errno: ENOSPC, writing: temporary, output: .tiles)
+                == "\(String(cString: strerror(ENOSPC))) (free some space, or write the tiles to another path)")
+        #expect(TemporaryFiles.storageFailure(errno: EACCES, writing: temporary, output: .tiles)?
+                .hasSuffix("(this user may not write in /data: write the tiles to another path)") == true)
+        #expect(TemporaryFiles.storageFailure(errno: EIO, writing: temporary, output: .tiles)?
+                .hasSuffix("(the disk failed while the tiles were written)") == true)
+        #expect(TemporaryFiles.storageFailure(errno: EINVAL, writing: temporary, output: .tiles) == nil)
+    }
+
     @Test func writesToTheTemporaryFileThenRenamesOnFinish() throws {
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
 import MapTripCore
+import MapTripOutput
 import MapTripRender
 import Testing
 @testable import MapTripTiles
@@ -83,6 +84,21 @@ struct TilePyramidWriterTests {
             #expect(throws: TileError.self) { try writer.write(to: .mbtiles(file)) }
             #expect(try Data(contentsOf: file) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.mbtiles"])
+        }
+    }
+
+    @Test("an MBTiles output that cannot be moved into place says so, and leaves nothing behind")
+    func mbtilesRenameFails() throws {
+        try TileTest.withTempDir { dir in
+            // The target is a folder with a file in it: the finished file cannot be renamed onto it.
+            let file = dir.appendingPathComponent("out.mbtiles")
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+            try Data([1]).write(to: file.appendingPathComponent("keep"))
+            let writer = try TilePyramidWriter(baseMap: UniformBaseMap(RGB(1, 2, 3)), options: TilePyramidOptions(minZoom: 0, maxZoom: 1))
+            let error = #expect(throws: OutputError.self) { try writer.write(to: .mbtiles(file)) }
+            #expect(error?.description.hasPrefix("cannot write \(file.path): ") == true, "\(String(describing: error))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.mbtiles"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: file.path) == ["keep"])
         }
     }
 
