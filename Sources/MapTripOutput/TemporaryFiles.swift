@@ -59,27 +59,31 @@ public enum TemporaryFiles {
     public enum OutputKind: Sendable {
         case video, tiles
 
-        var noun: String { self == .video ? "the video" : "the tiles" }
+        /// The output, as the subject of "was written".
+        var written: String { self == .video ? "the video was written" : "the tiles were written" }
         /// How to write it elsewhere.
-        var elsewhere: String { self == .video ? "elsewhere with -o" : "to another path" }
+        var elsewhere: String { self == .video ? "write the video elsewhere with -o" : "write the tiles to another path" }
+        /// Where a file too large for its file system can go.
+        var larger: String { self == .video ? "write elsewhere with -o" : "write elsewhere on another file system" }
+        /// What was running when its folder went.
+        var run: String { self == .video ? "render" : "run" }
     }
 
     /// What a failed write of `temporary` means and what to do, for the errors a disk gives (nil for
     /// others).
     public static func storageFailure(errno code: Int32, writing temporary: URL?, output: OutputKind = .video) -> String? {
         let text = String(cString: strerror(code))
-        let move = "write \(output.noun) \(output.elsewhere)"
         switch code {
-        case ENOSPC, EDQUOT: return "\(text) (free some space, or \(move))"
-        case EFBIG: return "\(text) (the file system cannot hold a file this large: write elsewhere \(output == .video ? "with -o" : "on another file system"))"
-        case EIO: return "\(text) (the disk failed while \(output.noun) \(output == .video ? "was" : "were") written)"
-        case EROFS: return "\(text) (\(move))"
+        case ENOSPC, EDQUOT: return "\(text) (free some space, or \(output.elsewhere))"
+        case EFBIG: return "\(text) (the file system cannot hold a file this large: \(output.larger))"
+        case EIO: return "\(text) (the disk failed while \(output.written))"
+        case EROFS: return "\(text) (\(output.elsewhere))"
         case EACCES, EPERM:
             let folder = temporary?.deletingLastPathComponent().path ?? "its folder"
-            return "\(text) (this user may not write in \(folder): \(move))"
+            return "\(text) (this user may not write in \(folder): \(output.elsewhere))"
         case ENOENT:
             if let folder = temporary?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: folder.path) {
-                return "its folder \(folder.path) was removed during the \(output == .video ? "render" : "run")"
+                return "its folder \(folder.path) was removed during the \(output.run)"
             }
             return text
         default: return nil

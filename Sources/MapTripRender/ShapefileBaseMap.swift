@@ -456,12 +456,7 @@ public final class ShapefileBaseMap: BaseMap {
         cr.save()
         defer { cr.restore() }
         let frameClip = Self.clip(width: viewport.width, height: viewport.height, scale: viewport.scale)
-        var bandClip = frameClip
-        if let rows {
-            let margin = -frameClip.minY
-            bandClip = Box(minX: frameClip.minX, minY: max(frameClip.minY, Double(rows.lowerBound) - margin),
-                           maxX: frameClip.maxX, maxY: min(frameClip.maxY, Double(rows.upperBound) + margin))
-        }
+        let bandClip = Self.clip(width: viewport.width, height: viewport.height, scale: viewport.scale, rows: rows)
         switch viewport.projection {
         case .globe:
             let style = style
@@ -478,8 +473,8 @@ public final class ShapefileBaseMap: BaseMap {
         }
         let zoom = viewport.camera.zoom, scale = viewport.scale
         try drawLayers(zoom: zoom, scale: scale, in: cr, scratch: scratch[0]) { layer, s in
-            var clip = bandClip
-            if case .stroke(let stroke) = layer.symbolizer, !stroke.dash.isEmpty { clip = frameClip }
+            let dashed = if case .stroke(let stroke) = layer.symbolizer { !stroke.dash.isEmpty } else { false }
+            let clip = dashed ? frameClip : bandClip
             switch viewport.projection {
             case .webMercator:
                 let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
@@ -538,10 +533,12 @@ public final class ShapefileBaseMap: BaseMap {
     }
 
     /// The pixels geometry is clipped to on a surface of this size: a little beyond its edges, so that
-    /// strokes and antialiasing don't show the clip.
-    static func clip(width: Int, height: Int, scale: Double) -> Box {
+    /// strokes and antialiasing don't show the clip; or, with `rows`, a little beyond those rows.
+    static func clip(width: Int, height: Int, scale: Double, rows: Range<Int>? = nil) -> Box {
         let margin = 4 * scale + 2
-        return Box(minX: -margin, minY: -margin, maxX: Double(width) + margin, maxY: Double(height) + margin)
+        let rows = rows ?? 0..<height
+        return Box(minX: -margin, minY: Double(rows.lowerBound) - margin, maxX: Double(width) + margin,
+                   maxY: Double(rows.upperBound) + margin)
     }
 
     /// Whether a view is Web Mercator, north up: what the raster cache composites.
