@@ -72,10 +72,12 @@ public final class FrameRenderer {
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
     /// recorded, and replayed inside its ink rectangle only, a band of rows at a time, on a BGRA band
-    /// of the frame's width (transparent); those rectangles' rows blended over the picture (OVER is
-    /// associative: the same picture as the overlays drawn over the map, then converted, within
-    /// rounding). The band is all the BGRA memory such a frame touches (a quarter of the frame: 2 MB
-    /// at 1080p, not 8). Returns false, drawing nothing, where the map cannot: `render` and convert then.
+    /// of the frame's width (transparent), or, an overlay of lines that tells its cells
+    /// (`Overlay.inkCells`), drawn on each band in those cells; those rectangles' rows blended over
+    /// the picture (OVER is associative: the same picture as the overlays drawn over the map, then
+    /// converted, within rounding). The band is all the BGRA memory such a frame touches (a quarter
+    /// of the frame: 2 MB at 1080p, not 8). Returns false, drawing nothing, where the map cannot:
+    /// `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
@@ -85,9 +87,14 @@ public final class FrameRenderer {
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
         // Each overlay recorded first: its ink extents tell which pixels it touches, and only those
-        // are replayed and blended (a frame's labels and pins cover a few percent of it).
-        var recorded: [(RecordingSurface, OverlayRect)] = []
+        // are replayed and blended (a frame's labels and pins cover a few percent of it). An overlay of
+        // long lines that tells its cells is not recorded: it is drawn on each band, in its cells.
+        var inks: [OverlayInk] = []
         for overlay in overlays {
+            if let cells = try overlay.inkCells(frame) {
+                if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
+                continue
+            }
             let recording = try RecordingSurface()
             let rc = try Context(recording: recording)
             try overlay.draw(frame, in: rc)
@@ -96,33 +103,44 @@ public final class FrameRenderer {
             // Within the frame, bounds rounded out to even (the chroma's 2x2 blocks).
             let x0 = max(0, ink.x) & ~1, y0 = max(0, ink.y) & ~1
             let x1 = min(width, (ink.x + ink.width + 1) & ~1), y1 = min(height, (ink.y + ink.height + 1) & ~1)
-            if x1 > x0, y1 > y0 { recorded.append((recording, OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))) }
+            if x1 > x0, y1 > y0 { inks.append(.recorded(recording, OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))) }
         }
-        if recorded.isEmpty { return true }
-        let top = recorded.map(\.1.y).min()!, bottom = recorded.map { $0.1.y + $0.1.height }.max()!
+        guard let top = inks.map(\.rows.lowerBound).min(), let bottom = inks.map(\.rows.upperBound).max() else { return true }
         for rows in stride(from: top, to: bottom, by: band.height).map({ $0..<min($0 + band.height, bottom) }) {
-            // The rectangles' parts in these rows, in the band's coordinates.
-            let parts = recorded.compactMap { recording, r -> (RecordingSurface, OverlayRect)? in
-                let y0 = max(r.y, rows.lowerBound), y1 = min(r.y + r.height, rows.upperBound)
-                return y1 > y0 ? (recording, OverlayRect(x: r.x, y: y0 - rows.lowerBound, width: r.width, height: y1 - y0)) : nil
-            }
-            if parts.isEmpty { continue }
-            // Each overlay replayed in its own rectangle, in order, over the band's transparency (the
+            // Each overlay's rectangles in these rows, in the band's coordinates.
+            let parts = inks.map { $0.rectangles(in: rows) }
+            let rects = parts.joined()
+            if rects.isEmpty { continue }
+            // Each overlay drawn in its own rectangles, in order, over the band's transparency (the
             // map leaves it so, and the blend clears what it blends).
             try band.withContext { cr in
-                for (recording, r) in parts {
+                for (ink, rects) in zip(inks, parts) where !rects.isEmpty {
                     cr.save()
-                    cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
-                    cr.clip()
-                    cr.setSource(recording, x: 0, y: -Double(rows.lowerBound))
-                    cr.paint()
+                    switch ink {
+                    case .recorded(let recording, _):
+                        let r = rects[0]
+                        cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
+                        cr.clip()
+                        cr.setSource(recording, x: 0, y: -Double(rows.lowerBound))
+                        cr.paint()
+                    case .cells(let overlay, _, _):
+                        // One clip box around the cells (Cairo cuts a stroke's polygon against each box of
+                        // a clip of several); the line inks nothing outside its cells, so blending those
+                        // is enough.
+                        let x0 = rects.map(\.x).min()!, x1 = rects.map { $0.x + $0.width }.max()!
+                        let y0 = rects.map(\.y).min()!, y1 = rects.map { $0.y + $0.height }.max()!
+                        cr.rectangle(Double(x0), Double(y0), Double(x1 - x0), Double(y1 - y0))
+                        cr.clip()
+                        cr.translate(0, -Double(rows.lowerBound))
+                        try overlay.draw(frame, in: cr)
+                    }
                     cr.restore()
                 }
             }
             band.flush()
             // Blended in two halves of the rows, one per thread when there is enough to share (the
             // blend clears what it blends: a rectangle overlapping one blended before finds it clear).
-            let layer = OverlayPixels(data: band.data, stride: band.stride, rects: parts.map(\.1))
+            let layer = OverlayPixels(data: band.data, stride: band.stride, rects: Array(rects))
             let target = picture.rows(rows)
             let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
             DispatchQueue.concurrentPerform(iterations: halves.count) { half in
@@ -154,8 +172,32 @@ public final class FrameRenderer {
 }
 
 /// A rectangle of a frame's pixels an overlay draws in.
-struct OverlayRect {
-    var x: Int, y: Int, width: Int, height: Int
+typealias OverlayRect = InkCells.Rect
+
+/// Where one overlay of a frame drawn into I420 inks: its recording and the recording's ink rectangle,
+/// or (an overlay of lines) the cells it told, drawn again on each band.
+private enum OverlayInk {
+    case recorded(RecordingSurface, OverlayRect)
+    case cells(Overlay, InkCells, Range<Int>)
+
+    /// The frame's rows it inks.
+    var rows: Range<Int> {
+        switch self {
+        case .recorded(_, let r): r.y..<(r.y + r.height)
+        case .cells(_, _, let rows): rows
+        }
+    }
+
+    /// Its rectangles within the frame's rows `band`, in the band's coordinates.
+    func rectangles(in band: Range<Int>) -> [OverlayRect] {
+        switch self {
+        case .recorded(_, let r):
+            let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
+            return y1 > y0 ? [OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0)] : []
+        case .cells(_, let cells, _):
+            return cells.runs(in: band).map { OverlayRect(x: $0.x, y: $0.y - band.lowerBound, width: $0.width, height: $0.height) }
+        }
+    }
 }
 
 /// The overlay layer's pixels, handed to the blending threads (each blends its own rows).

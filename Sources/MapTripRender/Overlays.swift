@@ -21,6 +21,16 @@ public struct FrameContext {
 /// new ones join the list without touching the others.
 public protocol Overlay: AnyObject {
     func draw(_ frame: FrameContext, in cr: Context) throws
+    /// For an overlay of long thin lines (a route, the graticule): the cells of the frame its ink may
+    /// touch on `frame`, found without drawing; nil where it cannot tell (its ink is then recorded and
+    /// its bounding box taken). A frame drawn into I420 draws such an overlay straight onto each band
+    /// of rows, clipped to its cells there, and blends only those cells: a diagonal line's bounding
+    /// box is most of the frame, its cells a few percent of it.
+    func inkCells(_ frame: FrameContext) throws -> InkCells?
+}
+
+extension Overlay {
+    public func inkCells(_ frame: FrameContext) throws -> InkCells? { nil }
 }
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.

@@ -19,13 +19,29 @@ public final class RouteOverlay: Overlay {
         self.thins = thins
     }
 
-    public func draw(_ frame: FrameContext, in cr: Context) throws {
-        guard !frame.values.legs.isEmpty else { return }
+    /// A leg's lines as one frame strokes them.
+    struct LegStroke {
+        var lines: [[(x: Double, y: Double)]]
+        var width: Double
+        var outline: (color: Color, width: Double)?
+        var dash: [Double]
+        var color: Color
+
+        /// How far from its lines the stroke inks: half its widest line and the antialiasing's pixel.
+        var reach: Double { (outline?.width ?? width) / 2 + 1 }
+    }
+
+    /// The last frame's strokes, kept for the bands of rows that draw the same frame again (the scene
+    /// in the key: the routes' lines and styles, and the layout, come from it).
+    private var last: (viewport: Viewport, legs: [LegValue], scene: Scene, strokes: [LegStroke])?
+
+    /// The frame's legs as stroked: projected, cut to what the frame shows and thinned.
+    func strokes(_ frame: FrameContext) -> [LegStroke] {
+        if let last, last.viewport == frame.viewport, last.legs == frame.values.legs, last.scene == frame.scene {
+            return last.strokes
+        }
         let layout = frame.layout
-        cr.save()
-        defer { cr.restore() }
-        cr.setLineJoin(.round)
-        cr.setLineCap(.round)
+        var out: [LegStroke] = []
         for leg in frame.values.legs {
             guard let style = frame.scene.route(into: leg.place), style.path != .none,
                   let line = frame.routes[leg.place] else { continue }
@@ -49,23 +65,46 @@ public final class RouteOverlay: Overlay {
                 lines = lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) }
             }
             guard !lines.isEmpty else { continue }
+            let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
+            let outline = style.outline.map { ($0.withAlpha($0.alpha * (leg.travelled ? color.alpha : 1)), outlineWidth) }
+            out.append(LegStroke(lines: lines, width: width, outline: outline, dash: style.dash.map { layout.size($0) },
+                                 color: color))
+        }
+        last = (frame.viewport, frame.values.legs, frame.scene, out)
+        return out
+    }
+
+    public func inkCells(_ frame: FrameContext) throws -> InkCells? {
+        var cells = InkCells(width: frame.viewport.width, height: frame.viewport.height)
+        for stroke in strokes(frame) {
+            for line in stroke.lines { cells.mark(line, radius: stroke.reach) }
+        }
+        return cells
+    }
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        guard !frame.values.legs.isEmpty else { return }
+        cr.save()
+        defer { cr.restore() }
+        cr.setLineJoin(.round)
+        cr.setLineCap(.round)
+        for stroke in strokes(frame) {
             cr.newPath()
-            for line in lines {
+            for line in stroke.lines {
                 cr.move(to: line[0].x, line[0].y)
                 for p in line.dropFirst() { cr.line(to: p.x, p.y) }
             }
-            let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
-            if let outline = style.outline {
+            if let outline = stroke.outline {
                 cr.setDash([])
                 cr.setLineCap(.round)
-                cr.setLineWidth(outlineWidth)
-                cr.setSource(outline.withAlpha(outline.alpha * (leg.travelled ? color.alpha : 1)))
+                cr.setLineWidth(outline.width)
+                cr.setSource(outline.color)
                 cr.strokePreserve()
             }
-            cr.setDash(style.dash.map { layout.size($0) })
-            cr.setLineCap(style.dash.isEmpty ? .round : .butt)
-            cr.setLineWidth(width)
-            cr.setSource(color)
+            cr.setDash(stroke.dash)
+            cr.setLineCap(stroke.dash.isEmpty ? .round : .butt)
+            cr.setLineWidth(stroke.width)
+            cr.setSource(stroke.color)
             cr.stroke()
         }
     }
@@ -171,18 +210,35 @@ public final class GraticuleOverlay: Overlay {
         return out
     }
 
+    /// The last frame's lines, kept for the bands of rows that draw the same frame again.
+    private var last: (viewport: Viewport, step: Double, lines: [[(x: Double, y: Double)]])?
+
+    /// The graticule's lines on the frame, projected and cut.
+    func lines(_ frame: FrameContext, step: Double) -> [[(x: Double, y: Double)]] {
+        if let last, last.step == step, last.viewport == frame.viewport { return last.lines }
+        if cached?.step != step { cached = (step, Self.lines(step: step)) }
+        let lines = cached!.lines.flatMap { frame.viewport.lines($0) }.filter { !$0.isEmpty }
+        last = (frame.viewport, step, lines)
+        return lines
+    }
+
+    public func inkCells(_ frame: FrameContext) throws -> InkCells? {
+        var cells = InkCells(width: frame.viewport.width, height: frame.viewport.height)
+        guard let step = frame.scene.graticule else { return cells }
+        let reach = frame.layout.size(frame.scene.style.graticule.width) / 2 + 1
+        for line in lines(frame, step: step) { cells.mark(line, radius: reach) }
+        return cells
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let step = frame.scene.graticule else { return }
-        if cached?.step != step { cached = (step, Self.lines(step: step)) }
         let stroke = frame.scene.style.graticule
         cr.save()
         defer { cr.restore() }
         cr.newPath()
-        for line in cached!.lines {
-            for piece in frame.viewport.lines(line) {
-                cr.move(to: piece[0].x, piece[0].y)
-                for p in piece.dropFirst() { cr.line(to: p.x, p.y) }
-            }
+        for piece in lines(frame, step: step) {
+            cr.move(to: piece[0].x, piece[0].y)
+            for p in piece.dropFirst() { cr.line(to: p.x, p.y) }
         }
         cr.setSource(stroke.color)
         cr.setLineWidth(frame.layout.size(stroke.width))

@@ -236,13 +236,9 @@ struct PlanarCompositeTests {
         #expect(s.peakBytes <= s.limitBytes)
     }
 
-    @Test func aFrameRenderedIntoI420MatchesItRenderedAndConverted() throws {
-        // A flight between two places, its title still showing, the first place's pin and label:
-        // the map composited into I420, the overlays recorded, replayed in their rectangles and
-        // blended, against the whole frame drawn in BGRA and converted.
-        let places = [Place(name: "Seoul 서울", position: LonLat(lon: 126.978, lat: 37.5665), zoom: 7),
-                      Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), zoom: 7.5)]
-        let sc = scene(places, title: "Korea")
+    /// Renders every `step`th frame of `sc` into I420 and in BGRA, converted, and expects them alike;
+    /// returns how many frames went the I420 way and the renderer that drew them.
+    func compareRenderedIntoI420(_ sc: Scene, step: Int) throws -> (planarFrames: Int, renderer: FrameRenderer) {
         let timeline = Timeline(scene: sc)
         let renderers = try (0..<2).map { _ -> FrameRenderer in
             let map = try ShapefileBaseMap(assets: assets)
@@ -252,21 +248,90 @@ struct PlanarCompositeTests {
             r.planBaseMap(timeline)
             return r
         }
+        let (w, h) = (sc.video.width, sc.video.height)
         var planarFrames = 0
-        for n in stride(from: 0, to: timeline.frameCount, by: 7) {
+        for n in stride(from: 0, to: timeline.frameCount, by: step) {
             let values = timeline.values(at: n)
             try renderers[0].render(values)
             let expected = try Picture(converting: renderers[0].surface)
-            let picture = Picture(width: 640, height: 360)
+            let picture = Picture(width: w, height: h)
             guard try picture.with({ try renderers[1].renderPlanar(values, into: $0) }) else { continue }
             planarFrames += 1
             let d = picture.difference(expected)
             let off = zip(picture.y, expected.y).filter { abs(Int($0) - Int($1)) > 8 }.count
-            #expect(d[0].mean < 0.1 && off * 2000 < 640 * 360, "frame \(n): Y \(d[0]), \(off) pixels off by more than 8")
+            #expect(d[0].mean < 0.1 && off * 2000 < w * h, "frame \(n): Y \(d[0]), \(off) pixels off by more than 8")
             #expect(d[1].mean < 0.5 && d[2].mean < 0.5, "frame \(n): U \(d[1]), V \(d[2])")
         }
+        return (planarFrames, renderers[1])
+    }
+
+    @Test func aFrameRenderedIntoI420MatchesItRenderedAndConverted() throws {
+        // A flight between two places, its title still showing, the first place's pin and label:
+        // the map composited into I420, the overlays recorded, replayed in their rectangles and
+        // blended, against the whole frame drawn in BGRA and converted.
+        let places = [Place(name: "Seoul 서울", position: LonLat(lon: 126.978, lat: 37.5665), zoom: 7),
+                      Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), zoom: 7.5)]
+        let sc = scene(places, title: "Korea")
+        let (planarFrames, renderer) = try compareRenderedIntoI420(sc, step: 7)
         // Every frame went the I420 way: the flight's composited, the rests' copied from their held picture.
-        #expect(planarFrames == (timeline.frameCount + 6) / 7)
-        #expect((renderers[1].baseMap as? ShapefileBaseMap)?.rasterCacheStatistics.map { $0.stillsDrawn == 2 && $0.framesComposited > 3 } == true)
+        #expect(planarFrames == (Timeline(scene: sc).frameCount + 6) / 7)
+        #expect((renderer.baseMap as? ShapefileBaseMap)?.rasterCacheStatistics.map { $0.stillsDrawn == 2 && $0.framesComposited > 3 } == true)
+    }
+
+    /// An overlay drawn as `overlay` draws, that does not tell its cells: recorded and replayed in its
+    /// bounding box, as every overlay was before cells.
+    final class Recorded: Overlay {
+        let overlay: Overlay
+        init(_ overlay: Overlay) { self.overlay = overlay }
+        func draw(_ frame: FrameContext, in cr: Context) throws { try overlay.draw(frame, in: cr) }
+    }
+
+    @Test func linesDrawnInTheirCellsMatchThemRecordedAndReplayed() throws {
+        // Long legs across the frame on diagonals, one outlined, one dashed in another colour, and a
+        // graticule: drawn on each band only in the cells their geometry passes through, and blended
+        // only there, against the same lines recorded and replayed in their bounding boxes: the same
+        // picture, within rounding. A cell left out leaves a piece of line out.
+        var places = [Place(name: "Lisbon", position: LonLat(lon: -9.14, lat: 38.72), zoom: 4),
+                      Place(name: "Moscow", position: LonLat(lon: 37.62, lat: 55.76), zoom: 4.2),
+                      Place(name: "Cairo", position: LonLat(lon: 31.24, lat: 30.04), zoom: 4)]
+        places[2].route = RouteStyle(color: Color(hex: "#1f5fa8")!, width: 3, dash: [10, 6], outline: nil)
+        var sc = scene(places)
+        sc.graticule = 10
+        let timeline = Timeline(scene: sc)
+        let overlays: [[Overlay]] = [FrameRenderer.standardOverlays(),
+                                     FrameRenderer.standardOverlays().map { $0 is RouteOverlay || $0 is GraticuleOverlay ? Recorded($0) : $0 },
+                                     FrameRenderer.standardOverlays().filter { !($0 is RouteOverlay || $0 is GraticuleOverlay) }]
+        let renderers = try overlays.map { list -> FrameRenderer in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            let r = try FrameRenderer(scene: sc, baseMap: map, overlays: list)
+            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
+            r.planBaseMap(timeline)
+            return r
+        }
+        var compared = 0, withLines = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 5) {
+            let values = timeline.values(at: n)
+            let pictures = (0..<3).map { _ in Picture(width: 640, height: 360) }
+            let drawn = try zip(renderers, pictures).map { r, p in try p.with { try r.renderPlanar(values, into: $0) } }
+            guard drawn.allSatisfy({ $0 }) else { continue }
+            compared += 1
+            // Cairo's edges start from the clip's first row, so a sample on a line's edge may round
+            // the other way: a level apart at most, and rarely.
+            let d = pictures[0].difference(pictures[1])
+            #expect(d.allSatisfy { $0.worst <= 1 && $0.mean < 1e-4 }, "frame \(n): \(d)")
+            if pictures[0].y != pictures[2].y { withLines += 1 }
+        }
+        #expect(compared == (timeline.frameCount + 4) / 5)
+        #expect(withLines == compared)
+        // The lines told their cells: a diagonal leg's are a small part of its bounding box.
+        let last = timeline.frameCount - 1
+        let frame = FrameContext(scene: sc, values: timeline.values(at: last), viewport: renderers[0].viewport(timeline.camera(at: last)),
+                                 layout: renderers[0].layout, baseMap: renderers[0].baseMap, routes: Timeline.routes(for: sc),
+                                 media: SceneMedia())
+        let area = { (c: InkCells) in c.runs(in: 0..<360).reduce(0) { $0 + $1.width * $1.height } }
+        let route = try #require(try RouteOverlay().inkCells(frame)), graticule = try #require(try GraticuleOverlay().inkCells(frame))
+        #expect(area(route) > 0 && area(route) < 640 * 360 / 3)
+        #expect(area(graticule) > 0 && area(graticule) < 640 * 360 / 2)
     }
 }
