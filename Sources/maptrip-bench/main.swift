@@ -724,18 +724,19 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     }
     // Drawing time, every way, alternately (fresh maps: the cache starts empty). Cached with maptrip's
     // compositing kernel, cached with pixman's, from the vectors; then as an I420 output gets its
-    // frames: cached and converted by libyuv, or drawn straight into I420 (converted where not).
-    var times: [[Double]] = [[], [], [], [], []]
+    // frames: cached and converted by libyuv, or drawn straight into I420 (converted where not); the
+    // last, straight into I420 without the overlays: the map's share of it.
+    var times: [[Double]] = [[], [], [], [], [], []]
     for _ in 0..<3 {
-        for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true), (true, true), (true, true)].enumerated() {
+        for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true), (true, true), (true, true), (true, true)].enumerated() {
             let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: caches)
             map.compositesWithOwnKernel = ownKernel
-            let r = try FrameRenderer(scene: scene, baseMap: map)
+            let r = try FrameRenderer(scene: scene, baseMap: map, overlays: k == 5 ? [] : nil)
             try map.prepare(for: states.map { r.viewport($0.camera) })
             map.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
             let t0 = now()
             for s in states {
-                if k == 4, try r.renderPlanar(s, into: picture.picture) { continue }
+                if k >= 4, try r.renderPlanar(s, into: picture.picture) { continue }
                 try r.render(s)
                 if k >= 3 { try picture.convert(r.surface) }
             }
@@ -751,7 +752,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "cachePeakMB": Double(stats?.peakBytes ?? 0) / 1e6, "cacheLimitMB": Double(stats?.limitBytes ?? 0) / 1e6,
         "msPerFrameCached": median(times[0]), "msPerFrameCachedPixman": median(times[1]),
         "msPerFrameDirect": median(times[2]), "msPerFrameCachedConverted": median(times[3]),
-        "msPerFrameI420": median(times[4]),
+        "msPerFrameI420": median(times[4]), "msPerFrameI420MapOnly": median(times[5]),
         "ssimI420Min": planarScores.min() ?? 1, "ssimI420Median": planarScores.isEmpty ? 1 : median(planarScores.sorted()),
         "ssimConvertedMin": convertedScores.min() ?? 1, "tilesDrawnI420": Double(planarMap.rasterCacheStatistics?.tilesDrawn ?? 0),
         "cachePeakMBI420": Double(planarMap.rasterCacheStatistics?.peakBytes ?? 0) / 1e6,
@@ -775,8 +776,9 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
                      median(times[0]), times[0].min()!, times[0].max()!, median(times[1]), times[1].min()!,
                      times[1].max()!, median(times[2]), times[2].min()!, times[2].max()!))
         print(String(format: "into I420 frames: cached and converted %.2f ms/frame [%.2f-%.2f], drawn straight into I420 "
-                     + "%.2f [%.2f-%.2f]", median(times[3]), times[3].min()!, times[3].max()!, median(times[4]),
-                     times[4].min()!, times[4].max()!))
+                     + "%.2f [%.2f-%.2f] (the map alone, no overlays: %.2f [%.2f-%.2f])", median(times[3]), times[3].min()!,
+                     times[3].max()!, median(times[4]), times[4].min()!, times[4].max()!, median(times[5]),
+                     times[5].min()!, times[5].max()!))
     }
     return out
 }
