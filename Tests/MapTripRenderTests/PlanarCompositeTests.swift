@@ -75,6 +75,49 @@ struct PlanarCompositeTests {
         return out
     }
 
+    @Test func theOverlayBlendComputesWhatItsReferenceDoes() throws {
+        // Premultiplied overlays of every kind (clear stretches, faint and opaque pixels, lone pixels in
+        // a block, alpha 255 over black and white) over noise, on widths on both sides of the vector
+        // path's 16-pixel steps: the AVX2 blend gives the plain C one's samples exactly, and clears the
+        // same pixels of the overlay.
+        var state: UInt32 = 7
+        func next() -> UInt32 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return state >> 8
+        }
+        for (width, height) in [(16, 2), (2, 2), (30, 4), (48, 6), (62, 10), (200, 8)] {
+            for density in [0, 3, 30, 100] {
+                var overlay = [UInt8](repeating: 0, count: width * height * 4)
+                for p in 0..<(width * height) where Int(next() % 100) < density {
+                    let a = [255, 1, 128, Int(next() % 256)][Int(next() % 4)]
+                    let channels = (0..<3).map { _ in [0, a, Int(next() % UInt32(a + 1))][Int(next() % 3)] }
+                    overlay[4 * p] = UInt8(channels[0])
+                    overlay[4 * p + 1] = UInt8(channels[1])
+                    overlay[4 * p + 2] = UInt8(channels[2])
+                    overlay[4 * p + 3] = UInt8(a)
+                }
+                let picture = (0..<(width * height * 3 / 2)).map { _ in UInt8(truncatingIfNeeded: next()) }
+                var results: [([UInt8], [UInt8])] = []
+                for reference in [false, true] {
+                    var o = overlay, pic = picture
+                    let done = o.withUnsafeMutableBufferPointer { ov in
+                        pic.withUnsafeMutableBufferPointer { pp in
+                            let y = pp.baseAddress!, u = y + width * height, v = u + width * height / 4
+                            return (reference ? maptrip_blend_overlay_i420_reference : maptrip_blend_overlay_i420)(
+                                ov.baseAddress!, width * 4, y, width, u, width / 2, v, width / 2, Int32(width), Int32(height))
+                        }
+                    }
+                    #expect(done == 1)
+                    results.append((pic, o))
+                }
+                #expect(results[0].0 == results[1].0, "\(width)x\(height), \(density)%: samples")
+                #expect(results[0].1 == results[1].1, "\(width)x\(height), \(density)%: overlay left")
+                #expect(results[0].1.allSatisfy { $0 == 0 })
+                if overlay.contains(where: { $0 != 0 }) { #expect(results[0].0 != picture) }
+            }
+        }
+    }
+
     @Test func thePlaneKernelComputesWhatItsReferenceDoes() throws {
         // Noise, so that any sample taken from the wrong neighbour shows; widths on both sides of the
         // kernel's 32-sample steps, scales from enlarging to halving, positions before and past the edges.

@@ -20,8 +20,134 @@ static inline int row_clear(const uint8_t *p, int pixels) {
     return any == 0;
 }
 
-int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
-                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
+// One chunk of a row pair (columns c0 ..< c0 + n, n even): every pixel's Y, every block's U and V.
+static inline void blend_chunk(uint8_t *o0, uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur, uint8_t *vr, int c0,
+                               int n) {
+    for (int c = c0; c < c0 + n; c += 2) {
+        const uint8_t *p[4] = {o0 + 4 * c, o0 + 4 * c + 4, o1 + 4 * c, o1 + 4 * c + 4};
+        uint8_t *py[4] = {y0 + c, y0 + c + 1, y1 + c, y1 + c + 1};
+        int sb = 0, sg = 0, sr = 0, sa = 0;
+        for (int k = 0; k < 4; k++) {
+            const int b = p[k][0], g = p[k][1], rr = p[k][2], a = p[k][3];
+            if ((a | b | g | rr) == 0) continue;
+            sb += b;
+            sg += g;
+            sr += rr;
+            sa += a;
+            *py[k] = (uint8_t)((*py[k] * (255 - a) * 256 + (66 * rr + 129 * g + 25 * b) * 255 + 16 * 256 * a +
+                                32640) / 65280);
+        }
+        if ((sa | sb | sg | sr) == 0) continue;
+        uint8_t *pu = ur + c / 2, *pv = vr + c / 2;
+        *pu = (uint8_t)((*pu * (1020 - sa) * 256 + (112 * sb - 74 * sg - 38 * sr) * 255 + 128 * 256 * sa +
+                         130560) / 261120);
+        *pv = (uint8_t)((*pv * (1020 - sa) * 256 + (112 * sr - 94 * sg - 18 * sb) * 255 + 128 * 256 * sa +
+                         130560) / 261120);
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// floor(t / 255) for 0 <= t <= 65534, in each 32-bit lane.
+__attribute__((target("avx2")))
+static inline __m256i div255(__m256i t) {
+    return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), _mm256_srli_epi32(t, 8)), 8);
+}
+
+// The same as `blend_chunk` on 16 columns, 8 pixels a vector, in 32-bit lanes: the same integers,
+// divided exactly (x / 65280 = ((x >> 8) / 255), x / 261120 = ((x >> 10) / 255), both quotients' t
+// within div255's range for premultiplied pixels). A transparent pixel or block gives back its Y, U
+// or V unchanged, as the scalar code's skip does.
+__attribute__((target("avx2")))
+static inline void blend_chunk16_avx2(const uint8_t *o0, const uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur,
+                                      uint8_t *vr) {
+    const __m256i m8 = _mm256_set1_epi32(0xff);
+    __m256i sb[2], sg[2], sr[2], sa[2];  // per column of 8 pixels: the two rows' channels added
+    for (int half = 0; half < 2; half++) {
+        sb[half] = sg[half] = sr[half] = sa[half] = _mm256_setzero_si256();
+        for (int row = 0; row < 2; row++) {
+            const uint8_t *o = (row ? o1 : o0) + 32 * half;
+            uint8_t *py = (row ? y1 : y0) + 8 * half;
+            const __m256i px = _mm256_loadu_si256((const __m256i *)o);
+            const __m256i b = _mm256_and_si256(px, m8), g = _mm256_and_si256(_mm256_srli_epi32(px, 8), m8);
+            const __m256i r = _mm256_and_si256(_mm256_srli_epi32(px, 16), m8), a = _mm256_srli_epi32(px, 24);
+            const __m256i y = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)py));
+            __m256i num = _mm256_slli_epi32(_mm256_mullo_epi32(y, _mm256_sub_epi32(m8, a)), 8);
+            const __m256i luma = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(66)),
+                                                                   _mm256_mullo_epi32(g, _mm256_set1_epi32(129))),
+                                                  _mm256_mullo_epi32(b, _mm256_set1_epi32(25)));
+            num = _mm256_add_epi32(num, _mm256_mullo_epi32(luma, _mm256_set1_epi32(255)));
+            num = _mm256_add_epi32(num, _mm256_add_epi32(_mm256_slli_epi32(a, 12), _mm256_set1_epi32(32640)));
+            const __m256i q = div255(_mm256_srli_epi32(num, 8));
+            const __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            _mm_storel_epi64((__m128i *)py, _mm_packus_epi16(q16, q16));
+            sb[half] = _mm256_add_epi32(sb[half], b);
+            sg[half] = _mm256_add_epi32(sg[half], g);
+            sr[half] = _mm256_add_epi32(sr[half], r);
+            sa[half] = _mm256_add_epi32(sa[half], a);
+        }
+    }
+    // Blocks: neighbouring columns added; hadd works within 128-bit lanes, the permute puts the eight
+    // blocks in order.
+#define BLOCKS(x) _mm256_permute4x64_epi64(_mm256_hadd_epi32(x[0], x[1]), 0xd8)
+    const __m256i bb = BLOCKS(sb), bg = BLOCKS(sg), br = BLOCKS(sr), ba = BLOCKS(sa);
+#undef BLOCKS
+    const __m256i keep = _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(1020), ba), 8);
+    const __m256i bias = _mm256_add_epi32(_mm256_slli_epi32(ba, 15), _mm256_set1_epi32(130560));
+    for (int k = 0; k < 2; k++) {
+        uint8_t *p = k ? vr : ur;
+        const __m256i old = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+        // U: 112 b - 74 g - 38 r; V: 112 r - 94 g - 18 b.
+        const __m256i chroma = k ? _mm256_sub_epi32(_mm256_mullo_epi32(br, _mm256_set1_epi32(112)),
+                                                    _mm256_add_epi32(_mm256_mullo_epi32(bg, _mm256_set1_epi32(94)),
+                                                                     _mm256_mullo_epi32(bb, _mm256_set1_epi32(18))))
+                                 : _mm256_sub_epi32(_mm256_mullo_epi32(bb, _mm256_set1_epi32(112)),
+                                                    _mm256_add_epi32(_mm256_mullo_epi32(bg, _mm256_set1_epi32(74)),
+                                                                     _mm256_mullo_epi32(br, _mm256_set1_epi32(38))));
+        __m256i num = _mm256_add_epi32(_mm256_mullo_epi32(old, keep), _mm256_mullo_epi32(chroma, _mm256_set1_epi32(255)));
+        num = _mm256_add_epi32(num, bias);
+        const __m256i q = div255(_mm256_srli_epi32(num, 10));
+        const __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(q16, q16));
+    }
+}
+
+__attribute__((target("avx2")))
+static inline int chunk16_clear_avx2(const uint8_t *o0, const uint8_t *o1) {
+    const __m256i any = _mm256_or_si256(
+        _mm256_or_si256(_mm256_loadu_si256((const __m256i *)o0), _mm256_loadu_si256((const __m256i *)(o0 + 32))),
+        _mm256_or_si256(_mm256_loadu_si256((const __m256i *)o1), _mm256_loadu_si256((const __m256i *)(o1 + 32))));
+    return _mm256_testz_si256(any, any);
+}
+
+__attribute__((target("avx2")))
+static void blend_avx2(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                       ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
+    for (int r = 0; r < height; r += 2) {
+        uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
+        uint8_t *y0 = y + (ptrdiff_t)r * y_stride, *y1 = y0 + y_stride;
+        uint8_t *ur = u + (ptrdiff_t)(r / 2) * u_stride, *vr = v + (ptrdiff_t)(r / 2) * v_stride;
+        for (int c0 = 0; c0 < width; c0 += CHUNK) {
+            const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
+            if (n == CHUNK) {
+                if (chunk16_clear_avx2(o0 + 4 * c0, o1 + 4 * c0)) continue;
+                blend_chunk16_avx2(o0 + 4 * c0, o1 + 4 * c0, y0 + c0, y1 + c0, ur + c0 / 2, vr + c0 / 2);
+            } else {
+                if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
+                blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
+            }
+            // Left transparent for the next picture's overlays.
+            memset(o0 + 4 * c0, 0, 4 * (size_t)n);
+            memset(o1 + 4 * c0, 0, 4 * (size_t)n);
+        }
+    }
+}
+#endif
+
+int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
+                                         uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
+                                         int height) {
     if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
     for (int r = 0; r < height; r += 2) {
         uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
@@ -30,31 +156,23 @@ int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, p
         for (int c0 = 0; c0 < width; c0 += CHUNK) {
             const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
             if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
-            for (int c = c0; c < c0 + n; c += 2) {
-                const uint8_t *p[4] = {o0 + 4 * c, o0 + 4 * c + 4, o1 + 4 * c, o1 + 4 * c + 4};
-                uint8_t *py[4] = {y0 + c, y0 + c + 1, y1 + c, y1 + c + 1};
-                int sb = 0, sg = 0, sr = 0, sa = 0;
-                for (int k = 0; k < 4; k++) {
-                    const int b = p[k][0], g = p[k][1], rr = p[k][2], a = p[k][3];
-                    if ((a | b | g | rr) == 0) continue;
-                    sb += b;
-                    sg += g;
-                    sr += rr;
-                    sa += a;
-                    *py[k] = (uint8_t)((*py[k] * (255 - a) * 256 + (66 * rr + 129 * g + 25 * b) * 255 + 16 * 256 * a +
-                                        32640) / 65280);
-                }
-                if ((sa | sb | sg | sr) == 0) continue;
-                uint8_t *pu = ur + c / 2, *pv = vr + c / 2;
-                *pu = (uint8_t)((*pu * (1020 - sa) * 256 + (112 * sb - 74 * sg - 38 * sr) * 255 + 128 * 256 * sa +
-                                 130560) / 261120);
-                *pv = (uint8_t)((*pv * (1020 - sa) * 256 + (112 * sr - 94 * sg - 18 * sb) * 255 + 128 * 256 * sa +
-                                 130560) / 261120);
-            }
+            blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
             // Left transparent for the next picture's overlays.
             memset(o0 + 4 * c0, 0, 4 * (size_t)n);
             memset(o1 + 4 * c0, 0, 4 * (size_t)n);
         }
     }
     return 1;
+}
+
+int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
+    if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
+#if defined(__x86_64__)
+    if (maptrip_resample_available()) {
+        blend_avx2(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height);
+        return 1;
+    }
+#endif
+    return maptrip_blend_overlay_i420_reference(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height);
 }

@@ -34,3 +34,8 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
 /// stretches are skipped. Width and height must be even (returns 0, nothing done, otherwise; else 1).
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height);
+/// The same, pixel by pixel in plain C: what the AVX2 path (taken where the CPU has it) must equal,
+/// for every premultiplied overlay (Cairo's ARGB32).
+int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
+                                         uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
+                                         int height);
