@@ -46,6 +46,37 @@ static inline void blend_chunk(uint8_t *o0, uint8_t *o1, uint8_t *y0, uint8_t *y
     }
 }
 
+// Whole chunks of CHUNK pixels done 16 columns a step (nil: by `blend_chunk`, as every partial one).
+typedef int (*chunk16_clear_t)(const uint8_t *o0, const uint8_t *o1);
+typedef void (*blend_chunk16_t)(const uint8_t *o0, const uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur,
+                                uint8_t *vr);
+
+// The walk both blends share: row pairs, chunks of CHUNK pixels, clear chunks skipped, blended ones
+// left transparent for the next picture's overlays. Inlined into each caller, so that its vector
+// steps (constants there) are inlined in turn.
+__attribute__((always_inline))
+static inline void blend_walk(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                              ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                              chunk16_clear_t clear16, blend_chunk16_t blend16) {
+    for (int r = 0; r < height; r += 2) {
+        uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
+        uint8_t *y0 = y + (ptrdiff_t)r * y_stride, *y1 = y0 + y_stride;
+        uint8_t *ur = u + (ptrdiff_t)(r / 2) * u_stride, *vr = v + (ptrdiff_t)(r / 2) * v_stride;
+        for (int c0 = 0; c0 < width; c0 += CHUNK) {
+            const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
+            if (blend16 && n == CHUNK) {
+                if (clear16(o0 + 4 * c0, o1 + 4 * c0)) continue;
+                blend16(o0 + 4 * c0, o1 + 4 * c0, y0 + c0, y1 + c0, ur + c0 / 2, vr + c0 / 2);
+            } else {
+                if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
+                blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
+            }
+            memset(o0 + 4 * c0, 0, 4 * (size_t)n);
+            memset(o1 + 4 * c0, 0, 4 * (size_t)n);
+        }
+    }
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -124,24 +155,8 @@ static inline int chunk16_clear_avx2(const uint8_t *o0, const uint8_t *o1) {
 __attribute__((target("avx2")))
 static void blend_avx2(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                        ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
-    for (int r = 0; r < height; r += 2) {
-        uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
-        uint8_t *y0 = y + (ptrdiff_t)r * y_stride, *y1 = y0 + y_stride;
-        uint8_t *ur = u + (ptrdiff_t)(r / 2) * u_stride, *vr = v + (ptrdiff_t)(r / 2) * v_stride;
-        for (int c0 = 0; c0 < width; c0 += CHUNK) {
-            const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
-            if (n == CHUNK) {
-                if (chunk16_clear_avx2(o0 + 4 * c0, o1 + 4 * c0)) continue;
-                blend_chunk16_avx2(o0 + 4 * c0, o1 + 4 * c0, y0 + c0, y1 + c0, ur + c0 / 2, vr + c0 / 2);
-            } else {
-                if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
-                blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
-            }
-            // Left transparent for the next picture's overlays.
-            memset(o0 + 4 * c0, 0, 4 * (size_t)n);
-            memset(o1 + 4 * c0, 0, 4 * (size_t)n);
-        }
-    }
+    blend_walk(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, chunk16_clear_avx2,
+               blend_chunk16_avx2);
 }
 #endif
 
@@ -149,19 +164,7 @@ int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uin
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
                                          int height) {
     if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
-    for (int r = 0; r < height; r += 2) {
-        uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
-        uint8_t *y0 = y + (ptrdiff_t)r * y_stride, *y1 = y0 + y_stride;
-        uint8_t *ur = u + (ptrdiff_t)(r / 2) * u_stride, *vr = v + (ptrdiff_t)(r / 2) * v_stride;
-        for (int c0 = 0; c0 < width; c0 += CHUNK) {
-            const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
-            if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
-            blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
-            // Left transparent for the next picture's overlays.
-            memset(o0 + 4 * c0, 0, 4 * (size_t)n);
-            memset(o1 + 4 * c0, 0, 4 * (size_t)n);
-        }
-    }
+    blend_walk(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, NULL, NULL);
     return 1;
 }
 
