@@ -81,6 +81,27 @@ public struct Camera: Equatable, Hashable, Sendable {
     }
 }
 
+extension Camera {
+    /// This camera on the Web Mercator pixel grid of a frame `width` x `height` pixels at pixel ratio
+    /// `scale`: its zoom moved so that the world is a whole number of pixels wide (by less than half a
+    /// pixel over the world's width) and its centre so that the frame's pixels fall on whole pixels of
+    /// that world, its corner on an even one (by a pixel at most: 4:2:0 chroma's 2x2 blocks then
+    /// fall on the world's too). A camera resting there shows the raster cache's tiles of that width
+    /// one for one: its picture is a copy of them, exact, not a resampling.
+    public func onPixelGrid(width: Int, height: Int, scale: Double) -> Camera {
+        let size = WebMercator.worldSize(zoom: zoom) * scale
+        guard size.isFinite, size >= 1, size < 1e15, scale > 0 else { return self }
+        let whole = size.rounded()
+        let p = WebMercator.project(center)
+        func snap(_ u: Double, _ frame: Int) -> Double {
+            let half = Double(frame) / 2
+            return (((u * whole - half) / 2).rounded() * 2 + half) / whole
+        }
+        let c = WebMercator.unproject(WorldPoint(x: snap(p.x, width), y: snap(p.y, height)))
+        return Camera(center: c, zoom: log2(whole / (WebMercator.tileSize * scale)), bearing: bearing)
+    }
+}
+
 /// The view: a camera seen through a frame of a given size, through a projection. It maps positions
 /// to frame pixels and back, tells what part of the Earth shows, and cuts lines where the projection
 /// ends (the globe's horizon, a world map's seam). Base maps, overlays, routes and labels all draw

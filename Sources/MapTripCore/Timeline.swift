@@ -53,18 +53,21 @@ public struct Slot: Equatable, Sendable {
     /// The first frame of the next slot (exclusive).
     public let endFrame: Int
 
-    public init(index: Int, place: Place, startFrame: Int, arriveFrame: Int, endFrame: Int) {
+    /// The camera resting on the place: the place's own (`Place.camera`), or that camera moved by
+    /// less than half a pixel (`Camera.onPixelGrid`).
+    public let camera: Camera
+
+    public init(index: Int, place: Place, startFrame: Int, arriveFrame: Int, endFrame: Int, camera: Camera? = nil) {
         self.index = index
         self.place = place
         self.startFrame = startFrame
         self.arriveFrame = arriveFrame
         self.endFrame = endFrame
+        self.camera = camera ?? place.camera
     }
 
     public var frameCount: Int { endFrame - startFrame }
     public var flightFrames: Int { arriveFrame - startFrame }
-    /// The camera resting on the place.
-    public var camera: Camera { place.camera }
 }
 
 extension Place {
@@ -243,7 +246,13 @@ public struct Timeline: Sendable {
             let arrive = i == 0
                 ? start
                 : min(max(start, end - 1), start + FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps))
-            slots.append(Slot(index: i, place: place, startFrame: start, arriveFrame: arrive, endFrame: end))
+            // On a flat Web Mercator map the camera rests on the frame's pixel grid (within half a
+            // pixel of the place): its picture is then a copy of the raster cache's tiles.
+            var camera = place.camera
+            if case .webMercator = projection {
+                camera = camera.onPixelGrid(width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+            }
+            slots.append(Slot(index: i, place: place, startFrame: start, arriveFrame: arrive, endFrame: end, camera: camera))
         }
 
         let viewSize = Double(max(scene.video.width, scene.video.height)) / scene.video.scale

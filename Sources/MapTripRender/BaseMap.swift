@@ -48,7 +48,8 @@ public final class TransparentBaseMap: BaseMap {
 }
 
 /// What a base map's raster cache did: tiles drawn from the vectors, frames composited from them, the
-/// most pixel memory it held and its bound; held cameras' pictures drawn, and frames copied from them.
+/// most pixel memory it held and its bound; held cameras' pictures made (of them, those copied from
+/// tiles), and frames copied from them.
 public struct RasterCacheStatistics: Sendable, Equatable {
     public var tilesDrawn: Int
     public var framesComposited: Int
@@ -56,4 +57,5 @@ public struct RasterCacheStatistics: Sendable, Equatable {
     public var limitBytes: Int
     public var stillsDrawn: Int
     public var framesFromStill: Int
+    public var stillsFromTiles: Int = 0
 }

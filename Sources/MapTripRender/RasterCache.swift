@@ -93,6 +93,7 @@ final class RasterCache {
         self.stepsPerZoom = stepsPerZoom
         self.crossFade = crossFade
         self.limitBytes = limitBytes
+        widths = (0...(Self.maxZoom * stepsPerZoom)).map { Self.stepWidth($0, stepsPerZoom: stepsPerZoom) }
     }
 
     /// Enough for the tiles of one frame at its smallest scale (and the level under it during a
@@ -106,18 +107,43 @@ final class RasterCache {
 
     // MARK: Levels
 
-    /// The world's width in pixels at level k (rounded up, so that a level boundary never falls short of
-    /// a half zoom where layers fade).
-    func levelWidth(_ k: Int) -> Int {
+    /// The levels' world widths in pixels, ascending: a step of zoom's (`stepWidth`) up to `maxZoom`,
+    /// and those added by `addLevels`.
+    private var widths: [Int]
+    /// The zoom the levels reach (frames beyond it are scaled up from its level).
+    static let maxZoom = 30
+
+    /// The world's width in pixels at zoom step k (rounded up, so that a level boundary never falls
+    /// short of a half zoom where layers fade).
+    static func stepWidth(_ k: Int, stepsPerZoom: Int) -> Int {
         Int((WebMercator.tileSize * pow(2, Double(k) / Double(stepsPerZoom)) - 1e-6).rounded(.up))
+    }
+
+    /// The world's width in pixels at level k.
+    func levelWidth(_ k: Int) -> Int { widths[min(max(k, 0), widths.count - 1)] }
+
+    /// Adds levels of these world widths (the resting cameras' own, `Camera.onPixelGrid`): a frame of
+    /// such a width is composited from tiles one for one, and the frames flying in and out around it
+    /// share those tiles. Changing the levels lets every tile go (their levels are numbered anew).
+    func addLevels(worldWidths: [Int]) {
+        let all = Array(Set(widths + worldWidths.filter { $0 >= 1 })).sorted()
+        guard all != widths else { return }
+        widths = all
+        tiles = [:]
+        spare = []
+        bytes = 0
     }
 
     /// The first level whose world is at least `worldSize` pixels wide.
     func level(worldSize: Double) -> Int {
-        var k = max(0, Int((Double(stepsPerZoom) * log2(max(worldSize, 1) / WebMercator.tileSize)).rounded(.up)))
-        while Double(levelWidth(k)) < worldSize * (1 - 1e-12) { k += 1 }
-        while k > 0 && Double(levelWidth(k - 1)) >= worldSize * (1 - 1e-12) { k -= 1 }
-        return k
+        let target = worldSize * (1 - 1e-12)
+        var lo = 0, hi = widths.count - 1
+        if Double(widths[hi]) < target { return hi }
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Double(widths[mid]) >= target { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 
     /// The camera zoom at which a frame of pixel ratio `scale` shows level k at 1:1.
@@ -318,6 +344,7 @@ final class RasterCache {
         }
     }
 
+
     /// The position of the next frame after `position` that shows `id` (Int.max: none).
     private func nextUse(_ id: TileID) -> Int {
         guard let list = uses[id] else { return Int.max }
@@ -486,6 +513,13 @@ final class PlanarTile {
         return [BilinearResample.Plane(data: memory, stride: width, width: width, height: height),
                 BilinearResample.Plane(data: memory + width * height, stride: w, width: w, height: h),
                 BilinearResample.Plane(data: memory + width * height + w * h, stride: w, width: w, height: h)]
+    }
+
+    /// The planes as a picture to draw into.
+    var picture: PlanarPicture {
+        let p = planes
+        return PlanarPicture(y: p[0].data, yStride: p[0].stride, u: p[1].data, uStride: p[1].stride,
+                             v: p[2].data, vStride: p[2].stride, width: width, height: height)
     }
 
     /// Copies the planes into a picture of the same size.

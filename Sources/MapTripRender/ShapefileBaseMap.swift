@@ -179,11 +179,14 @@ public final class ShapefileBaseMap: BaseMap {
     /// Cameras held for two frames or more: while one holds, its picture of the map is kept and
     /// copied under each frame whose overlays move (a pin arriving, a card fading).
     private var heldCameras: Set<Camera> = []
+    /// Held cameras on the pixel grid whose pictures, in I420, are their tiles copied (each with its
+    /// place in the cache's schedule); the others' are drawn from the vectors.
+    private var heldFromTiles: [Camera: Int] = [:]
     /// The held camera's picture of the map (within the cache's bound), and its camera.
     private var still: (viewport: Viewport, surface: ImageSurface)?
     /// The same in I420, for frames drawn into I420 pictures (`drawPlanar`).
     private var planarStill: (viewport: Viewport, picture: PlanarTile)?
-    private var stillsDrawn = 0, framesFromStill = 0
+    private var stillsDrawn = 0, framesFromStill = 0, heldPicturesFromTiles = 0
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own). `geometryCache`: where this map's levels are kept between runs, when
@@ -252,7 +255,8 @@ public final class ShapefileBaseMap: BaseMap {
     public var rasterCacheStatistics: RasterCacheStatistics? {
         cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
                                           peakBytes: $0.peakBytes, limitBytes: $0.limitBytes, stillsDrawn: stillsDrawn,
-                                          framesFromStill: framesFromStill) }
+                                          framesFromStill: framesFromStill,
+                                          stillsFromTiles: heldPicturesFromTiles) }
     }
 
     /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat
@@ -262,31 +266,44 @@ public final class ShapefileBaseMap: BaseMap {
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = [:]
         heldCameras = []
+        heldFromTiles = [:]
         releaseStill()
         guard cachesRasters else { return }
         let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
+        func viewport(_ camera: Camera) -> Viewport { Viewport(camera: camera, width: width, height: height, scale: scale) }
+        // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin lines at
+        // small scale suffer most from resampling: only close-ups are cached.
+        func cacheable(_ v: Viewport) -> Bool { Self.isFlatMercator(v) && v.camera.zoom >= MapLayer.detailZoom }
+        // A camera at rest on the pixel grid gets a level of its own world width: its picture is then
+        // its tiles copied one for one (exact), and the frames flying in and out share them.
+        let holds = cameras.indices.filter { i in
+            i + 1 < cameras.count && cameras[i + 1] == cameras[i] && (i == 0 || cameras[i - 1] != cameras[i])
+        }
+        cache.addLevels(worldWidths: holds.compactMap { i in
+            let v = viewport(cameras[i])
+            return cacheable(v) ? Self.gridWidth(v) : nil
+        })
         var uses: [RasterCache.TileID: Int] = [:]
-        var candidates: [(Camera, [RasterCache.TileID])] = []
+        var candidates: [(camera: Camera, ids: [RasterCache.TileID], held: Bool)] = []
         for (i, camera) in cameras.enumerated() {
             if i > 0 && cameras[i - 1] == camera { heldCameras.insert(camera); continue }
-            if i + 1 < cameras.count && cameras[i + 1] == camera { continue }
-            let v = Viewport(camera: camera, width: width, height: height, scale: scale)
-            // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin
-            // lines at small scale suffer most from resampling: only close-ups are cached.
-            guard Self.isFlatMercator(v), camera.zoom >= MapLayer.detailZoom else { continue }
+            let held = i + 1 < cameras.count && cameras[i + 1] == camera
+            let v = viewport(camera)
+            guard cacheable(v), !held || Self.gridWidth(v) != nil else { continue }
             let levels = cache.levels(for: v)
             guard levels.allSatisfy({ cache.isSteady(level: $0.level, scale: scale, layers: layers) }) else { continue }
+            if held && (levels.count != 1 || cache.levelWidth(levels[0].level) != Self.gridWidth(v)) { continue }
             let ids = levels.flatMap { cache.tileIDs(level: $0.level, for: v) }
             for id in ids { uses[id, default: 0] += 1 }
-            candidates.append((camera, ids))
+            candidates.append((camera, ids, held))
         }
         let tileArea = Double((cache.tileSize + 2) * (cache.tileSize + 2))
         let frameArea = Double(width * height)
         var scheduled: [[RasterCache.TileID]] = []
-        for (camera, ids) in candidates {
+        for (camera, ids, held) in candidates {
             let drawn = ids.reduce(0.0) { $0 + tileArea / Double(uses[$1]!) }
             if drawn < rasterBreakEven * frameArea {
-                plannedCameras[camera] = scheduled.count
+                if held { heldFromTiles[camera] = scheduled.count } else { plannedCameras[camera] = scheduled.count }
                 scheduled.append(ids)
             }
         }
@@ -386,7 +403,13 @@ public final class ShapefileBaseMap: BaseMap {
             releaseStill()
             let held = PlanarTile(width: viewport.width, height: viewport.height)
             cache.reserve(PlanarTile.bytes(width: held.width, height: held.height))
-            try drawHeldInBands(viewport, into: held, through: scratch)
+            if let position = heldFromTiles[viewport.camera],
+               try cache.compositePlanar(viewport, position: position, outside: style.water, into: held.picture,
+                                         draw: tileDrawing(scale: viewport.scale)) {
+                heldPicturesFromTiles += 1
+            } else {
+                try drawHeldInBands(viewport, into: held, through: scratch)
+            }
             planarStill = (viewport, held)
             stillsDrawn += 1
             held.copy(into: picture)
@@ -539,6 +562,19 @@ public final class ShapefileBaseMap: BaseMap {
         let rows = rows ?? 0..<height
         return Box(minX: -margin, minY: Double(rows.lowerBound) - margin, maxX: Double(width) + margin,
                    maxY: Double(rows.upperBound) + margin)
+    }
+
+    /// The world width of a flat Mercator view on the pixel grid (`Camera.onPixelGrid`: a whole
+    /// number of pixels, the frame's corner on an even pixel of it); nil off the grid.
+    static func gridWidth(_ v: Viewport) -> Int? {
+        let size = v.worldSize, whole = size.rounded()
+        guard isFlatMercator(v), whole >= 1, whole < 1e15, abs(size - whole) < 1e-6 else { return nil }
+        let c = v.center
+        for (u, frame) in [(c.x, v.width), (c.y, v.height)] {
+            let p = (u * whole - Double(frame) / 2) / 2
+            if abs(p - p.rounded()) > 1e-6 { return nil }
+        }
+        return Int(whole)
     }
 
     /// Whether a view is Web Mercator, north up: what the raster cache composites.

@@ -82,3 +82,14 @@ let seoul = LonLat(lon: 126.978, lat: 37.5665)
 let busan = LonLat(lon: 129.0756, lat: 35.1796)
 let paris = LonLat(lon: 2.3522, lat: 48.8566)
 let newYork = LonLat(lon: -74.006, lat: 40.7128)
+
+extension Camera {
+    /// Whether this camera shows `other`'s centre within a pixel of its own, at nearly its zoom (the
+    /// world's width within half a pixel of the same), at pixel ratio `scale`.
+    func isWithinAPixel(of other: Camera, scale: Double) -> Bool {
+        let size = WebMercator.worldSize(zoom: zoom) * scale
+        let p = WebMercator.project(center), q = WebMercator.project(other.center)
+        return abs(size - WebMercator.worldSize(zoom: other.zoom) * scale) <= 0.5
+            && abs(p.x - q.x) * size <= 1.0001 && abs(p.y - q.y) * size <= 1.0001 && bearing == other.bearing
+    }
+}

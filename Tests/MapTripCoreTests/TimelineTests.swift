@@ -48,7 +48,8 @@ struct TimelineTests {
                                Place(name: "Busan", position: busan, zoom: 9)])
         let t = Timeline(scene: s)
         let state = t.values(at: 0)
-        #expect(state.camera == Camera(center: seoul, zoom: 8))
+        #expect(state.camera == t.slots[0].camera)
+        #expect(t.slots[0].camera.isWithinAPixel(of: Camera(center: seoul, zoom: 8), scale: s.video.scale))
         #expect(state.reached == 1)
         #expect(state.current == 0)
         #expect(t.slots[0].arriveFrame == 0)
@@ -65,12 +66,13 @@ struct TimelineTests {
         #expect(slot.flightFrames == 45)
 
         // The timer fires at the slot start: still on Seoul, then moving.
-        #expect(t.camera(at: 90) == s.places[0].camera)
-        #expect(t.camera(at: 91) != s.places[0].camera)
-        #expect(t.camera(at: 134) != s.places[1].camera)
+        #expect(t.camera(at: 90) == t.slots[0].camera)
+        #expect(t.camera(at: 91) != t.slots[0].camera)
+        #expect(t.camera(at: 134) != slot.camera)
         // Exactly on Busan from the arrive frame to the end of the slot; once its pin has popped in
         // (0.35 s, 11 frames: fully grown on the 11th), identically every frame.
-        for n in 135..<180 { #expect(t.camera(at: n) == Camera(center: busan, zoom: 9), "frame \(n)") }
+        #expect(slot.camera.isWithinAPixel(of: Camera(center: busan, zoom: 9), scale: s.video.scale))
+        for n in 135..<180 { #expect(t.camera(at: n) == slot.camera, "frame \(n)") }
         #expect(t.values(at: 135).pins[1].appear < t.values(at: 140).pins[1].appear)
         let resting = t.values(at: 145)
         #expect(resting.pins[1].appear == 1)
@@ -79,7 +81,7 @@ struct TimelineTests {
         #expect(t.values(at: 180) != resting)
 
         // The camera during the flight is the Flight's.
-        let flight = Flight(from: s.places[0].camera, to: s.places[1].camera)
+        let flight = Flight(from: t.slots[0].camera, to: slot.camera)
         #expect(t.camera(at: 100) == flight.camera(at: 10.0 / 45))
         // Mid-flight frames differ from one another.
         #expect(Set((90..<135).map { t.camera(at: $0) }).count == 45)
@@ -89,8 +91,9 @@ struct TimelineTests {
         let s = scene(places: places(12, dwell: 1.3, flight: 0.8), fps: 24)
         let t = Timeline(scene: s)
         for slot in t.slots {
+            #expect(slot.camera.isWithinAPixel(of: slot.place.camera, scale: s.video.scale))
             for n in slot.arriveFrame..<slot.endFrame {
-                #expect(t.camera(at: n) == slot.place.camera)
+                #expect(t.camera(at: n) == slot.camera)
             }
         }
     }
@@ -104,18 +107,18 @@ struct TimelineTests {
         #expect((t.slots[1].startFrame, t.slots[1].arriveFrame, t.slots[1].endFrame) == (60, 89, 90))
         #expect(t.values(at: 88).reached == 1)
         #expect(t.values(at: 89).reached == 2)
-        #expect(t.camera(at: 89) == s.places[1].camera)
+        #expect(t.camera(at: 89) == t.slots[1].camera)
         #expect((t.slots[2].startFrame, t.slots[2].arriveFrame) == (90, 105))  // scene flight 0.5 s
         // The flight into C starts from B.
-        #expect(t.camera(at: 90) == s.places[1].camera)
+        #expect(t.camera(at: 90) == t.slots[1].camera)
     }
 
     @Test func zeroFlightJumps() {
         let s = scene(places: [Place(name: "A", position: paris), Place(name: "B", position: tokyo, flight: 0)])
         let t = Timeline(scene: s)
         #expect(t.slots[1].arriveFrame == t.slots[1].startFrame)
-        #expect(t.camera(at: 89) == s.places[0].camera)
-        #expect(t.camera(at: 90) == s.places[1].camera)
+        #expect(t.camera(at: 89) == t.slots[0].camera)
+        #expect(t.camera(at: 90) == t.slots[1].camera)
         #expect(t.values(at: 90).reached == 2)
     }
 
@@ -193,5 +196,29 @@ struct TimelineTests {
         #expect(FrameGrid.frames(seconds: 86400, fps: 240) == 20_736_000)
         #expect(FrameGrid.frames(seconds: 0, fps: 30) == 0)
         #expect(FrameGrid(dwells: [0.1, 0.2, 0.3], fps: 25).boundaries == [0, 3, 8, 15])
+    }
+}
+
+@Suite struct PixelGridTests {
+    @Test func aRestingCameraSitsOnThePixelGridWithinAPixelOfItsPlace() {
+        for (scale, w, h) in [(1.0, 1920, 1080), (2.0, 3840, 2160), (1.0, 321, 179)] {
+            for zoom in [4.3, 5.0, 7.77, 12.1] {
+                let c = Camera(center: LonLat(lon: 126.978, lat: 37.5665), zoom: zoom)
+                let g = c.onPixelGrid(width: w, height: h, scale: scale)
+                let size = WebMercator.worldSize(zoom: g.zoom) * scale
+                #expect(abs(size - size.rounded()) < 1e-6)
+                #expect(abs(size - WebMercator.worldSize(zoom: zoom) * scale) <= 0.5)
+                let p = WebMercator.project(g.center), q = WebMercator.project(c.center)
+                for (u, frame) in [(p.x, w), (p.y, h)] {
+                    let corner = (u * size.rounded() - Double(frame) / 2) / 2
+                    #expect(abs(corner - corner.rounded()) < 1e-6, "zoom \(zoom), scale \(scale)")
+                }
+                #expect(abs(p.x - q.x) * size <= 1.0001 && abs(p.y - q.y) * size <= 1.0001)
+                #expect(g.isWithinAPixel(of: c, scale: scale))
+                // Already on the grid, it stays where it is.
+                let again = g.onPixelGrid(width: w, height: h, scale: scale), r = WebMercator.project(again.center)
+                #expect(abs(again.zoom - g.zoom) < 1e-12 && abs(r.x - p.x) * size < 1e-6 && abs(r.y - p.y) * size < 1e-6)
+            }
+        }
     }
 }

@@ -143,7 +143,7 @@ struct CinematicsRenderTests {
 
         // Resting on Berlin, after arrival: the route's green is on (or within a pixel or two of) each.
         let after = timeline.values(at: slot.arriveFrame + 6)
-        #expect(after.camera == scene.places[1].camera && after.legs.map(\.progress) == [1])
+        #expect(after.camera == slot.camera && after.legs.map(\.progress) == [1])
         try renderer.render(after)
         Self.dump(renderer.surface, "route-after")
         var pixels = Pixels(renderer.surface)
@@ -167,7 +167,7 @@ struct CinematicsRenderTests {
         // Before the leg's flight starts (still resting on Paris), none of those points shows it,
         // even in a looser sense of green.
         let before = timeline.values(at: slot.startFrame - 1)
-        #expect(before.legs.isEmpty && before.camera == scene.places[0].camera)
+        #expect(before.legs.isEmpty && before.camera == timeline.slots[0].camera)
         try renderer.render(before)
         Self.dump(renderer.surface, "route-before")
         pixels = Pixels(renderer.surface)
@@ -494,7 +494,7 @@ struct CinematicsRenderTests {
         var last: FrameValues?
         for n in 0..<timeline.frameCount {
             let v = timeline.values(at: n)
-            #expect(v.camera == scene.places[0].camera)
+            #expect(v.camera == timeline.slots[0].camera)
             changes.append(v != last)
             last = v
         }

@@ -279,6 +279,49 @@ struct PlanarCompositeTests {
         #expect(s.peakBytes <= s.limitBytes)
     }
 
+    @Test func aHeldCameraOnThePixelGridIsItsTilesCopied() throws {
+        // A camera at rest on the pixel grid (as the timeline puts it) has a level of its own: its
+        // picture in I420 is its tiles copied one for one (shared with the frames flying in), and it
+        // is what drawing it from the vectors in BGRA and converting gives.
+        let rest = Camera(center: LonLat(lon: 10.3, lat: 50.2), zoom: 5.37).onPixelGrid(width: 320, height: 180, scale: 1)
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 6)
+            + [rest, rest]
+        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
+            let map = try ShapefileBaseMap(assets: assets)
+            // Six frames share too few tiles to be worth caching by default: cached here whatever.
+            map.rasterBreakEven = .infinity
+            try map.prepare(for: cameras.map { Viewport(camera: $0, width: 320, height: 180) })
+            map.plan(frames: cameras, width: 320, height: 180, scale: 1)
+            return map
+        }
+        let held = Viewport(camera: rest, width: 320, height: 180)
+        let bgra = try ImageSurface(width: 320, height: 180)
+        try bgra.withContext { try maps[0].draw(held, in: $0) }
+        let expected = try Picture(converting: bgra)
+        let scratch = try ImageSurface(width: 320, height: 50)
+        for n in 0..<(cameras.count - 2) {
+            let picture = Picture(width: 320, height: 180)
+            _ = try picture.with { try maps[1].drawPlanar(Viewport(camera: cameras[n], width: 320, height: 180), into: $0, scratch: scratch) }
+        }
+        let picture = Picture(width: 320, height: 180)
+        #expect(try picture.with { try maps[1].drawPlanar(held, into: $0, scratch: scratch) })
+        let s = try #require(maps[1].rasterCacheStatistics)
+        #expect(s.stillsDrawn == 1 && s.stillsFromTiles == 1)
+        let d = picture.difference(expected)
+        let off = zip(picture.y, expected.y).filter { abs(Int($0) - Int($1)) > 8 }.count
+        let offChroma = zip(picture.u + picture.v, expected.u + expected.v).filter { abs(Int($0) - Int($1)) > 24 }.count
+        print("held from tiles vs vectors: Y \(d[0]), U \(d[1]), V \(d[2]); \(off) luma, \(offChroma) chroma samples off by more than 8, 24")
+        #expect(d[0].mean < 0.05 && d[1].mean < 0.05 && d[2].mean < 0.05, "Y \(d[0]), U \(d[1]), V \(d[2])")
+        // Off by more than rounding: only where a dashed border's dashes start elsewhere (a tile clips
+        // its lines to its own border; here one border near the top-left corner, 28 samples).
+        #expect(off * 1000 < 320 * 180 && offChroma * 2000 < 320 * 180 / 2, "\(off) luma, \(offChroma) chroma")
+        // Off the grid by a third of a pixel: drawn from the vectors, as before.
+        var moved = rest
+        moved.center.lon += 360 / WebMercator.worldSize(zoom: rest.zoom) / 3
+        #expect(ShapefileBaseMap.gridWidth(held) != nil)
+        #expect(ShapefileBaseMap.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
+    }
+
     /// Renders every `step`th frame of `sc` into I420 and in BGRA, converted, and expects them alike;
     /// returns how many frames went the I420 way and the renderer that drew them.
     func compareRenderedIntoI420(_ sc: Scene, step: Int) throws -> (planarFrames: Int, renderer: FrameRenderer) {
