@@ -197,6 +197,16 @@ final class DrawPipeline: @unchecked Sendable {
         return stopped ? nil : self[keyPath: list].removeLast()
     }
 
+    /// Drawing side: whether `acquire` (`frames`: `acquireFrame`) or `push` would wait now (not once stopped).
+    func wouldWait(forFrame frames: Bool) -> Bool { blocked { (frames ? freeFrames : free).isEmpty } }
+    func wouldWaitToPush() -> Bool { blocked { items.count - head >= capacity } }
+
+    private func blocked(_ test: () -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !stopped && test()
+    }
+
     /// Drawing side: queues an item; false once stopped.
     func push(_ item: Item) -> Bool {
         condition.lock()
@@ -298,9 +308,10 @@ final class DrawingThread: @unchecked Sendable {
             // Every track's value: a frame is drawn when any of them has changed, repeated otherwise.
             let state = timeline.values(at: n)
             if state == last {
-                if !pipeline.push(.repeatLast) { return }
+                guard drawAhead(while: pipeline.wouldWaitToPush), pipeline.push(.repeatLast) else { return }
                 continue
             }
+            guard drawAhead(while: { pipeline.wouldWait(forFrame: converters != nil) }) else { return }
             // Converting: one surface, drawn and converted at once; the frames wait for the sink.
             // Otherwise the surfaces themselves wait.
             guard let index = converters == nil ? pipeline.acquire() : pipeline.acquireFrame() else { return }
@@ -324,6 +335,20 @@ final class DrawingThread: @unchecked Sendable {
             }
             if !pipeline.push(converters == nil ? .picture(index) : .converted(index)) { return }
             last = state
+        }
+    }
+
+    /// While `waiting` holds (the encoder has not taken a frame yet), draws what coming frames need
+    /// rather than sleeping; false if that failed (the pipeline has the error).
+    private func drawAhead(while waiting: () -> Bool) -> Bool {
+        do {
+            while waiting() {
+                if try !renderer.drawAhead() { break }
+            }
+            return true
+        } catch {
+            pipeline.fail(error)
+            return false
         }
     }
 

@@ -17,6 +17,9 @@ public protocol BaseMap: AnyObject {
     /// `draw` it then. `scratch`: BGRA rows of the frame's width (a band of its rows, an even number
     /// of them) the map may draw through, a band at a time; transparent, and to be left so.
     func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool
+    /// Does a little of the drawing the coming frames will need (a tile of a raster cache), while the
+    /// drawing thread would otherwise wait for the encoder; false when there is none to do.
+    func drawAhead() throws -> Bool
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
     var attribution: String? { get }
     /// A warning to show in the frame instead of a credit (a tile map given no attribution).
@@ -29,6 +32,7 @@ extension BaseMap {
     public func prepare(for viewports: [Viewport]) throws {}
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
     public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool { false }
+    public func drawAhead() throws -> Bool { false }
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }

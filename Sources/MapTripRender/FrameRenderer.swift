@@ -69,6 +69,10 @@ public final class FrameRenderer {
         surfaces[buffer].flush()
     }
 
+    /// Draws ahead what the coming frames will need (the base map's `drawAhead`): one small piece,
+    /// false when there is none.
+    public func drawAhead() throws -> Bool { try baseMap.drawAhead() }
+
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
     /// recorded, and replayed inside its ink rectangle only, a band of rows at a time, on a BGRA band

@@ -339,11 +339,58 @@ final class RasterCache {
     /// BGRA 897 -> 868. Tiles no frame shows again go first; without a schedule, the least recently used.
     func schedule(_ frames: [[TileID]]) {
         uses = [:]
+        scheduled = frames
         for (i, ids) in frames.enumerated() {
             for id in Set(ids) { uses[id, default: []].append(i) }
         }
     }
 
+    /// The scheduled frames' tiles, in order (`schedule`).
+    private var scheduled: [[TileID]] = []
+
+    /// Draws one tile a frame of the next `horizon` in the schedule will show and the cache lacks, the
+    /// soonest wanted first, while the drawing thread would otherwise wait (for the encoder to take a
+    /// frame): the frames that reach new tiles (a flight setting out, a new level) then find them drawn,
+    /// instead of drawing them all at once while the encoder runs dry. It makes room only by letting
+    /// go tiles next shown after the frame it draws for (Belady's rule again: a tile drawn ahead never
+    /// pushes out one wanted sooner), within the same bound. False when there is nothing to draw:
+    /// no schedule, no composited frame yet (the tiles' form, BGRA or planar, is not known), every
+    /// tile of the horizon at hand, or no room.
+    func prefetch(horizon: Int, draw: TileDrawing, scale: Double) throws -> Bool {
+        guard framesComposited > 0 else { return false }
+        let end = min(position + 1 + horizon, scheduled.count)
+        guard position + 1 < end else { return false }
+        for q in (position + 1)..<end {
+            guard let id = scheduled[q].first(where: { tiles[$0] == nil }) else { continue }
+            let size = tileBytes(id)
+            if bytes + size > tileRoom {
+                // Room from tiles shown only after frame q (or never again), furthest first.
+                let victims = tiles.map { (key: $0.key, bytes: $0.value.raster.byteCount, next: nextUse($0.key)) }
+                    .filter { $0.next > q }.sorted { $0.next > $1.next }
+                var freed = 0
+                var chosen: [TileID] = []
+                for v in victims where bytes - freed + size > tileRoom {
+                    freed += v.bytes
+                    chosen.append(v.key)
+                }
+                guard bytes - freed + size <= tileRoom else { return false }
+                for key in chosen {
+                    if let e = tiles.removeValue(forKey: key) {
+                        bytes -= e.raster.byteCount
+                        spare.append(e.raster)
+                    }
+                }
+            }
+            defer { spare.removeAll() }
+            _ = try rasters([id], draw: draw, scale: scale)
+            tilesPrefetched += 1
+            return true
+        }
+        return false
+    }
+
+    /// Tiles drawn ahead of their frames (`prefetch`; also counted in `tilesDrawn`).
+    private(set) var tilesPrefetched = 0
 
     /// The position of the next frame after `position` that shows `id` (Int.max: none).
     private func nextUse(_ id: TileID) -> Int {

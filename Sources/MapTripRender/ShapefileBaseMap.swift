@@ -182,6 +182,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// Held cameras on the pixel grid whose pictures, in I420, are their tiles copied (each with its
     /// place in the cache's schedule); the others' are drawn from the vectors.
     private var heldFromTiles: [Camera: Int] = [:]
+    /// The scale of the frames planned (nil: none composited from the cache).
+    private var plannedScale: Double?
     /// The held camera's picture of the map (within the cache's bound), and its camera.
     private var still: (viewport: Viewport, surface: ImageSurface)?
     /// The same in I420, for frames drawn into I420 pictures (`drawPlanar`).
@@ -265,6 +267,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// more in a row) is always drawn from the vectors: the picture held longest is exact.
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {
         plannedCameras = [:]
+        plannedScale = nil
         heldCameras = []
         heldFromTiles = [:]
         releaseStill()
@@ -308,6 +311,7 @@ public final class ShapefileBaseMap: BaseMap {
             }
         }
         cache.schedule(scheduled)
+        plannedScale = scheduled.isEmpty ? nil : scale
         cache.resamples = compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
@@ -419,6 +423,13 @@ public final class ShapefileBaseMap: BaseMap {
         if still != nil || planarStill != nil { releaseStill() }
         return try cache.compositePlanar(viewport, position: position, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
+    }
+
+    /// The next tile the coming composited frames will show, drawn ahead (`RasterCache.prefetch`), over
+    /// the next second of them.
+    public func drawAhead() throws -> Bool {
+        guard let cache, let scale = plannedScale else { return false }
+        return try cache.prefetch(horizon: 30, draw: tileDrawing(scale: scale), scale: scale)
     }
 
     /// Draws a held picture from the vectors a band of rows at a time on `band` (BGRA rows of the

@@ -322,6 +322,50 @@ struct PlanarCompositeTests {
         #expect(ShapefileBaseMap.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
     }
 
+    @Test func tilesDrawnAheadLeaveEveryFrameAsItWasWithinTheBound() throws {
+        // A flight across three levels: one map draws each frame's missing tiles when the frame comes;
+        // the other draws ahead before every frame, all it will (as the drawing thread does while the
+        // encoder is busy). The same pictures, byte for byte; the frames find most of their tiles drawn;
+        // the cache keeps its bound.
+        let width = 640, height = 360
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.3),
+                                                Camera(center: LonLat(lon: 24, lat: 41), zoom: 5.1), count: 30)
+        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height) })
+            map.plan(frames: cameras, width: width, height: height, scale: 1)
+            return map
+        }
+        let scratch = try ImageSurface(width: width, height: 64)
+        // Nothing to draw ahead before the first frame: the tiles' form is not known yet.
+        #expect(try !maps[1].drawAhead())
+        var inFrames = [0, 0], ahead = 0
+        for camera in cameras {
+            let v = Viewport(camera: camera, width: width, height: height)
+            while try maps[1].drawAhead() {
+                ahead += 1
+                try #require(ahead < 10_000, "drawing ahead never ends")
+            }
+            var pictures: [Picture] = []
+            for (i, map) in maps.enumerated() {
+                let before = map.rasterCacheStatistics?.tilesDrawn ?? 0
+                let picture = Picture(width: width, height: height)
+                #expect(try picture.with { try map.drawPlanar(v, into: $0, scratch: scratch) })
+                inFrames[i] += (map.rasterCacheStatistics?.tilesDrawn ?? 0) - before
+                pictures.append(picture)
+            }
+            #expect(pictures[0].y == pictures[1].y && pictures[0].u == pictures[1].u && pictures[0].v == pictures[1].v)
+        }
+        let a = try #require(maps[0].rasterCacheStatistics), b = try #require(maps[1].rasterCacheStatistics)
+        print("drawing ahead: \(ahead) tiles ahead; tiles drawn by the frames \(inFrames[1]) against \(inFrames[0]); "
+              + "in all \(b.tilesDrawn) against \(a.tilesDrawn); peak \(b.peakBytes) of \(b.limitBytes) bytes")
+        #expect(ahead > 0 && inFrames[1] * 2 < inFrames[0])
+        // A tile is drawn ahead only in room no sooner-wanted tile needs: few are drawn twice.
+        #expect(b.tilesDrawn <= a.tilesDrawn + a.tilesDrawn / 10)
+        #expect(b.peakBytes <= b.limitBytes && a.peakBytes <= a.limitBytes)
+    }
+
     /// Renders every `step`th frame of `sc` into I420 and in BGRA, converted, and expects them alike;
     /// returns how many frames went the I420 way and the renderer that drew them.
     func compareRenderedIntoI420(_ sc: Scene, step: Int) throws -> (planarFrames: Int, renderer: FrameRenderer) {
