@@ -756,6 +756,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "ssimI420Min": planarScores.min() ?? 1, "ssimI420Median": planarScores.isEmpty ? 1 : median(planarScores.sorted()),
         "ssimConvertedMin": convertedScores.min() ?? 1, "tilesDrawnI420": Double(planarMap.rasterCacheStatistics?.tilesDrawn ?? 0),
         "cachePeakMBI420": Double(planarMap.rasterCacheStatistics?.peakBytes ?? 0) / 1e6,
+        "heldPicturesFromTilesI420": Double(planarMap.rasterCacheStatistics?.stillsFromTiles ?? 0),
         "ssimConvertedMedian": convertedScores.isEmpty ? 1 : median(convertedScores.sorted()),
     ]
     if show {
@@ -766,7 +767,8 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB); as I420 (H.264's path): %d tiles drawn, "
                      + "peak %.1f MB with the held pictures", stats?.tilesDrawn ?? 0, out["cachePeakMB"]!,
                      out["cacheLimitMB"]!, Int(out["tilesDrawnI420"]!), out["cachePeakMBI420"]!))
-        print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map (\(stats?.stillsFromTiles ?? 0) of them their tiles copied one for one), copied under \(stats?.framesFromStill ?? 0) more frames")
+        print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map drawn, copied under \(stats?.framesFromStill ?? 0) more frames; "
+              + "in I420, \(Int(out["heldPicturesFromTilesI420"]!)) of them their tiles copied one for one")
         print(String(format: "drawn straight into I420 (what H.264 gets), %d composited frames vs the vectors converted: "
                      + "SSIM min %.4f, median %.4f (cached in BGRA and converted, the same measure: min %.4f, median %.4f)",
                      planarScores.count, out["ssimI420Min"]!, out["ssimI420Median"]!, out["ssimConvertedMin"]!,
