@@ -364,33 +364,18 @@ final class RasterCache {
             guard let id = scheduled[q].first(where: { tiles[$0] == nil }) else { continue }
             let size = tileBytes(id)
             if bytes + size > tileRoom {
-                // Room from tiles shown only after frame q (or never again), furthest first.
-                let victims = tiles.map { (key: $0.key, bytes: $0.value.raster.byteCount, next: nextUse($0.key)) }
-                    .filter { $0.next > q }.sorted { $0.next > $1.next }
-                var freed = 0
-                var chosen: [TileID] = []
-                for v in victims where bytes - freed + size > tileRoom {
-                    freed += v.bytes
-                    chosen.append(v.key)
-                }
-                guard bytes - freed + size <= tileRoom else { return false }
-                for key in chosen {
-                    if let e = tiles.removeValue(forKey: key) {
-                        bytes -= e.raster.byteCount
-                        spare.append(e.raster)
-                    }
-                }
+                // Room from tiles shown only after frame q (or never again), furthest first; none
+                // let go unless that makes enough.
+                let freeable = tiles.reduce(0) { nextUse($1.key) > q ? $0 + $1.value.raster.byteCount : $0 }
+                guard bytes - freeable + size <= tileRoom else { return false }
+                evict(toFit: size, keeping: [], reuse: true, after: q)
             }
             defer { spare.removeAll() }
             _ = try rasters([id], draw: draw, scale: scale)
-            tilesPrefetched += 1
             return true
         }
         return false
     }
-
-    /// Tiles drawn ahead of their frames (`prefetch`; also counted in `tilesDrawn`).
-    private(set) var tilesPrefetched = 0
 
     /// The position of the next frame after `position` that shows `id` (Int.max: none).
     private func nextUse(_ id: TileID) -> Int {
@@ -403,12 +388,13 @@ final class RasterCache {
         return lo < list.count ? list[lo] : Int.max
     }
 
-    /// `reuse`: keep the rasters as spares for the tiles about to be drawn.
-    private func evict(toFit incoming: Int, keeping: Set<TileID>, reuse: Bool = false) {
+    /// `reuse`: keep the rasters as spares for the tiles about to be drawn. `after`: only tiles next
+    /// shown after that position go (or never again).
+    private func evict(toFit incoming: Int, keeping: Set<TileID>, reuse: Bool = false, after: Int = Int.min) {
         let room = tileRoom
         let order = tiles.map { (key: $0.key, value: $0.value, next: nextUse($0.key)) }
             .sorted { $0.next != $1.next ? $0.next > $1.next : $0.value.tick < $1.value.tick }
-        for (key, e, _) in order where !keeping.contains(key) {
+        for (key, e, next) in order where !keeping.contains(key) && next > after {
             if bytes + incoming <= room { break }
             tiles[key] = nil
             bytes -= e.raster.byteCount
@@ -555,19 +541,14 @@ final class PlanarTile {
 
     deinit { memory.deallocate() }
 
-    var planes: [BilinearResample.Plane] {
+    /// The planes as a picture (to draw into, or to read from).
+    var picture: PlanarPicture {
         let w = width / 2, h = height / 2
-        return [BilinearResample.Plane(data: memory, stride: width, width: width, height: height),
-                BilinearResample.Plane(data: memory + width * height, stride: w, width: w, height: h),
-                BilinearResample.Plane(data: memory + width * height + w * h, stride: w, width: w, height: h)]
+        return PlanarPicture(y: memory, yStride: width, u: memory + width * height, uStride: w,
+                             v: memory + width * height + w * h, vStride: w, width: width, height: height)
     }
 
-    /// The planes as a picture to draw into.
-    var picture: PlanarPicture {
-        let p = planes
-        return PlanarPicture(y: p[0].data, yStride: p[0].stride, u: p[1].data, uStride: p[1].stride,
-                             v: p[2].data, vStride: p[2].stride, width: width, height: height)
-    }
+    var planes: [BilinearResample.Plane] { picture.planes }
 
     /// Copies the planes into a picture of the same size.
     func copy(into picture: PlanarPicture) {

@@ -201,6 +201,19 @@ struct PlanarCompositeTests {
         #expect(untouched.difference(expected)[0].mean > 2)
     }
 
+    /// Two maps planned over `cameras` in a frame `width` x `height`, every frame cached (a few
+    /// frames share too few tiles to be worth it by default): one draws the reference, the other the
+    /// way under test.
+    func plannedMaps(_ cameras: [Camera], width: Int, height: Int) throws -> [ShapefileBaseMap] {
+        try (0..<2).map { _ in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height) })
+            map.plan(frames: cameras, width: width, height: height, scale: 1)
+            return map
+        }
+    }
+
     @Test func aFlightCompositedIntoI420MatchesItCompositedInBGRAAndConverted() throws {
         // Across a level boundary (zoom 4.25) and the antimeridian, and up to the world's top edge (no
         // map above it): edge tiles, two levels, the outside rows.
@@ -209,13 +222,7 @@ struct PlanarCompositeTests {
                                                 Camera(center: LonLat(lon: -176, lat: -40), zoom: 4.3), count: 6)
             + [Camera(center: LonLat(lon: 20, lat: 82), zoom: 4.6), Camera(center: LonLat(lon: 21, lat: 82.5), zoom: 4.62)]
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
-        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            try map.prepare(for: viewports)
-            map.plan(frames: cameras, width: width, height: height, scale: 1)
-            return map
-        }
+        let maps = try plannedMaps(cameras, width: width, height: height)
         let bgra = try ImageSurface(width: width, height: height)
         let scratch = try ImageSurface(width: width, height: 64)
         var worst = [0, 0, 0], total = [0.0, 0.0, 0.0], off = [0, 0]
@@ -252,13 +259,7 @@ struct PlanarCompositeTests {
         let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
         let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 4)
             + [rest, rest]
-        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            try map.prepare(for: cameras.map { Viewport(camera: $0, width: 320, height: 180) })
-            map.plan(frames: cameras, width: 320, height: 180, scale: 1)
-            return map
-        }
+        let maps = try plannedMaps(cameras, width: 320, height: 180)
         let held = Viewport(camera: rest, width: 320, height: 180)
         let bgra = try ImageSurface(width: 320, height: 180)
         try bgra.withContext { try maps[0].draw(held, in: $0) }
@@ -286,14 +287,7 @@ struct PlanarCompositeTests {
         let rest = Camera(center: LonLat(lon: 10.3, lat: 50.2), zoom: 5.37).onPixelGrid(width: 320, height: 180, scale: 1)
         let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 6)
             + [rest, rest]
-        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
-            let map = try ShapefileBaseMap(assets: assets)
-            // Six frames share too few tiles to be worth caching by default: cached here whatever.
-            map.rasterBreakEven = .infinity
-            try map.prepare(for: cameras.map { Viewport(camera: $0, width: 320, height: 180) })
-            map.plan(frames: cameras, width: 320, height: 180, scale: 1)
-            return map
-        }
+        let maps = try plannedMaps(cameras, width: 320, height: 180)
         let held = Viewport(camera: rest, width: 320, height: 180)
         let bgra = try ImageSurface(width: 320, height: 180)
         try bgra.withContext { try maps[0].draw(held, in: $0) }
@@ -330,13 +324,7 @@ struct PlanarCompositeTests {
         let width = 640, height = 360
         let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.3),
                                                 Camera(center: LonLat(lon: 24, lat: 41), zoom: 5.1), count: 30)
-        let maps = try (0..<2).map { _ -> ShapefileBaseMap in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height) })
-            map.plan(frames: cameras, width: width, height: height, scale: 1)
-            return map
-        }
+        let maps = try plannedMaps(cameras, width: width, height: height)
         let scratch = try ImageSurface(width: width, height: 64)
         // Nothing to draw ahead before the first frame: the tiles' form is not known yet.
         #expect(try !maps[1].drawAhead())
