@@ -6,6 +6,7 @@
 //   maptrip-bench --json [--presets ...] [--runs 3] [--no-4k]   every speed figure as one JSON object (per preset, 4K veryfast, SSIM, memory)
 //   maptrip-bench --quality [--scale 2]       the raster cache's frames against the vectors' (SSIM), and drawing time both ways
 //   maptrip-bench --projections [--runs N]    a moving frame on the globe, in Robinson and on reprojected tiles, as ratios to Web Mercator
+//   maptrip-bench --stretches [--presets ultrafast] [--runs 4]   where the pipeline loses time to the encoder alone, 30 frames at a time
 //   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
 //   maptrip-bench --no-codecs ...             every phase but the codecs
 //
@@ -47,6 +48,33 @@ func cpuSeconds() -> Double {
     getrusage(RUSAGE_SELF.rawValue, &u)
     func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
     return s(u.ru_utime) + s(u.ru_stime)
+}
+
+/// When each frame was handed to the encoder (wall and process CPU seconds), written as JSON to a file
+/// for `--stretches`.
+final class FrameClock {
+    let path: String
+    var wall: [Double] = [], cpu: [Double] = []
+    init(path: String) { self.path = path }
+
+    func tick() {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        wall.append(now())
+        cpu.append(Double(t.tv_sec) + Double(t.tv_nsec) / 1e9)
+    }
+
+    func write() throws {
+        try JSONSerialization.data(withJSONObject: ["wall": wall, "cpu": cpu]).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func read(_ path: String) throws -> (wall: [Double], cpu: [Double]) {
+        let obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: [Double]]
+        guard let wall = obj?["wall"], let cpu = obj?["cpu"], wall.count == cpu.count else {
+            throw Failure(description: "no frame times in \(path)")
+        }
+        return (wall, cpu)
+    }
 }
 
 /// Peak resident memory of this process in MB: the kernel's high-water mark of its address space
@@ -132,7 +160,7 @@ func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) thr
 /// Encodes the captured pictures (read back from FRAMES, repeated as FLAGS says) with `settings` into
 /// `out`; returns the wall seconds and the number of frames sent.
 func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEncoderSettings, format: String,
-                    out: String) throws -> (seconds: Double, frames: Int) {
+                    out: String, clock: FrameClock? = nil) throws -> (seconds: Double, frames: Int) {
     let width = settings.width, height = settings.height
     let flags = [UInt8](try Data(contentsOf: URL(fileURLWithPath: flagsPath)))
     guard let input = FileHandle(forReadingAtPath: framesPath) else { throw Failure(description: "no \(framesPath)") }
@@ -169,6 +197,7 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
             }
         }
         try writer.send(frame: frame, pts: Int64(n))
+        clock?.tick()
     }
     try writer.finish()
     return (now() - start, flags.count)
@@ -176,12 +205,14 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
 
 /// child: encoder FRAMES FLAGS WIDTH HEIGHT FPS PRESET
 func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ height: Int, _ fps: Int,
-                _ preset: String, threads: Int? = nil) throws {
+                _ preset: String, threads: Int? = nil, clock: FrameClock? = nil) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
     let (settings, _) = try CodecProfile.profile(for: .h264).settings(
         options: EncodingOptions(preset: preset, threads: threads), width: width, height: height, fps: fps, transparent: false)
-    let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out)
+    let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out,
+                                               clock: clock)
+    try clock?.write()
     print("{\"seconds\":\(seconds),\"frames\":\(frames),\"peakMB\":\(peakMB()),\"cpu\":\(cpuSeconds())}")
 }
 
@@ -218,15 +249,17 @@ func encodeAV1(_ encoder: String, _ framesPath: String, _ flagsPath: String, _ w
 }
 
 /// child: pipeline SCENE PRESET
-func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil) throws {
+func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock: FrameClock? = nil) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-pipeline-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
     let start = now()
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
                         options: EncodingOptions(preset: preset, threads: threads),
                         environment: try renderEnvironment())
-    let summary = try job.run()
+    // The progress report comes on the encoding thread as each frame has been sent to the encoder.
+    let summary = try job.run(progress: clock.map { c in { _ in c.tick() } })
     let seconds = now() - start
+    try clock?.write()
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB()),"
           + "\"cpu\":\(cpuSeconds())}")
 }
@@ -882,6 +915,57 @@ func scaledScene(_ path: String, scale: Double) throws -> String {
     return out
 }
 
+/// `--stretches`: where the pipeline loses time to the encoder alone along the trip. Both record when
+/// each frame has been handed to the encoder; `runs` pairs, the order swapped every run; per stretch
+/// of 30 frames, the medians of each one's wall and CPU time (from the previous stretch's last frame,
+/// or from frame 0 for the first: start-up is left out), and what the trip does there (frames drawn).
+func stretchesPhase(scenePath: String, preset: String, runs: Int) throws {
+    let v = try loadScene(scenePath).video
+    let cap = try Capture(scenePath, tag: "stretches")
+    defer { cap.remove() }
+    let flags = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cap.flagsPath)))
+    let timesPath = NSTemporaryDirectory() + "maptrip-bench-times-\(getpid()).json"
+    defer { try? FileManager.default.removeItem(atPath: timesPath) }
+    var pipe: [(wall: [Double], cpu: [Double])] = [], enc: [(wall: [Double], cpu: [Double])] = []
+    for run in 0..<runs {
+        for side in (run % 2 == 0 ? [0, 1] : [1, 0]) {
+            if side == 0 {
+                _ = try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset,
+                               "--times", timesPath])
+                enc.append(try FrameClock.read(timesPath))
+            } else {
+                _ = try child(["pipeline", scenePath, preset, "--times", timesPath])
+                pipe.append(try FrameClock.read(timesPath))
+            }
+        }
+    }
+    let n = flags.count
+    guard (pipe + enc).allSatisfy({ $0.wall.count == n }) else {
+        throw Failure(description: "a run handed over a different number of frames than the trip's \(n)")
+    }
+    print("maptrip-bench --stretches: \(scenePath), \(v.width)x\(v.height), \(preset), \(runs) alternating pairs, medians; "
+          + "times from frame 0 handed to the encoder")
+    print("frames     drawn  pipeline ms  encoder ms  difference  cores pipeline  encoder")
+    var kinds: [String: (p: Double, e: Double)] = [:]
+    for first in stride(from: 0, to: n, by: 30) {
+        let last = min(first + 30, n) - 1, from = max(first - 1, 0)
+        func span(_ t: [(wall: [Double], cpu: [Double])], _ key: KeyPath<(wall: [Double], cpu: [Double]), [Double]>) -> Double {
+            median(t.map { $0[keyPath: key][last] - $0[keyPath: key][from] }) * 1000
+        }
+        let pw = span(pipe, \.wall), ew = span(enc, \.wall), pc = span(pipe, \.cpu), ec = span(enc, \.cpu)
+        let drawn = flags[first...last].reduce(0) { $0 + Int($1) }
+        let kind = first == 0 ? "the first stretch" : drawn * 2 >= last - first + 1 ? "moving stretches" : "still stretches"
+        kinds[kind, default: (0, 0)].p += pw
+        kinds[kind, default: (0, 0)].e += ew
+        print(String(format: "%4d-%-4d  %5d  %11.1f  %10.1f  %+10.1f  %14.2f  %7.2f", first, last, drawn, pw, ew, pw - ew,
+                     pc / max(pw, 1e-9), ec / max(ew, 1e-9)))
+    }
+    for kind in ["the first stretch", "moving stretches", "still stretches"] {
+        guard let k = kinds[kind] else { continue }
+        print(String(format: "%@: pipeline %.0f ms, encoder alone %.0f ms, %+.0f ms", kind, k.p, k.e, k.p - k.e))
+    }
+}
+
 /// `--json`: every figure #11 asks for as one JSON object on stdout (progress on stderr): per preset
 /// at the scene's size, veryfast at 4K (video.scale 2), the raster cache's SSIM at both, and memory
 /// against trip length.
@@ -922,12 +1006,19 @@ func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
     if args.first == "child" {
-        let a = Array(args.dropFirst())
+        var a = Array(args.dropFirst())
+        // --times FILE (encoder, pipeline): when each frame was handed to the encoder, for --stretches.
+        var clock: FrameClock?
+        if let i = a.firstIndex(of: "--times"), i + 1 < a.count {
+            clock = FrameClock(path: a[i + 1])
+            a.removeSubrange(i...(i + 1))
+        }
         switch a.first {
         case "capture": try capture(a[1], a[2], a[3])
         // An optional last argument: x264's thread count (default: the codec's choice).
-        case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6], threads: a.count > 7 ? Int(a[7]) : nil)
-        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil)
+        case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6], threads: a.count > 7 ? Int(a[7]) : nil,
+                                       clock: clock)
+        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil, clock: clock)
         case "codec": try codecRender(a[1], a[2])
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         case "preview": try previewOnce(a[1], Double(a[2])!)
@@ -958,6 +1049,11 @@ func main() throws {
     }
     if args.contains("--projections") {
         try projectionsPhase(scenePath: scenePath, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
+        return
+    }
+    if args.contains("--stretches") {
+        try stretchesPhase(scenePath: scenePath, preset: option("--presets", in: args) ?? "ultrafast",
+                           runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 4)
         return
     }
     if args.contains("--designer") {
