@@ -252,18 +252,24 @@ struct PlanarCompositeTests {
         #expect(total[1] < 0.5 && total[2] < 0.5, "U mean \(total[1]), V mean \(total[2]), worst \(worst[1]), \(worst[2])")
     }
 
-    @Test func aHeldCameraIsDrawnIntoI420FromTheVectorsOnce() throws {
-        // A camera at rest: drawn from the vectors once, converted, and copied for the frames after
-        // (a pin arriving, a card fading): exactly what drawing it in BGRA and converting gives; the
-        // scratch it was drawn through left transparent.
-        let rest = Camera(center: LonLat(lon: 10, lat: 50), zoom: 5)
-        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 4)
+    /// Two maps planned over a flight from Paris into `rest` (`count` frames) and two frames resting
+    /// there; the held view; and what drawing it from the vectors in BGRA and converting gives.
+    func heldAfterFlight(into rest: Camera, count: Int) throws
+        -> (cameras: [Camera], maps: [ShapefileBaseMap], held: Viewport, expected: Picture) {
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: count)
             + [rest, rest]
         let maps = try plannedMaps(cameras, width: 320, height: 180)
         let held = Viewport(camera: rest, width: 320, height: 180)
         let bgra = try ImageSurface(width: 320, height: 180)
         try bgra.withContext { try maps[0].draw(held, in: $0) }
-        let expected = try Picture(converting: bgra)
+        return (cameras, maps, held, try Picture(converting: bgra))
+    }
+
+    @Test func aHeldCameraIsDrawnIntoI420FromTheVectorsOnce() throws {
+        // A camera at rest: drawn from the vectors once, converted, and copied for the frames after
+        // (a pin arriving, a card fading): exactly what drawing it in BGRA and converting gives; the
+        // scratch it was drawn through left transparent.
+        let (_, maps, held, expected) = try heldAfterFlight(into: Camera(center: LonLat(lon: 10, lat: 50), zoom: 5), count: 4)
         let scratch = try ImageSurface(width: 320, height: 50)
         for _ in 0..<3 {
             let picture = Picture(width: 320, height: 180)
@@ -285,13 +291,7 @@ struct PlanarCompositeTests {
         // picture in I420 is its tiles copied one for one (shared with the frames flying in), and it
         // is what drawing it from the vectors in BGRA and converting gives.
         let rest = Camera(center: LonLat(lon: 10.3, lat: 50.2), zoom: 5.37).onPixelGrid(width: 320, height: 180, scale: 1)
-        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: 2, lat: 48), zoom: 4.6), rest, count: 6)
-            + [rest, rest]
-        let maps = try plannedMaps(cameras, width: 320, height: 180)
-        let held = Viewport(camera: rest, width: 320, height: 180)
-        let bgra = try ImageSurface(width: 320, height: 180)
-        try bgra.withContext { try maps[0].draw(held, in: $0) }
-        let expected = try Picture(converting: bgra)
+        let (cameras, maps, held, expected) = try heldAfterFlight(into: rest, count: 6)
         let scratch = try ImageSurface(width: 320, height: 50)
         for n in 0..<(cameras.count - 2) {
             let picture = Picture(width: 320, height: 180)
