@@ -53,6 +53,7 @@ func cpuSeconds() -> Double {
 /// When each frame was handed to the encoder (wall and process CPU seconds), written as JSON to a file
 /// for `--stretches`.
 final class FrameClock {
+    typealias Times = (wall: [Double], cpu: [Double])
     let path: String
     var wall: [Double] = [], cpu: [Double] = []
     init(path: String) { self.path = path }
@@ -68,7 +69,7 @@ final class FrameClock {
         try JSONSerialization.data(withJSONObject: ["wall": wall, "cpu": cpu]).write(to: URL(fileURLWithPath: path))
     }
 
-    static func read(_ path: String) throws -> (wall: [Double], cpu: [Double]) {
+    static func read(_ path: String) throws -> Times {
         let obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: [Double]]
         guard let wall = obj?["wall"], let cpu = obj?["cpu"], wall.count == cpu.count else {
             throw Failure(description: "no frame times in \(path)")
@@ -918,51 +919,54 @@ func scaledScene(_ path: String, scale: Double) throws -> String {
 /// `--stretches`: where the pipeline loses time to the encoder alone along the trip. Both record when
 /// each frame has been handed to the encoder; `runs` pairs, the order swapped every run; per stretch
 /// of 30 frames, the medians of each one's wall and CPU time (from the previous stretch's last frame,
-/// or from frame 0 for the first: start-up is left out), and what the trip does there (frames drawn).
-func stretchesPhase(scenePath: String, preset: String, runs: Int) throws {
+/// or from frame 0 for the first: start-up is left out), and what the trip does there (frames drawn);
+/// each preset in turn, on one capture.
+func stretchesPhase(scenePath: String, presets: [String], runs: Int) throws {
     let v = try loadScene(scenePath).video
     let cap = try Capture(scenePath, tag: "stretches")
     defer { cap.remove() }
     let flags = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cap.flagsPath)))
     let timesPath = NSTemporaryDirectory() + "maptrip-bench-times-\(getpid()).json"
     defer { try? FileManager.default.removeItem(atPath: timesPath) }
-    var pipe: [(wall: [Double], cpu: [Double])] = [], enc: [(wall: [Double], cpu: [Double])] = []
-    for run in 0..<runs {
-        for side in (run % 2 == 0 ? [0, 1] : [1, 0]) {
-            if side == 0 {
-                _ = try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset,
-                               "--times", timesPath])
-                enc.append(try FrameClock.read(timesPath))
-            } else {
-                _ = try child(["pipeline", scenePath, preset, "--times", timesPath])
-                pipe.append(try FrameClock.read(timesPath))
+    for preset in presets {
+        var pipe: [FrameClock.Times] = [], enc: [FrameClock.Times] = []
+        for run in 0..<runs {
+            for isEncoder in (run % 2 == 0 ? [true, false] : [false, true]) {
+                if isEncoder {
+                    _ = try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset,
+                                   "--times", timesPath])
+                    enc.append(try FrameClock.read(timesPath))
+                } else {
+                    _ = try child(["pipeline", scenePath, preset, "--times", timesPath])
+                    pipe.append(try FrameClock.read(timesPath))
+                }
             }
         }
-    }
-    let n = flags.count
-    guard (pipe + enc).allSatisfy({ $0.wall.count == n }) else {
-        throw Failure(description: "a run handed over a different number of frames than the trip's \(n)")
-    }
-    print("maptrip-bench --stretches: \(scenePath), \(v.width)x\(v.height), \(preset), \(runs) alternating pairs, medians; "
-          + "times from frame 0 handed to the encoder")
-    print("frames     drawn  pipeline ms  encoder ms  difference  cores pipeline  encoder")
-    var kinds: [String: (p: Double, e: Double)] = [:]
-    for first in stride(from: 0, to: n, by: 30) {
-        let last = min(first + 30, n) - 1, from = max(first - 1, 0)
-        func span(_ t: [(wall: [Double], cpu: [Double])], _ key: KeyPath<(wall: [Double], cpu: [Double]), [Double]>) -> Double {
-            median(t.map { $0[keyPath: key][last] - $0[keyPath: key][from] }) * 1000
+        let n = flags.count
+        guard (pipe + enc).allSatisfy({ $0.wall.count == n }) else {
+            throw Failure(description: "a run handed over a different number of frames than the trip's \(n)")
         }
-        let pw = span(pipe, \.wall), ew = span(enc, \.wall), pc = span(pipe, \.cpu), ec = span(enc, \.cpu)
-        let drawn = flags[first...last].reduce(0) { $0 + Int($1) }
-        let kind = first == 0 ? "the first stretch" : drawn * 2 >= last - first + 1 ? "moving stretches" : "still stretches"
-        kinds[kind, default: (0, 0)].p += pw
-        kinds[kind, default: (0, 0)].e += ew
-        print(String(format: "%4d-%-4d  %5d  %11.1f  %10.1f  %+10.1f  %14.2f  %7.2f", first, last, drawn, pw, ew, pw - ew,
-                     pc / max(pw, 1e-9), ec / max(ew, 1e-9)))
-    }
-    for kind in ["the first stretch", "moving stretches", "still stretches"] {
-        guard let k = kinds[kind] else { continue }
-        print(String(format: "%@: pipeline %.0f ms, encoder alone %.0f ms, %+.0f ms", kind, k.p, k.e, k.p - k.e))
+        print("maptrip-bench --stretches: \(scenePath), \(v.width)x\(v.height), \(preset), \(runs) alternating pairs, medians; "
+              + "times from frame 0 handed to the encoder")
+        print("frames     drawn  pipeline ms  encoder ms  difference  cores pipeline  encoder")
+        var kinds: [String: (p: Double, e: Double)] = [:]
+        for first in stride(from: 0, to: n, by: 30) {
+            let last = min(first + 30, n) - 1, from = max(first - 1, 0)
+            func span(_ t: [FrameClock.Times], _ key: KeyPath<FrameClock.Times, [Double]>) -> Double {
+                median(t.map { $0[keyPath: key][last] - $0[keyPath: key][from] }) * 1000
+            }
+            let pw = span(pipe, \.wall), ew = span(enc, \.wall), pc = span(pipe, \.cpu), ec = span(enc, \.cpu)
+            let drawn = flags[first...last].reduce(0) { $0 + Int($1) }
+            let kind = first == 0 ? "the first stretch" : drawn * 2 >= last - first + 1 ? "moving stretches" : "still stretches"
+            kinds[kind, default: (0, 0)].p += pw
+            kinds[kind, default: (0, 0)].e += ew
+            print(String(format: "%4d-%-4d  %5d  %11.1f  %10.1f  %+10.1f  %14.2f  %7.2f", first, last, drawn, pw, ew, pw - ew,
+                         pc / max(pw, 1e-9), ec / max(ew, 1e-9)))
+        }
+        for kind in ["the first stretch", "moving stretches", "still stretches"] {
+            guard let k = kinds[kind] else { continue }
+            print(String(format: "%@: pipeline %.0f ms, encoder alone %.0f ms, %+.0f ms", kind, k.p, k.e, k.p - k.e))
+        }
     }
 }
 
@@ -1052,7 +1056,8 @@ func main() throws {
         return
     }
     if args.contains("--stretches") {
-        try stretchesPhase(scenePath: scenePath, preset: option("--presets", in: args) ?? "ultrafast",
+        try stretchesPhase(scenePath: scenePath,
+                           presets: (option("--presets", in: args) ?? "ultrafast").split(separator: ",").map(String.init),
                            runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 4)
         return
     }
