@@ -50,12 +50,13 @@ func cpuSeconds() -> Double {
     return s(u.ru_utime) + s(u.ru_stime)
 }
 
-/// When each frame was handed to the encoder (wall and process CPU seconds), written as JSON to a file
-/// for `--stretches`.
+/// When each frame was handed to the encoder (wall and process CPU seconds), and when the timed run
+/// began and ended (wall), written as JSON to a file for `--stretches`.
 final class FrameClock {
-    typealias Times = (wall: [Double], cpu: [Double])
+    typealias Times = (wall: [Double], cpu: [Double], start: Double, end: Double)
     let path: String
     var wall: [Double] = [], cpu: [Double] = []
+    var start = 0.0, end = 0.0
     init(path: String) { self.path = path }
 
     func tick() {
@@ -66,15 +67,17 @@ final class FrameClock {
     }
 
     func write() throws {
-        try JSONSerialization.data(withJSONObject: ["wall": wall, "cpu": cpu]).write(to: URL(fileURLWithPath: path))
+        try JSONSerialization.data(withJSONObject: ["wall": wall, "cpu": cpu, "span": [start, end]])
+            .write(to: URL(fileURLWithPath: path))
     }
 
     static func read(_ path: String) throws -> Times {
         let obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: [Double]]
-        guard let wall = obj?["wall"], let cpu = obj?["cpu"], wall.count == cpu.count else {
+        guard let wall = obj?["wall"], let cpu = obj?["cpu"], let span = obj?["span"], wall.count == cpu.count,
+              span.count == 2 else {
             throw Failure(description: "no frame times in \(path)")
         }
-        return (wall, cpu)
+        return (wall, cpu, span[0], span[1])
     }
 }
 
@@ -168,6 +171,7 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
     let frame = try Frame(width: width, height: height, pixelFormat: .yuv420p)
     frame.colorTags = .bt601Limited
     let start = now()
+    clock?.start = start
     let writer = try VideoWriter(path: out, format: format, settings: settings)
     let planes = [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)]
     // One buffer, read into again for every picture: no allocation (and no fresh pages) per frame.
@@ -201,6 +205,7 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
         clock?.tick()
     }
     try writer.finish()
+    clock?.end = now()
     return (now() - start, flags.count)
 }
 
@@ -254,12 +259,14 @@ func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock:
     let out = NSTemporaryDirectory() + "maptrip-bench-pipeline-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
     let start = now()
+    clock?.start = start
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
                         options: EncodingOptions(preset: preset, threads: threads),
                         environment: try renderEnvironment())
     // The progress report comes on the encoding thread as each frame has been sent to the encoder.
     let summary = try job.run(progress: clock.map { c in { _ in c.tick() } })
     let seconds = now() - start
+    clock?.end = now()
     try clock?.write()
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB()),"
           + "\"cpu\":\(cpuSeconds())}")
@@ -963,10 +970,19 @@ func stretchesPhase(scenePath: String, presets: [String], runs: Int) throws {
             print(String(format: "%4d-%-4d  %5d  %11.1f  %10.1f  %+10.1f  %14.2f  %7.2f", first, last, drawn, pw, ew, pw - ew,
                          pc / max(pw, 1e-9), ec / max(ew, 1e-9)))
         }
-        for kind in ["the first stretch", "moving stretches", "still stretches"] {
+        // Outside the frames: from the start of the timed run to frame 0 (loading, opening the output,
+        // drawing the first frame), and from the last frame to the end (flushing, writing the file out).
+        kinds["before frame 0"] = (median(pipe.map { ($0.wall[0] - $0.start) * 1000 }),
+                                   median(enc.map { ($0.wall[0] - $0.start) * 1000 }))
+        kinds["after the last frame"] = (median(pipe.map { ($0.end - $0.wall[n - 1]) * 1000 }),
+                                         median(enc.map { ($0.end - $0.wall[n - 1]) * 1000 }))
+        for kind in ["before frame 0", "the first stretch", "moving stretches", "still stretches", "after the last frame"] {
             guard let k = kinds[kind] else { continue }
             print(String(format: "%@: pipeline %.0f ms, encoder alone %.0f ms, %+.0f ms", kind, k.p, k.e, k.p - k.e))
         }
+        print(String(format: "whole runs: pipeline %.0f ms, encoder alone %.0f ms, ratio of medians %.3f",
+                     median(pipe.map { ($0.end - $0.start) * 1000 }), median(enc.map { ($0.end - $0.start) * 1000 }),
+                     median(pipe.map { $0.end - $0.start }) / median(enc.map { $0.end - $0.start })))
     }
 }
 
