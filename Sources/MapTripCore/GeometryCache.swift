@@ -70,21 +70,15 @@ public struct GeometryCache: Sendable {
     /// most `maxBytes`; never `keeping` (the file just written). Files another render is writing
     /// (temporary names) are new, and stay.
     func prune(keeping: URL, now: Date = Date()) {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: directory.path) else { return }
-        var files: [(url: URL, used: Date, bytes: Int)] = []
-        for name in names where name != keeping.lastPathComponent {
-            let url = directory.appendingPathComponent(name)
-            guard let a = try? fm.attributesOfItem(atPath: url.path), a[.type] as? FileAttributeType == .typeRegular
-            else { continue }
-            files.append((url, a[.modificationDate] as? Date ?? .distantPast, (a[.size] as? NSNumber)?.intValue ?? 0))
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        let files = names.filter { $0 != keeping.lastPathComponent }.compactMap { name -> CacheBounds.Entry? in
+            let path = directory.appendingPathComponent(name).path
+            return CacheBounds.status(path).map { CacheBounds.Entry(path: path, used: $0.modified, bytes: $0.bytes) }
         }
-        let kept = (try? fm.attributesOfItem(atPath: keeping.path)[.size] as? NSNumber)?.intValue ?? 0
-        var total = kept + files.reduce(0) { $0 + $1.bytes }
-        for f in files.sorted(by: { $0.used < $1.used }) {
-            guard now.timeIntervalSince(f.used) > maxAge || total > maxBytes else { break }
-            if (try? fm.removeItem(at: f.url)) != nil { total -= f.bytes }
-        }
+        CacheBounds(maxAge: maxAge, maxBytes: maxBytes)
+            .prune(files, others: CacheBounds.status(keeping.path)?.bytes ?? 0, now: now) {
+                (try? FileManager.default.removeItem(atPath: $0)) != nil
+            }
     }
 
     /// The identity of the files at `paths` as the file system sees them now (size, modification
