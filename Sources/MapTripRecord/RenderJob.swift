@@ -25,12 +25,16 @@ public struct RenderEnvironment: Sendable {
     /// Where the embedded map's levels of detail are kept between renders (see `GeometryCache`;
     /// nil: each render builds its own from the shapefiles).
     public var geometryCache: GeometryCache?
+    /// Where the embedded map's tiles, as the raster cache draws them, are kept between renders (see
+    /// `DrawnTileCache`; nil: each render draws its own).
+    public var drawnTiles: DrawnTileCache?
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
                 tileTimeout: Double? = nil, processEnvironment: [String: String] = [:],
-                geometryCache: GeometryCache? = nil) {
+                geometryCache: GeometryCache? = nil, drawnTiles: DrawnTileCache? = nil) {
         self.assets = assets
         self.geometryCache = geometryCache
+        self.drawnTiles = drawnTiles
         self.contact = contact
         self.cacheDirectory = cacheDirectory
         self.strictTiles = strictTiles
@@ -280,7 +284,7 @@ public enum BaseMaps {
     public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
             return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
-                                        geometryCache: environment.geometryCache)
+                                        geometryCache: environment.geometryCache, drawnTiles: environment.drawnTiles)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

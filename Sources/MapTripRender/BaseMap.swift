@@ -51,9 +51,9 @@ public final class TransparentBaseMap: BaseMap {
     }
 }
 
-/// What a base map's raster cache did: tiles drawn from the vectors, frames composited from them, the
-/// most pixel memory it held and its bound; held cameras' pictures made (of them, those copied from
-/// tiles), and frames copied from them.
+/// What a base map's raster cache did: tiles drawn from the vectors (and read back from the drawn
+/// tile cache instead), frames composited from them, the most pixel memory it held and its bound;
+/// held cameras' pictures made (of them, those copied from tiles), and frames copied from them.
 public struct RasterCacheStatistics: Sendable, Equatable {
     public var tilesDrawn: Int
     public var framesComposited: Int
@@ -62,4 +62,5 @@ public struct RasterCacheStatistics: Sendable, Equatable {
     public var stillsDrawn: Int
     public var framesFromStill: Int
     public var stillsFromTiles: Int = 0
+    public var tilesRead: Int = 0
 }

@@ -82,6 +82,16 @@ final class RasterCache {
     private(set) var peakBytes = 0
     /// Tiles drawn from the vectors so far (a tile evicted and needed again counts again).
     private(set) var tilesDrawn = 0
+    /// Tiles read back from `store` instead (counted the same way).
+    private(set) var tilesRead = 0
+    /// Where tiles are kept between renders (nil: drawn in every render): each tile is looked for
+    /// there before it is drawn, and written there once drawn. Its recipe must name everything the
+    /// `TileDrawing` given depends on, and the cache's own `recipe`.
+    var store: DrawnTileStore?
+
+    /// What decides a tile's pixels here, for a store's recipe: the tile size (the border and the
+    /// form, BGRA or I420, are in each file's name).
+    var recipe: String { "raster cache/1 tile \(tileSize)" }
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
     /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else, and
@@ -223,9 +233,9 @@ final class RasterCache {
         return tiles(level: k, for: viewport).map { TileID(level: k, column: (($0.column % n) + n) % n, row: $0.row) }
     }
 
-    /// The tiles `ids` (level, column, row), those not at hand drawn by `draw` two at a time (each on
-    /// its own surface, by its own thread): a flight reaching a new level, or setting out from a held
-    /// picture, needs a frame's tiles at once.
+    /// The tiles `ids` (level, column, row), those not at hand read back from `store` or drawn by
+    /// `draw`, two at a time (each on its own surface, by its own thread): a flight reaching a new
+    /// level, or setting out from a held picture, needs a frame's tiles at once.
     private func rasters<S: Sequence>(_ ids: S, draw: TileDrawing, scale: Double) throws -> [TileID: Raster]
     where S.Element == TileID {
         var found: [TileID: Raster] = [:]
@@ -270,8 +280,14 @@ final class RasterCache {
                 drawing[key.worker].append(drawingSurfaces[key]!)
             }
         }
-        func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws {
+        // Each job's tile read back from the store, or drawn (and then kept there): true if read.
+        let store = store
+        func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws -> Bool {
             let job = jobs[i]
+            let name = "\(levelWidth(job.key.level))-\(job.key.column)-\(job.key.row).\(job.raster.form)-\(border)"
+            if let store, job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
+                return true
+            }
             switch job.raster {
             case .bgra(let s):
                 try draw(s, job.transforms, job.zoom, worker)
@@ -279,12 +295,17 @@ final class RasterCache {
                 try draw(surface!, job.transforms, job.zoom, worker)
                 try tile.convert(surface!)
             }
+            if let store {
+                job.raster.withBytes { store.write(name, width: job.raster.width, height: job.raster.height, from: .init($0)) }
+            }
+            return false
         }
+        var read = [Bool](repeating: false, count: jobs.count)
         if jobs.count == 1 {
-            try run(0, worker: 0, surface: drawing[0].first, draw: draw)
+            read[0] = try run(0, worker: 0, surface: drawing[0].first, draw: draw)
         } else if jobs.count > 1 {
             // Worker k draws jobs k, k + 2, ...; the first failure in job order is thrown.
-            let results = ConcurrentResults<Void>(count: jobs.count)
+            let results = ConcurrentResults<Bool>(count: jobs.count)
             withoutActuallyEscaping(draw) { draw in
                 let work = TileWork(draw: draw, run: run, drawing: drawing, count: jobs.count)
                 DispatchQueue.concurrentPerform(iterations: 2) { worker in
@@ -295,11 +316,11 @@ final class RasterCache {
                     }
                 }
             }
-            for i in jobs.indices { try results.get(i) }
+            for i in jobs.indices { read[i] = try results.get(i) }
         }
-        for job in jobs {
+        for (job, wasRead) in zip(jobs, read) {
             tick &+= 1
-            tilesDrawn += 1
+            if wasRead { tilesRead += 1 } else { tilesDrawn += 1 }
             tiles[job.key] = (job.raster, tick)
             found[job.key] = job.raster
             bytes += job.raster.byteCount
@@ -523,6 +544,28 @@ enum Raster {
         if case .planar(let t) = self { return t }
         return nil
     }
+
+    /// The form of its pixels, as a tile's file name says it.
+    var form: String {
+        switch self {
+        case .bgra: "bgra"
+        case .planar: "i420"
+        }
+    }
+
+    /// Its pixels as one run of bytes (a BGRA surface flushed before, and marked changed after); nil,
+    /// doing nothing, for a surface whose rows are padded.
+    func withBytes<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R? {
+        switch self {
+        case .bgra(let s):
+            guard s.stride == s.width * 4 else { return nil }
+            s.flush()
+            defer { s.markDirty() }
+            return body(UnsafeMutableRawBufferPointer(start: s.data, count: s.stride * s.height))
+        case .planar(let t):
+            return body(t.bytes)
+        }
+    }
 }
 
 /// A tile as I420 planes (width and height even, border included), converted from its BGRA drawing
@@ -540,6 +583,11 @@ final class PlanarTile {
     }
 
     deinit { memory.deallocate() }
+
+    /// The planes' bytes, one after the other.
+    var bytes: UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: memory, count: Self.bytes(width: width, height: height))
+    }
 
     /// The planes as a picture (to draw into, or to read from).
     var picture: PlanarPicture {
@@ -681,10 +729,11 @@ private struct CompositeJob: @unchecked Sendable {
 }
 
 /// The tile drawing handed to the two threads (each calls it for its own tiles only): `run` draws
-/// job i with `draw`, as worker k, in the picture given (planar tiles' BGRA drawing).
+/// job i with `draw`, as worker k, in the picture given (planar tiles' BGRA drawing), or reads it back
+/// from the drawn tile cache (true).
 private struct TileWork: @unchecked Sendable {
     let draw: RasterCache.TileDrawing
-    let run: (Int, Int, ImageSurface?, RasterCache.TileDrawing) throws -> Void
+    let run: (Int, Int, ImageSurface?, RasterCache.TileDrawing) throws -> Bool
     let drawing: [[ImageSurface]]
     let count: Int
 }

@@ -3,6 +3,7 @@ import Foundation
 import MapTripCore
 import Proj
 import Shapefile
+import YUV
 
 /// A shapefile read with shapelib and projected once with PROJ (EPSG:4326 to Web Mercator) into
 /// the unit world, with the boxes that let each frame touch only what it shows. The globe takes the
@@ -173,6 +174,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// is drawn from the vectors.
     public let cachesRasters: Bool
     private var cache: RasterCache?
+    private let drawnTiles: DrawnTileCache?
     /// The cameras `plan(frames:)` found worth compositing from the raster cache, each with its place
     /// in the order they are composited (the cache's schedule).
     private var plannedCameras: [Camera: Int] = [:]
@@ -192,10 +194,13 @@ public final class ShapefileBaseMap: BaseMap {
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own). `geometryCache`: where this map's levels are kept between runs, when
-    /// it loads its own (a store has its own cache).
+    /// it loads its own (a store has its own cache). `drawnTiles`: where the raster cache's tiles are
+    /// kept between runs (nil: drawn in every render).
     public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
-                store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil, cachesRasters: Bool = true) throws {
+                store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil, drawnTiles: DrawnTileCache? = nil,
+                cachesRasters: Bool = true) throws {
         self.store = store ?? ShapefileStore(cache: geometryCache)
+        self.drawnTiles = drawnTiles
         self.cachesRasters = cachesRasters
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
@@ -258,7 +263,7 @@ public final class ShapefileBaseMap: BaseMap {
         cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
                                           peakBytes: $0.peakBytes, limitBytes: $0.limitBytes, stillsDrawn: stillsDrawn,
                                           framesFromStill: framesFromStill,
-                                          stillsFromTiles: heldPicturesFromTiles) }
+                                          stillsFromTiles: heldPicturesFromTiles, tilesRead: $0.tilesRead) }
     }
 
     /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat
@@ -311,9 +316,27 @@ public final class ShapefileBaseMap: BaseMap {
             }
         }
         cache.schedule(scheduled)
+        if let drawnTiles {
+            let recipe = tileRecipe(cache, scale: scale)
+            if cache.store?.recipe != recipe { cache.store = drawnTiles.store(recipe: recipe) }
+        }
         plannedScale = scheduled.isEmpty ? nil : scale
         cache.resamples = compositesWithOwnKernel
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
+    }
+
+    /// Everything the raster cache's tiles depend on (`tileDrawing`), for the drawn tile cache: this
+    /// build of maptrip, the libraries that draw and convert them, the map's files and how their
+    /// levels are made, its style and layers, the pixel ratio, the cache's tiles.
+    func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
+        var lines = ["maptrip drawn tiles/1", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)",
+                     ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "style \(String(reflecting: style))",
+                     "layers \(String(reflecting: layers))"]
+        for source in Set(layers.map(\.source)).sorted() {
+            let base = directory.appendingPathComponent(source).path
+            lines.append(source + " " + GeometryCache.identity(of: [base + ".shp", base + ".shx", base + ".prj"]))
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Whether tiles are composited with maptrip's own bilinear kernel where the CPU runs it (else with

@@ -20,6 +20,9 @@ public struct YUVError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Thin wrapper over libyuv's colour conversions.
 public enum YUV {
+    /// libyuv's version (its headers' LIBYUV_VERSION), e.g. 1857.
+    public static let version = Int(LIBYUV_VERSION)
+
     /// Converts 32-bit B,G,R,A pixels (libyuv's "ARGB", i.e. Cairo's ARGB32 on little-endian) to planar
     /// I420 (YUV 4:2:0) with the BT.601 matrix in limited range (Y 16...235, U/V 16...240); alpha is
     /// ignored. Odd sizes are fine: chroma planes are ceil(width/2) x ceil(height/2).

@@ -103,13 +103,15 @@ func assetsURL() throws -> URL {
     try AssetLocator.locate(explicit: nil, environment: ProcessInfo.processInfo.environment)
 }
 
-/// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept
-/// between renders in `$XDG_CACHE_HOME/maptrip/geometry` (the benchmark gives its children a cache
-/// folder of its own, warmed by its first child: the capture of the pictures).
-func renderEnvironment() throws -> RenderEnvironment {
+/// The environment `maptrip render` gives a render: the embedded map, its levels of detail and its
+/// drawn tiles kept between renders in `$XDG_CACHE_HOME/maptrip/geometry` and `drawn-tiles` (the
+/// benchmark gives its children a cache folder of its own, warmed by its first children). `tiles`:
+/// another folder for the drawn tiles (a cold render's, empty).
+func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
     return RenderEnvironment(assets: try assetsURL(),
-                             geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) })
+                             geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
+                             drawnTiles: (tiles ?? CacheDirectories.default("drawn-tiles", environment: env)).map { DrawnTileCache(directory: $0) })
 }
 
 /// The children's `XDG_CACHE_HOME`: the benchmark's own, not the user's.
@@ -254,15 +256,20 @@ func encodeAV1(_ encoder: String, _ framesPath: String, _ flagsPath: String, _ w
           + "\"height\":\(height),\"fps\":\(fps),\"peakMB\":\(peakMB())}")
 }
 
-/// child: pipeline SCENE PRESET
-func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock: FrameClock? = nil) throws {
+/// child: pipeline SCENE PRESET [THREADS]; `cold`: the first render of the map, its drawn tile cache
+/// empty (a folder of its own, removed after), every tile drawn and written there.
+func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock: FrameClock? = nil, cold: Bool = false) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-pipeline-\(getpid()).mp4"
-    defer { try? FileManager.default.removeItem(atPath: out) }
+    let tiles = cold ? URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-cold-tiles-\(getpid())") : nil
+    defer {
+        try? FileManager.default.removeItem(atPath: out)
+        if let tiles { try? FileManager.default.removeItem(at: tiles) }
+    }
     let start = now()
     clock?.start = start
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
                         options: EncodingOptions(preset: preset, threads: threads),
-                        environment: try renderEnvironment())
+                        environment: try renderEnvironment(tiles: tiles))
     // The progress report comes on the encoding thread as each frame has been sent to the encoder.
     let summary = try job.run(progress: clock.map { c in { _ in c.tick() } })
     let seconds = now() - start
@@ -859,8 +866,11 @@ final class I420Buffers {
 }
 
 /// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
-/// alternating. Returns per preset: pipeline and encoder-alone frames per second, the time ratio's
-/// median, min and max, and the peak memory of each and the difference.
+/// alternating. The pipeline as a render finds the map after its first render (its drawn tiles kept,
+/// read back: one untimed render first fills the cache), and as a first render (`cold`: the cache
+/// empty, every tile drawn and written). Returns per preset: pipeline and encoder-alone frames per
+/// second, the time ratio's median, min and max (and the first render's), and the peak memory of
+/// each and the difference.
 func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], runs: Int,
                   show: Bool) throws -> [String: [String: Double]] {
     let v = try loadScene(scenePath).video
@@ -870,30 +880,38 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
               + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
-              + "figures are medians, the ratio's range in brackets")
+              + "figures are medians, the ratio's range in brackets; the pipeline with the map's drawn tiles kept from a "
+              + "render before, and as the map's first render (its tile cache empty)")
         print("")
-        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        peak MB pipeline  encoder  beyond encoder"
-              + "   CPU s pipeline  encoder")
+        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        first render time"
+              + "            peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
     }
+    if let first = presets.first { _ = try child(["pipeline", scenePath, first]) }
     var out: [String: [String: Double]] = [:]
     for preset in presets {
-        var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
+        var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], cold: [[String: Double]] = []
         for _ in 0..<runs {
             enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
             pipe.append(try child(["pipeline", scenePath, preset]))
+            cold.append(try child(["pipeline", scenePath, preset, "--cold"]))
         }
         let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
         let ratios = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
+        let coldRatios = zip(cold, enc).map { $0["seconds"]! / $1["seconds"]! }
         let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
         out[preset] = ["pipelineFPS": Double(frames) / ps, "encoderFPS": Double(frames) / es, "ratioMedian": median(ratios),
-                       "ratioMin": ratios.min()!, "ratioMax": ratios.max()!, "peakMBPipeline": pm, "peakMBEncoder": em,
-                       "peakMBBeyond": pm - em,
+                       "ratioMin": ratios.min()!, "ratioMax": ratios.max()!,
+                       "pipelineColdFPS": Double(frames) / median(cold.map { $0["seconds"]! }),
+                       "ratioColdMedian": median(coldRatios), "ratioColdMin": coldRatios.min()!,
+                       "ratioColdMax": coldRatios.max()!,
+                       "peakMBPipeline": pm, "peakMBEncoder": em, "peakMBBeyond": pm - em,
                        // CPU seconds of each whole process (user and system, start-up included).
                        "cpuPipeline": median(pipe.map { $0["cpu"]! }), "cpuEncoder": median(enc.map { $0["cpu"]! })]
         if show {
-            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f  %15.2f  %7.2f",
+            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f  %15.2f  %7.2f",
                          preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
-                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!, pm, em, pm - em,
+                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!,
+                         median(coldRatios), coldRatios.min()!, coldRatios.max()!, pm, em, pm - em,
                          out[preset]!["cpuPipeline"]!, out[preset]!["cpuEncoder"]!))
         }
     }
@@ -1033,12 +1051,15 @@ func main() throws {
             clock = FrameClock(path: a[i + 1])
             a.removeSubrange(i...(i + 1))
         }
+        // --cold (pipeline): with an empty drawn tile cache.
+        let cold = a.contains("--cold")
+        a.removeAll { $0 == "--cold" }
         switch a.first {
         case "capture": try capture(a[1], a[2], a[3])
         // An optional last argument: x264's thread count (default: the codec's choice).
         case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6], threads: a.count > 7 ? Int(a[7]) : nil,
                                        clock: clock)
-        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil, clock: clock)
+        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil, clock: clock, cold: cold)
         case "codec": try codecRender(a[1], a[2])
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         case "preview": try previewOnce(a[1], Double(a[2])!)

@@ -158,6 +158,9 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Build the embedded map's levels of detail from its shapefiles, without reading or writing them in $XDG_CACHE_HOME/maptrip/geometry.")
     var noGeometryCache = false
 
+    @Flag(help: "Draw every tile of the embedded map from its vectors, without reading or writing them in $XDG_CACHE_HOME/maptrip/drawn-tiles.")
+    var noDrawnTileCache = false
+
     func validate() throws {
         if let t = tileTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--tile-timeout must be more than 0 and at most 3600 seconds, not \(t)")
@@ -170,6 +173,7 @@ struct CommonOptions: ParsableArguments {
             assets: try AssetLocator.locate(explicit: assets, environment: env),
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
             strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env,
-            geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) })
+            geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
+            drawnTiles: noDrawnTileCache ? nil : CacheDirectories.default("drawn-tiles", environment: env).map { DrawnTileCache(directory: $0) })
     }
 }

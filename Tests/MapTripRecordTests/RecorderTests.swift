@@ -248,6 +248,42 @@ struct RecorderTests {
         }
     }
 
+    @Test func tilesReadFromTheDrawnTileCacheEncodeTheSameVideo() throws {
+        // `maptrip render` twice with the drawn tile cache: the first draws the flights' tiles and
+        // keeps them, the second reads them back and writes none; decoded, the two videos are the
+        // same frames, and the same as a render without the cache.
+        try Trip.withDirectory("drawn-tiles") { dir in
+            let tiles = DrawnTileCache(directory: dir.appendingPathComponent("tiles"))
+            func render(_ name: String, _ cache: DrawnTileCache?) throws -> [BGRAImage] {
+                var environment = Self.environment()
+                environment.drawnTiles = cache
+                let scene = try TripScene.korea.write(to: dir, name: "\(name).json")
+                let out = dir.appendingPathComponent("\(name).mp4")
+                _ = try RenderJob(scene: scene, output: out, environment: environment).run()
+                let reader = try VideoReader(path: out.path)
+                var images: [BGRAImage] = []
+                while let image = try reader.nextImage() { images.append(image) }
+                return images
+            }
+            func files() throws -> [String: Date] {
+                var out: [String: Date] = [:]
+                for folder in try FileManager.default.contentsOfDirectory(at: tiles.directory, includingPropertiesForKeys: nil) {
+                    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                        out[name] = CacheBounds.status(folder.appendingPathComponent(name).path)?.modified
+                    }
+                }
+                return out
+            }
+            let first = try render("first", tiles)
+            let kept = try files()
+            #expect(kept.keys.filter { $0.hasSuffix(".i420-2") }.count >= 4, "\(kept.keys.sorted())")
+            let second = try render("second", tiles)
+            #expect(try files() == kept)
+            let without = try render("without", nil)
+            #expect(first.count == 84 && second == first && without == first)
+        }
+    }
+
     // MARK: Cancellation and failures
 
     @Test func alreadyCancelledRenderLeavesNothingAndKeepsTheOldOutput() throws {

@@ -1,2 +1,3 @@
 #pragma once
 #include <cairo.h>
+#include <pixman.h>

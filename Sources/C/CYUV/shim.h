@@ -5,3 +5,4 @@
 #include <libyuv/convert_argb.h>
 #include <libyuv/planar_functions.h>
 #include <libyuv/scale_argb.h>
+#include <libyuv/version.h>
