@@ -35,6 +35,12 @@ final class RasterCache {
         var level: Int
         var column: Int
         var row: Int
+
+        /// One word for the three (a frame looks its tiles up several times: one combine, not three).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(truncatingIfNeeded: level) << 58 ^ UInt64(truncatingIfNeeded: column) << 29
+                           ^ UInt64(truncatingIfNeeded: row))
+        }
     }
 
     private var tiles: [TileID: (raster: Raster, tick: UInt64)] = [:]
@@ -53,6 +59,7 @@ final class RasterCache {
         didSet {
             guard planar != oldValue else { return }
             tiles = [:]
+            evictions += 1
             spare = []
             drawingSurfaces = [:]
             bytes = 0
@@ -140,6 +147,7 @@ final class RasterCache {
         guard all != widths else { return }
         widths = all
         tiles = [:]
+        evictions += 1
         spare = []
         bytes = 0
     }
@@ -360,6 +368,7 @@ final class RasterCache {
     /// BGRA 897 -> 868. Tiles no frame shows again go first; without a schedule, the least recently used.
     func schedule(_ frames: [[TileID]]) {
         uses = [:]
+        complete = nil
         scheduled = frames
         for (i, ids) in frames.enumerated() {
             for id in Set(ids) { uses[id, default: []].append(i) }
@@ -381,8 +390,18 @@ final class RasterCache {
         guard framesComposited > 0 else { return false }
         let end = min(position + 1 + horizon, scheduled.count)
         guard position + 1 < end else { return false }
-        for q in (position + 1)..<end {
-            guard let id = scheduled[q].first(where: { tiles[$0] == nil }) else { continue }
+        // Frames found with every tile at hand by an earlier call are not looked through again while
+        // no tile has gone since.
+        var start = position + 1, first = position + 1
+        if let c = complete, c.evictions == evictions, c.from <= first {
+            start = c.from
+            first = max(first, c.through + 1)
+        }
+        for q in first..<max(first, end) {
+            guard let id = scheduled[q].first(where: { tiles[$0] == nil }) else {
+                complete = (start, q, evictions)
+                continue
+            }
             let size = tileBytes(id)
             if bytes + size > tileRoom {
                 // Room from tiles shown only after frame q (or never again), furthest first; none
@@ -397,6 +416,11 @@ final class RasterCache {
         }
         return false
     }
+
+    /// Scheduled frames `prefetch` found with every tile at hand, from ... through, and `evictions` then.
+    private var complete: (from: Int, through: Int, evictions: Int)?
+    /// Tiles let go so far (evicted, or all at once).
+    private var evictions = 0
 
     /// The position of the next frame after `position` that shows `id` (Int.max: none).
     private func nextUse(_ id: TileID) -> Int {
@@ -418,6 +442,7 @@ final class RasterCache {
         for (key, e, next) in order where !keeping.contains(key) && next > after {
             if bytes + incoming <= room { break }
             tiles[key] = nil
+            evictions += 1
             bytes -= e.raster.byteCount
             if reuse { spare.append(e.raster) }
         }
