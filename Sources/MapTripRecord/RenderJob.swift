@@ -191,6 +191,11 @@ public struct RenderJob {
     /// temporary file is removed and an existing output is left as it was.
     public func run(cancellation: Cancellation = Cancellation(),
                     progress: ((RenderProgress) -> Void)? = nil) throws -> RecordSummary {
+        // Text's set-up beside the scene's loading, the map's and the encoder's opening (it is waited
+        // for before the first frame is drawn, and before returning).
+        let text = DispatchGroup()
+        DispatchQueue.global().async(group: text) { TextSetup.warmUp() }
+        defer { text.wait() }
         let prepared = try prepare()
         let scene = prepared.scene
         let plan = prepared.plan
@@ -216,6 +221,7 @@ public struct RenderJob {
 
         var palette: Frame?
         if plan.codec == .gif {
+            text.wait()
             // Two passes over the same (deterministic) pictures: a palette made for the clip, then the clip.
             let pass = try GIFPalettePass(width: video.width, height: video.height, fps: video.fps,
                                           transparent: plan.transparent)
@@ -234,6 +240,7 @@ public struct RenderJob {
                                   duration: recorder.timeline.duration, firstFrame: part?.lowerBound ?? 0)
         let sink: FrameSink = live ? PacedSink(out, fps: video.fps) : out
         var summary: RecordSummary
+        text.wait()
         do {
             summary = try recorder.record(to: sink, frames: part, cancellation: cancellation) { p in
                 guard palette != nil else { return progress?(p) ?? () }

@@ -61,6 +61,22 @@ public struct TextStyle: Sendable {
     }
 }
 
+/// Text's one-time set-up: fontconfig reads its configuration and font caches, and the labels' font
+/// is found and opened, the first time any text is laid out in the process (5-10 ms). `warmUp` does it
+/// now, on the calling thread: a render starts it beside the map's loading and the encoder's opening,
+/// and waits for it before drawing, so that the first frame's labels find it done.
+public enum TextSetup {
+    public static func warmUp(_ style: TextStyle = TextStyle(size: 16, color: Color(red: 0, green: 0, blue: 0, alpha: 1))) {
+        guard let surface = try? ImageSurface(width: 8, height: 8), let font = try? style.font(scale: 1) else { return }
+        _ = try? surface.withContext { cr in
+            let layout = try Layout(context: cr)
+            layout.setFont(font)
+            layout.text = "Ag"
+            _ = layout.inkRect
+        }
+    }
+}
+
 /// Lays out text once per (text, style) and keeps the layouts for the frames that follow: a
 /// trip's labels are the same every frame, only their positions move.
 final class TextCache {
