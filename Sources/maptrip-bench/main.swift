@@ -103,15 +103,22 @@ func assetsURL() throws -> URL {
     try AssetLocator.locate(explicit: nil, environment: ProcessInfo.processInfo.environment)
 }
 
-/// The environment `maptrip render` gives a render: the embedded map, its levels of detail and its
-/// drawn tiles kept between renders in `$XDG_CACHE_HOME/maptrip/geometry` and `drawn-tiles` (the
-/// benchmark gives its children a cache folder of its own, warmed by its first children). `tiles`:
-/// another folder for the drawn tiles (a cold render's, empty).
+/// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept
+/// between renders in `$XDG_CACHE_HOME/maptrip/geometry` (the benchmark gives its children a cache
+/// folder of its own, warmed by its first child: the capture of the pictures). `tiles`: where its
+/// drawn tiles are kept (`--drawn-tile-cache`; nil: none kept).
 func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
     return RenderEnvironment(assets: try assetsURL(),
                              geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
-                             drawnTiles: (tiles ?? CacheDirectories.default("drawn-tiles", environment: env)).map { DrawnTileCache(directory: $0) })
+                             drawnTiles: tiles.map { DrawnTileCache(directory: $0) })
+}
+
+/// The kinds of render the pipeline child times: as `maptrip render` does by default (no drawn tile
+/// cache), and with `--drawn-tile-cache`, its tiles kept from a render before (`warm`) or as the map's
+/// first render, its folder empty (`cold`).
+enum TileCacheRun: String {
+    case none, warm, cold
 }
 
 /// The children's `XDG_CACHE_HOME`: the benchmark's own, not the user's.
@@ -256,14 +263,20 @@ func encodeAV1(_ encoder: String, _ framesPath: String, _ flagsPath: String, _ w
           + "\"height\":\(height),\"fps\":\(fps),\"peakMB\":\(peakMB())}")
 }
 
-/// child: pipeline SCENE PRESET [THREADS]; `cold`: the first render of the map, its drawn tile cache
-/// empty (a folder of its own, removed after), every tile drawn and written there.
-func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock: FrameClock? = nil, cold: Bool = false) throws {
+/// child: pipeline SCENE PRESET [THREADS] [--tiles warm|cold] (see `TileCacheRun`; a cold run's folder
+/// is its own, removed after).
+func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock: FrameClock? = nil,
+              tileCache: TileCacheRun = .none) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-pipeline-\(getpid()).mp4"
-    let tiles = cold ? URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-cold-tiles-\(getpid())") : nil
+    let env = ProcessInfo.processInfo.environment
+    let tiles: URL? = switch tileCache {
+    case .none: nil
+    case .warm: CacheDirectories.default("drawn-tiles", environment: env)
+    case .cold: URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-cold-tiles-\(getpid())")
+    }
     defer {
         try? FileManager.default.removeItem(atPath: out)
-        if let tiles { try? FileManager.default.removeItem(at: tiles) }
+        if tileCache == .cold, let tiles { try? FileManager.default.removeItem(at: tiles) }
     }
     let start = now()
     clock?.start = start
@@ -866,11 +879,11 @@ final class I420Buffers {
 }
 
 /// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
-/// alternating. The pipeline as a render finds the map after its first render (its drawn tiles kept,
-/// read back: one untimed render first fills the cache), and as a first render (`cold`: the cache
-/// empty, every tile drawn and written). Returns per preset: pipeline and encoder-alone frames per
-/// second, the time ratio's median, min and max (and the first render's), and the peak memory of
-/// each and the difference.
+/// alternating: as `maptrip render` runs by default, and with `--drawn-tile-cache` (`TileCacheRun`):
+/// its tiles kept from a render before (one untimed render first fills the cache) and as the map's
+/// first render (its cache empty, every tile drawn and written). Returns per preset: pipeline and
+/// encoder-alone frames per second, the time ratio's median, min and max (and with the cache, warm
+/// and cold), and the peak memory of each and the difference.
 func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], runs: Int,
                   show: Bool) throws -> [String: [String: Double]] {
     let v = try loadScene(scenePath).video
@@ -880,38 +893,40 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
               + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
-              + "figures are medians, the ratio's range in brackets; the pipeline with the map's drawn tiles kept from a "
-              + "render before, and as the map's first render (its tile cache empty)")
+              + "figures are medians, the ratio's range in brackets; with --drawn-tile-cache: the tiles kept from a render "
+              + "before, and the map's first render (its cache empty)")
         print("")
-        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        first render time"
-              + "            peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
+        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        with tiles kept"
+              + "              first render with the cache   peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
     }
-    if let first = presets.first { _ = try child(["pipeline", scenePath, first]) }
+    if let first = presets.first { _ = try child(["pipeline", scenePath, first, "--tiles", "warm"]) }
     var out: [String: [String: Double]] = [:]
     for preset in presets {
-        var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], cold: [[String: Double]] = []
+        var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], warm: [[String: Double]] = [],
+            cold: [[String: Double]] = []
         for _ in 0..<runs {
             enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
             pipe.append(try child(["pipeline", scenePath, preset]))
-            cold.append(try child(["pipeline", scenePath, preset, "--cold"]))
+            warm.append(try child(["pipeline", scenePath, preset, "--tiles", "warm"]))
+            cold.append(try child(["pipeline", scenePath, preset, "--tiles", "cold"]))
         }
         let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
-        let ratios = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
-        let coldRatios = zip(cold, enc).map { $0["seconds"]! / $1["seconds"]! }
+        func ratios(_ runs: [[String: Double]]) -> [Double] { zip(runs, enc).map { $0["seconds"]! / $1["seconds"]! } }
+        let r = ratios(pipe), rw = ratios(warm), rc = ratios(cold)
         let pm = median(pipe.map { $0["peakMB"]! }), em = median(enc.map { $0["peakMB"]! })
-        out[preset] = ["pipelineFPS": Double(frames) / ps, "encoderFPS": Double(frames) / es, "ratioMedian": median(ratios),
-                       "ratioMin": ratios.min()!, "ratioMax": ratios.max()!,
-                       "pipelineColdFPS": Double(frames) / median(cold.map { $0["seconds"]! }),
-                       "ratioColdMedian": median(coldRatios), "ratioColdMin": coldRatios.min()!,
-                       "ratioColdMax": coldRatios.max()!,
+        out[preset] = ["pipelineFPS": Double(frames) / ps, "encoderFPS": Double(frames) / es, "ratioMedian": median(r),
+                       "ratioMin": r.min()!, "ratioMax": r.max()!,
+                       "ratioTilesKeptMedian": median(rw), "ratioTilesKeptMin": rw.min()!, "ratioTilesKeptMax": rw.max()!,
+                       "ratioTilesFirstMedian": median(rc), "ratioTilesFirstMin": rc.min()!, "ratioTilesFirstMax": rc.max()!,
                        "peakMBPipeline": pm, "peakMBEncoder": em, "peakMBBeyond": pm - em,
                        // CPU seconds of each whole process (user and system, start-up included).
                        "cpuPipeline": median(pipe.map { $0["cpu"]! }), "cpuEncoder": median(enc.map { $0["cpu"]! })]
         if show {
-            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %8.3f [%.3f-%.3f]  %16.0f  %7.0f  %14.0f  %15.2f  %7.2f",
+            print(String(format: "%@  %12.1f  %8.1fx  %17.1f  %8.3f [%.3f-%.3f]  %8.3f [%.3f-%.3f]  %8.3f [%.3f-%.3f]"
+                         + "          %16.0f  %7.0f  %14.0f  %15.2f  %7.2f",
                          preset.padding(toLength: 10, withPad: " ", startingAt: 0), Double(frames) / ps, duration / ps,
-                         Double(frames) / es, median(ratios), ratios.min()!, ratios.max()!,
-                         median(coldRatios), coldRatios.min()!, coldRatios.max()!, pm, em, pm - em,
+                         Double(frames) / es, median(r), r.min()!, r.max()!, median(rw), rw.min()!, rw.max()!,
+                         median(rc), rc.min()!, rc.max()!, pm, em, pm - em,
                          out[preset]!["cpuPipeline"]!, out[preset]!["cpuEncoder"]!))
         }
     }
@@ -1051,15 +1066,19 @@ func main() throws {
             clock = FrameClock(path: a[i + 1])
             a.removeSubrange(i...(i + 1))
         }
-        // --cold (pipeline): with an empty drawn tile cache.
-        let cold = a.contains("--cold")
-        a.removeAll { $0 == "--cold" }
+        // --tiles warm|cold (pipeline): with the drawn tile cache (see TileCacheRun).
+        var tileCache = TileCacheRun.none
+        if let i = a.firstIndex(of: "--tiles"), i + 1 < a.count {
+            guard let kind = TileCacheRun(rawValue: a[i + 1]) else { throw Failure(description: "--tiles warm or cold") }
+            tileCache = kind
+            a.removeSubrange(i...(i + 1))
+        }
         switch a.first {
         case "capture": try capture(a[1], a[2], a[3])
         // An optional last argument: x264's thread count (default: the codec's choice).
         case "encoder": try encodeOnly(a[1], a[2], Int(a[3])!, Int(a[4])!, Int(a[5])!, a[6], threads: a.count > 7 ? Int(a[7]) : nil,
                                        clock: clock)
-        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil, clock: clock, cold: cold)
+        case "pipeline": try pipeline(a[1], a[2], threads: a.count > 3 ? Int(a[3]) : nil, clock: clock, tileCache: tileCache)
         case "codec": try codecRender(a[1], a[2])
         case "av1": try encodeAV1(a[1], a[2], a[3], Int(a[4])!, Int(a[5])!, Int(a[6])!)
         case "preview": try previewOnce(a[1], Double(a[2])!)

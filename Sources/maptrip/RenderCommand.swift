@@ -158,8 +158,8 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Build the embedded map's levels of detail from its shapefiles, without reading or writing them in $XDG_CACHE_HOME/maptrip/geometry.")
     var noGeometryCache = false
 
-    @Flag(help: "Draw every tile of the embedded map from its vectors, without reading or writing them in $XDG_CACHE_HOME/maptrip/drawn-tiles.")
-    var noDrawnTileCache = false
+    @Flag(help: "Keep the embedded map's tiles as drawn in $XDG_CACHE_HOME/maptrip/drawn-tiles, and read them back in later renders of the same map (re-renders and batches over one region are faster; the first render, which writes them, is slower).")
+    var drawnTileCache = false
 
     func validate() throws {
         if let t = tileTimeout, !(t > 0 && t <= 3600) {
@@ -174,6 +174,6 @@ struct CommonOptions: ParsableArguments {
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
             strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env,
             geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
-            drawnTiles: noDrawnTileCache ? nil : CacheDirectories.default("drawn-tiles", environment: env).map { DrawnTileCache(directory: $0) })
+            drawnTiles: drawnTileCache ? CacheDirectories.default("drawn-tiles", environment: env).map { DrawnTileCache(directory: $0) } : nil)
     }
 }
