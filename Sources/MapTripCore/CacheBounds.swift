@@ -44,6 +44,13 @@ public struct CacheBounds: Sendable, Equatable {
         return removed
     }
 
+    /// Marks the file at `path`, last modified at `modified`, as used now, if it was last marked more
+    /// than a day ago (a file read back: once a day is enough for pruning, and spares the disk a
+    /// metadata write on every read).
+    public static func markUsed(_ path: String, modified: Date, now: Date = Date()) {
+        if now.timeIntervalSince(modified) > 86_400 { utimensat(AT_FDCWD, path, nil, 0) }
+    }
+
     /// The size and modification time of the regular file at `path` (nil: none, or not a regular file).
     /// `stat` itself: Foundation's attributes also look the owner's name up, file by file.
     public static func status(_ path: String) -> (bytes: Int, modified: Date)? {

@@ -44,26 +44,29 @@ public struct DrawnTileCache: Sendable {
         guard let maps = try? fm.contentsOfDirectory(atPath: directory.path) else { return }
         var entries: [CacheBounds.Entry] = []
         var others = 0
+        // Per map's folder, the files in it but its recipe that are left.
+        var left: [String: Int] = [:]
         for map in maps {
             let folder = directory.appendingPathComponent(map).path
             guard let names = try? fm.contentsOfDirectory(atPath: folder) else { continue }
+            left[folder] = 0
             for name in names {
                 let path = folder + "/" + name
+                if name != DrawnTileStore.recipeName { left[folder, default: 0] += 1 }
                 guard let s = CacheBounds.status(path) else { continue }
                 if name == DrawnTileStore.recipeName {
                     others += s.bytes
                 } else if name.hasPrefix(".") {
-                    if now.timeIntervalSince(s.modified) > 86_400 { unlink(path) }
+                    if now.timeIntervalSince(s.modified) > 86_400, unlink(path) == 0 { left[folder, default: 0] -= 1 }
                 } else {
                     entries.append(CacheBounds.Entry(path: path, used: s.modified, bytes: s.bytes))
                 }
             }
         }
-        bounds.prune(entries, others: others, now: now) { unlink($0) == 0 }
-        for map in maps {
-            let folder = directory.appendingPathComponent(map).path
-            guard let names = try? fm.contentsOfDirectory(atPath: folder),
-                  names.allSatisfy({ $0 == DrawnTileStore.recipeName }) else { continue }
+        for path in bounds.prune(entries, others: others, now: now, remove: { unlink($0) == 0 }) {
+            left[(path as NSString).deletingLastPathComponent, default: 0] -= 1
+        }
+        for (folder, count) in left where count == 0 {
             unlink(folder + "/" + DrawnTileStore.recipeName)
             rmdir(folder)
         }
@@ -104,7 +107,8 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// a miss (then `bytes` may hold anything).
     public func read(_ name: String, width: Int, height: Int, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
         guard isOurs(creating: false), let base = bytes.baseAddress else { return false }
-        let fd = open(folder.path + "/" + name, O_RDONLY | O_CLOEXEC)
+        let path = folder.path + "/" + name
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var st = stat()
@@ -117,8 +121,8 @@ public final class DrawnTileStore: @unchecked Sendable {
         guard whole, header == TileFile.header(width: width, height: height, count: bytes.count),
               UInt64(littleEndian: sum) == TileFile.checksum(header: header, payload: UnsafeRawBufferPointer(bytes))
         else { return false }
-        // Used: marked so (once a day at most), so that pruning keeps it.
-        if Date().timeIntervalSince1970 - Double(st.st_mtim.tv_sec) > 86_400 { futimens(fd, nil) }
+        // Used: marked so, so that pruning keeps it.
+        CacheBounds.markUsed(path, modified: Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec)))
         lock.withLock { counts.read += 1 }
         return true
     }
@@ -210,20 +214,19 @@ enum TileFile {
     }
 
     static func readFully(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ count: Int) -> Bool {
-        var done = 0
-        while done < count {
-            let r = Foundation.read(fd, p + done, count - done)
-            if r < 0 && errno == EINTR { continue }
-            if r <= 0 { return false }
-            done += r
-        }
-        return true
+        fully(count) { Foundation.read(fd, p + $0, count - $0) }
     }
 
     static func writeFully(_ fd: Int32, _ p: UnsafeRawPointer, _ count: Int) -> Bool {
+        fully(count) { Foundation.write(fd, p + $0, count - $0) }
+    }
+
+    /// Repeats `io` (given the bytes done so far; returning how many more, or -1) until `count` are
+    /// done: false if it fails or stops short first.
+    private static func fully(_ count: Int, _ io: (Int) -> Int) -> Bool {
         var done = 0
         while done < count {
-            let r = Foundation.write(fd, p + done, count - done)
+            let r = io(done)
             if r < 0 && errno == EINTR { continue }
             if r <= 0 { return false }
             done += r

@@ -124,12 +124,8 @@ public struct GeometryCache: Sendable {
         func geometry(level: Int?) -> IndexedGeometry? {
             let url = file(level)
             guard let data = try? Data(contentsOf: url), let geometry = GeometryFile.decode(data, key: key) else { return nil }
-            // Used: marked so (once a day at most), so that pruning keeps it.
-            let fm = FileManager.default
-            if let modified = (try? fm.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
-               Date().timeIntervalSince(modified) > 86_400 {
-                try? fm.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
-            }
+            // Used: marked so, so that pruning keeps it.
+            if let modified = CacheBounds.status(url.path)?.modified { CacheBounds.markUsed(url.path, modified: modified) }
             return geometry
         }
 

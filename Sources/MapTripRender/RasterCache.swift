@@ -292,8 +292,9 @@ final class RasterCache {
         let store = store
         func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws -> Bool {
             let job = jobs[i]
-            let name = "\(levelWidth(job.key.level))-\(job.key.column)-\(job.key.row).\(job.raster.form)-\(border)"
-            if let store, job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
+            let name = store.map { _ in "\(levelWidth(job.key.level))-\(job.key.column)-\(job.key.row).\(job.raster.form)-\(border)" }
+            if let store, let name,
+               job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
                 return true
             }
             switch job.raster {
@@ -303,7 +304,7 @@ final class RasterCache {
                 try draw(surface!, job.transforms, job.zoom, worker)
                 try tile.convert(surface!)
             }
-            if let store {
+            if let store, let name {
                 job.raster.withBytes { store.write(name, width: job.raster.width, height: job.raster.height, from: .init($0)) }
             }
             return false
