@@ -8,14 +8,14 @@ import Foundation
 ///
 /// One folder per map as drawn (`store(recipe:)`: the recipe names everything a tile's pixels depend
 /// on: the program, the drawing libraries, the map's files, its style and layers, the pixel ratio),
-/// one file per tile, named by its level's world width, column, row and form. Files are written whole
-/// to a temporary name and renamed, so renders sharing the folder (a batch, cluster nodes on one home)
-/// read either a whole tile or none; a file that does not read back exactly (its size, header or
-/// checksum) is a miss, drawn and written again. A cache that cannot be written is skipped silently:
-/// it is only ever an optimisation, and a tile read back is the same bytes as the tile drawn.
+/// in it a pack per render that drew tiles (`DrawnTileStore`), each tile named by its level's world
+/// width, column, row and form. Renders sharing the folder (a batch, cluster nodes on one home) each
+/// write their own pack and read the others'; a tile that does not read back exactly (its header,
+/// size or checksum) is a miss, drawn and written again. A cache that cannot be written is skipped
+/// silently: it is only ever an optimisation, and a tile read back is the same bytes as the tile drawn.
 ///
 /// The folder stays within `bounds` (`CacheBounds`): when a render that wrote tiles lets its store
-/// go, tiles unused for 30 days go, then the least recently used until the folder holds at most
+/// go, packs unused for 30 days go, then the least recently used until the folder holds at most
 /// 1 GB (a 1080p world tour's tiles take 57 MB as I420).
 public struct DrawnTileCache: Sendable {
     public let directory: URL
@@ -36,9 +36,8 @@ public struct DrawnTileCache: Sendable {
         return exe + " " + GeometryCache.identity(of: [exe])
     }()
 
-    /// Brings the folder within bounds: every map's tiles together (files being written, under
-    /// temporary names, stay unless a day old: a render killed while writing one); the folders of
-    /// maps left with no tile go.
+    /// Brings the folder within bounds: every map's packs together, a pack at a time (one render's
+    /// tiles); the folders of maps left with no pack go.
     public func prune(now: Date = Date()) {
         let fm = FileManager.default
         guard let maps = try? fm.contentsOfDirectory(atPath: directory.path) else { return }
@@ -52,13 +51,11 @@ public struct DrawnTileCache: Sendable {
             left[folder] = 0
             for name in names {
                 let path = folder + "/" + name
-                if name != DrawnTileStore.recipeName { left[folder, default: 0] += 1 }
                 guard let s = CacheBounds.status(path) else { continue }
                 if name == DrawnTileStore.recipeName {
                     others += s.bytes
-                } else if name.hasPrefix(".") {
-                    if now.timeIntervalSince(s.modified) > 86_400, unlink(path) == 0 { left[folder, default: 0] -= 1 }
                 } else {
+                    left[folder, default: 0] += 1
                     entries.append(CacheBounds.Entry(path: path, used: s.modified, bytes: s.bytes))
                 }
             }
@@ -75,6 +72,14 @@ public struct DrawnTileCache: Sendable {
 
 /// One map's tiles in a `DrawnTileCache`. Safe to use from several threads at once (the raster cache
 /// draws two tiles at a time).
+///
+/// The tiles a render draws go into one pack of its own (`<UUID>.pack`: a tile after another, each a
+/// `TileFile` record), appended as they are drawn: a single file, so the first render of a map costs
+/// the file system one inode, not one per tile (some 600 for a world tour, which made it slower than
+/// drawing without a cache). A reader lists the packs once, at its first read (the newest
+/// `maxPacks`), and reads the tiles of each by their records' headers; a pack another render is
+/// still writing, or one a killed render left, reads up to its last whole record. Its own pack's
+/// tiles are read back too (a tile the memory bound evicted and that is wanted again).
 public final class DrawnTileStore: @unchecked Sendable {
     public let cache: DrawnTileCache
     public let recipe: String
@@ -82,11 +87,22 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// finds it different, and neither reads nor writes there).
     public let folder: URL
     static let recipeName = "recipe"
+    static let packExtension = "pack"
+    /// The most packs a store reads from (the most recently used): each is held open while it lives.
+    static let maxPacks = 64
 
     private let lock = NSLock()
     private var wrote = false
-    private var temporaries = 0
     private var counts = (read: 0, written: 0)
+    /// Where each tile is: which pack (its open file, its path, whether it was marked used), where.
+    private var index: [String: [(pack: Int, record: TileFile.Record)]]?
+    private var packs: [(fd: Int32, path: String, modified: Date, marked: Bool)] = []
+    /// This render's pack: its place in `packs` and where its next record goes (nil: none yet).
+    private var own: (pack: Int, end: Int)?
+    private var writable = true
+
+    /// This render's pack, once it has written a tile.
+    var packPath: String? { lock.withLock { own.map { packs[$0.pack].path } } }
 
     init(cache: DrawnTileCache, recipe: String) {
         self.cache = cache
@@ -100,57 +116,97 @@ public final class DrawnTileStore: @unchecked Sendable {
 
     /// A render that wrote tiles brings the folder within its bounds as it lets its store go.
     deinit {
+        for p in packs { close(p.fd) }
         if wrote { cache.prune() }
     }
 
     /// Reads the tile `name` (`width` x `height` pixels, `bytes.count` bytes) into `bytes`; false on
     /// a miss (then `bytes` may hold anything).
     public func read(_ name: String, width: Int, height: Int, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        guard isOurs(creating: false), let base = bytes.baseAddress else { return false }
-        let path = folder.path + "/" + name
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, Int(st.st_size) == TileFile.headerSize + bytes.count + 8 else { return false }
-        var header = [UInt8](repeating: 0, count: TileFile.headerSize)
-        var sum: UInt64 = 0
-        let whole = header.withUnsafeMutableBytes { TileFile.readFully(fd, $0.baseAddress!, $0.count) }
-            && TileFile.readFully(fd, base, bytes.count)
-            && withUnsafeMutableBytes(of: &sum) { TileFile.readFully(fd, $0.baseAddress!, 8) }
-        guard whole, header == TileFile.header(width: width, height: height, count: bytes.count),
-              UInt64(littleEndian: sum) == TileFile.checksum(header: header, payload: UnsafeRawBufferPointer(bytes))
-        else { return false }
-        // Used: marked so, so that pruning keeps it.
-        CacheBounds.markUsed(path, modified: Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec)))
-        lock.withLock { counts.read += 1 }
-        return true
+        guard let base = bytes.baseAddress, isOurs(creating: false) else { return false }
+        let copies = lock.withLock { () -> [(pack: Int, fd: Int32, record: TileFile.Record)] in
+            if index == nil { openPacks() }
+            return (index?[name] ?? []).map { ($0.pack, packs[$0.pack].fd, $0.record) }
+        }
+        // The newest copy first; an older one if it does not read back whole.
+        for (pack, fd, record) in copies.reversed() where record.width == width && record.height == height && record.count == bytes.count {
+            var sum: UInt64 = 0
+            let whole = TileFile.readFully(fd, base, bytes.count, at: record.payload)
+                && withUnsafeMutableBytes(of: &sum) { TileFile.readFully(fd, $0.baseAddress!, 8, at: record.payload + record.count) }
+            guard whole, UInt64(littleEndian: sum) == TileFile.checksum(header: record.header, payload: UnsafeRawBufferPointer(bytes))
+            else { continue }
+            lock.withLock {
+                counts.read += 1
+                // Used: marked so (once), so that pruning keeps the pack.
+                if !packs[pack].marked {
+                    packs[pack].marked = true
+                    CacheBounds.markUsed(packs[pack].path, modified: packs[pack].modified)
+                }
+            }
+            return true
+        }
+        return false
     }
 
-    /// Keeps the tile `name` (`width` x `height` pixels, `bytes`); nothing when the folder cannot be
-    /// written.
+    /// Keeps the tile `name` (`width` x `height` pixels, `bytes`) in this render's pack; nothing when
+    /// the folder cannot be written.
     public func write(_ name: String, width: Int, height: Int, from bytes: UnsafeRawBufferPointer) {
-        guard isOurs(creating: true), let base = bytes.baseAddress else { return }
-        let n = lock.withLock { () -> Int in
-            temporaries += 1
-            return temporaries
-        }
-        let temporary = folder.path + "/.\(name).\(getpid()).\(n)"
-        let header = TileFile.header(width: width, height: height, count: bytes.count)
+        guard let base = bytes.baseAddress, isOurs(creating: true) else { return }
+        let header = TileFile.header(name: name, width: width, height: height, count: bytes.count)
         let sum = TileFile.checksum(header: header, payload: bytes).littleEndian
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let whole = header.withUnsafeBytes { TileFile.writeFully(fd, $0.baseAddress!, $0.count) }
-            && TileFile.writeFully(fd, base, bytes.count)
-            && withUnsafeBytes(of: sum) { TileFile.writeFully(fd, $0.baseAddress!, 8) }
-        close(fd)
-        guard whole, rename(temporary, folder.path + "/" + name) == 0 else {
-            unlink(temporary)
+        lock.lock()
+        defer { lock.unlock() }
+        if index == nil { openPacks() }
+        if own == nil && writable {
+            let path = folder.path + "/" + UUID().uuidString + "." + Self.packExtension
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                packs.append((fd, path, Date(), true))
+                own = (packs.count - 1, 0)
+            } else {
+                writable = false
+            }
+        }
+        guard let (pack, end) = own else { return }
+        let fd = packs[pack].fd
+        let record = TileFile.Record(header: header, width: width, height: height, payload: end + header.count, count: bytes.count)
+        let whole = header.withUnsafeBytes { TileFile.writeFully(fd, $0.baseAddress!, $0.count, at: end) }
+            && TileFile.writeFully(fd, base, bytes.count, at: record.payload)
+            && withUnsafeBytes(of: sum) { TileFile.writeFully(fd, $0.baseAddress!, 8, at: record.payload + bytes.count) }
+        guard whole else {
+            // A full disk: the pack ends at its last whole record (what follows is cut off).
+            ftruncate(fd, off_t(end))
+            writable = false
+            own = nil
             return
         }
-        lock.withLock {
-            wrote = true
-            counts.written += 1
+        own = (pack, record.payload + bytes.count + 8)
+        index?[name, default: []].append((pack, record))
+        wrote = true
+        counts.written += 1
+    }
+
+    /// Lists the folder's packs (the newest `maxPacks`) and indexes their tiles: a tile in several
+    /// (renders drawing it at once, or drawing it again after it was found damaged) is read from the
+    /// newest that reads back whole. Under `lock`.
+    private func openPacks() {
+        index = [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var found: [(path: String, modified: Date)] = []
+        for name in names where name.hasSuffix("." + Self.packExtension) {
+            let path = folder.path + "/" + name
+            if let s = CacheBounds.status(path) { found.append((path, s.modified)) }
+        }
+        for (path, modified) in found.sorted(by: { $0.modified < $1.modified }).suffix(Self.maxPacks) {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            let records = TileFile.records(fd)
+            guard !records.isEmpty else {
+                close(fd)
+                continue
+            }
+            packs.append((fd, path, modified, false))
+            for (name, record) in records { index?[name, default: []].append((packs.count - 1, record)) }
         }
     }
 
@@ -178,21 +234,66 @@ public final class DrawnTileStore: @unchecked Sendable {
     private var folderState = FolderState.unknown
 }
 
-/// The file of one tile, little-endian: magic "MTTILE" + format (2 bytes), width and height (UInt32),
-/// payload bytes (UInt64), the payload (the raster's bytes: I420 planes one after the other, or BGRA
-/// rows), and a checksum of all that (UInt64: FNV-1a in four lanes, fast enough to check on every read).
+/// A tile in a pack, little-endian: magic "MTTILE" + format (2 bytes), width and height (UInt32),
+/// payload bytes (UInt64), the name's bytes (UInt32), 4 bytes zero, the name (UTF-8), the payload (the
+/// raster's bytes: I420 planes one after the other, or BGRA rows), and a checksum of all that (UInt64:
+/// FNV-1a in four lanes, fast enough to check on every read).
 enum TileFile {
-    static let magic: [UInt8] = Array("MTTILE".utf8) + [0, 1]
-    static let headerSize = 24
+    static let magic: [UInt8] = Array("MTTILE".utf8) + [0, 2]
+    static let headerSize = 32
+    /// The longest name a record may have (a header claiming more is not a record).
+    static let maxName = 1024
 
-    static func header(width: Int, height: Int, count: Int) -> [UInt8] {
+    /// Where a tile is in its pack, and what its header said.
+    struct Record {
+        var header: [UInt8]
+        var width: Int
+        var height: Int
+        /// Where the payload starts in the pack, and its bytes (the checksum follows).
+        var payload: Int
+        var count: Int
+    }
+
+    static func header(name: String, width: Int, height: Int, count: Int) -> [UInt8] {
+        let nameBytes = Array(name.utf8)
         var out = magic
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: width).littleEndian) { out += $0 }
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: height).littleEndian) { out += $0 }
         withUnsafeBytes(of: UInt64(count).littleEndian) { out += $0 }
-        return out
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: nameBytes.count).littleEndian) { out += $0 }
+        out += [0, 0, 0, 0]
+        return out + nameBytes
     }
 
+    /// The whole records of the pack open at `fd`, by name, from its start to the first that is not
+    /// one (a header of another format, or one whose tile the file ends before). A tile's checksum is
+    /// checked when it is read.
+    static func records(_ fd: Int32) -> [(String, Record)] {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return [] }
+        let size = Int(st.st_size)
+        var out: [(String, Record)] = []
+        var offset = 0
+        var fixed = [UInt8](repeating: 0, count: headerSize)
+        while offset + headerSize + 8 <= size {
+            guard fixed.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, headerSize, at: offset) }),
+                  Array(fixed[0..<8]) == magic else { break }
+            let field = { (at: Int, bytes: Int) -> Int in
+                (0..<bytes).reduce(0) { $0 | Int(fixed[at + $1]) << (8 * $1) }
+            }
+            let width = field(8, 4), height = field(12, 4), count = field(16, 8), nameCount = field(24, 4)
+            guard nameCount <= maxName, count >= 0, count < size else { break }
+            let payload = offset + headerSize + nameCount
+            guard payload + count + 8 <= size else { break }
+            var nameBytes = [UInt8](repeating: 0, count: nameCount)
+            guard nameCount == 0 || nameBytes.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, nameCount, at: offset + headerSize) })
+            else { break }
+            out.append((String(decoding: nameBytes, as: UTF8.self),
+                        Record(header: fixed + nameBytes, width: width, height: height, payload: payload, count: count)))
+            offset = payload + count + 8
+        }
+        return out
+    }
     /// FNV-1a over 32-byte blocks in four independent lanes (8-byte words), the bytes left in the first,
     /// the lanes and the header folded together at the end.
     static func checksum(header: [UInt8], payload: UnsafeRawBufferPointer) -> UInt64 {
@@ -213,12 +314,12 @@ enum TileFile {
         return GeometryCache.fnv1a(out)
     }
 
-    static func readFully(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ count: Int) -> Bool {
-        fully(count) { Foundation.read(fd, p + $0, count - $0) }
+    static func readFully(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {
+        fully(count) { pread(fd, p + $0, count - $0, off_t(offset + $0)) }
     }
 
-    static func writeFully(_ fd: Int32, _ p: UnsafeRawPointer, _ count: Int) -> Bool {
-        fully(count) { Foundation.write(fd, p + $0, count - $0) }
+    static func writeFully(_ fd: Int32, _ p: UnsafeRawPointer, _ count: Int, at offset: Int) -> Bool {
+        fully(count) { pwrite(fd, p + $0, count - $0, off_t(offset + $0)) }
     }
 
     /// Repeats `io` (given the bytes done so far; returning how many more, or -1) until `count` are

@@ -329,7 +329,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// build of maptrip, the libraries that draw and convert them, the map's files and how their
     /// levels are made, its style and layers, the pixel ratio, the cache's tiles.
     func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
-        var lines = ["maptrip drawn tiles/1", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)",
+        var lines = ["maptrip drawn tiles/2", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)",
                      ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "style \(String(reflecting: style))",
                      "layers \(String(reflecting: layers))"]
         for source in Set(layers.map(\.source)).sorted() {

@@ -59,26 +59,79 @@ import Testing
         #expect(read(other, "512-1-0.i420-2") == nil)
     }
 
+    @Test func aRenderReadsBackTheTilesItWroteItself() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A tile the memory bound let go of, wanted again later in the same render.
+        let store = DrawnTileCache(directory: dir).store(recipe: "map")
+        write(store, "t", Self.tile(1))
+        write(store, "u", Self.tile(2))
+        #expect(holds(store, "t", seed: 1))
+        #expect(holds(store, "u", seed: 2))
+        // All in one pack.
+        let packs = try FileManager.default.contentsOfDirectory(atPath: store.folder.path).filter { $0.hasSuffix(".pack") }
+        #expect(packs.count == 1)
+    }
+
+    @Test func rendersAtOnceEachWriteTheirOwnPackAndALaterOneReadsBoth() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = DrawnTileCache(directory: dir)
+        let first = cache.store(recipe: "map"), second = cache.store(recipe: "map")
+        // Interleaved, and the same tile drawn by both.
+        write(first, "a", Self.tile(1))
+        write(second, "b", Self.tile(2))
+        write(first, "c", Self.tile(3))
+        write(second, "c", Self.tile(3))
+        #expect(first.packPath != second.packPath)
+        let later = cache.store(recipe: "map")
+        #expect(holds(later, "a", seed: 1))
+        #expect(holds(later, "b", seed: 2))
+        #expect(holds(later, "c", seed: 3))
+        withExtendedLifetime((first, second)) {}
+    }
+
     @Test func aDamagedTileIsAMissAndIsWrittenAgain() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = DrawnTileCache(directory: dir).store(recipe: "map")
-        write(store, "t", Self.tile(7))
-        let url = store.folder.appendingPathComponent("t")
+        let cache = DrawnTileCache(directory: dir)
+        let writer = cache.store(recipe: "map")
+        write(writer, "s", Self.tile(6))
+        write(writer, "t", Self.tile(7))
+        let url = URL(fileURLWithPath: try #require(writer.packPath))
         let good = try Data(contentsOf: url)
+        // Where tile t's record starts: after s's (header, name, payload, checksum).
+        let t = TileFile.headerSize + 1 + Self.tile(0).count + 8
         var flippedPixel = good
-        flippedPixel[TileFile.headerSize + 5000] ^= 0x10
+        flippedPixel[t + TileFile.headerSize + 1 + 5000] ^= 0x10
         var flippedSize = good
-        flippedSize[8] ^= 1
+        flippedSize[t + 8] ^= 1
+        var flippedName = good
+        flippedName[t + TileFile.headerSize] ^= 1
         var zeroed = good
-        zeroed.replaceSubrange(TileFile.headerSize..<(TileFile.headerSize + 4096), with: Data(count: 4096))
-        for damaged in [good.prefix(good.count / 2), Data(), good.dropLast(), flippedPixel, flippedSize, zeroed, good + [0]] {
+        zeroed.replaceSubrange((t + 40)..<(t + 40 + 4096), with: Data(count: 4096))
+        var flippedSum = good
+        flippedSum[good.count - 3] ^= 0x80
+        // Cut short (a render killed as it wrote), or changed: t is a miss, s (whole before it) is read.
+        for damaged in [good.prefix(t + 100), good.prefix(t), good.dropLast(), flippedPixel, flippedSize, flippedName,
+                        zeroed, flippedSum] {
             try damaged.write(to: url)
-            #expect(read(store, "t") == nil)
+            let reader = cache.store(recipe: "map")
+            #expect(read(reader, "t") == nil)
+            #expect(holds(reader, "s", seed: 6))
         }
-        write(store, "t", Self.tile(7))
-        #expect(holds(store, "t", seed: 7))
-        #expect(try Data(contentsOf: url) == good)
+        // Bytes after the last whole record (a record begun and not finished) are no harm.
+        try (good + [0x4d, 0x54]).write(to: url)
+        #expect(holds(cache.store(recipe: "map"), "t", seed: 7))
+        // Emptied: nothing read. Drawn and written again (in a new pack): read from there.
+        try Data().write(to: url)
+        let again = cache.store(recipe: "map")
+        #expect(read(again, "t") == nil)
+        write(again, "t", Self.tile(7))
+        try flippedPixel.write(to: url)
+        let last = cache.store(recipe: "map")
+        #expect(holds(last, "t", seed: 7))
+        #expect(holds(last, "s", seed: 6))
     }
 
     @Test func aFolderOfAnotherRecipeIsNeitherReadNorWritten() throws {
@@ -92,7 +145,8 @@ import Testing
         let clash = cache.store(recipe: "map")
         #expect(read(clash, "t") == nil)
         write(clash, "u", Self.tile(4))
-        #expect(!FileManager.default.fileExists(atPath: clash.folder.appendingPathComponent("u").path))
+        #expect(clash.packPath == nil)
+        #expect(clash.tilesWritten == 0)
     }
 
     @Test func anUnwritableFolderIsSkippedSilently() throws {
@@ -106,49 +160,52 @@ import Testing
         #expect(read(store, "t") == nil)
     }
 
-    @Test func tilesUnusedForLongOrBeyondTheBoundGoWhenARenderThatWroteEnds() throws {
+    @Test func packsUnusedForLongOrBeyondTheBoundGoWhenARenderThatWroteEnds() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fm = FileManager.default
-        let size = TileFile.headerSize + Self.tile(0).count + 8
+        // A pack of one tile named with two letters.
+        let size = TileFile.headerSize + 2 + Self.tile(0).count + 8
         let unbounded = DrawnTileCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: .max))
-        var folders: [String: URL] = [:]
-        func age(_ recipe: String, _ name: String, days: Double) throws {
-            try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -days * 86_400)],
-                                 ofItemAtPath: folders[recipe]!.appendingPathComponent(name).path)
+        var packs: [String: String] = [:]
+        func age(_ name: String, days: Double) throws {
+            try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -days * 86_400)], ofItemAtPath: packs[name]!)
         }
-        // Two maps' tiles, of several ages; and a temporary file a render killed while writing left.
+        func exists(_ name: String) -> Bool { fm.fileExists(atPath: packs[name]!) }
+        // Map A drawn by three renders (a pack each), of several ages; map B by one.
+        var folderA: URL?
         do {
-            let a = unbounded.store(recipe: "A"), b = unbounded.store(recipe: "B")
-            folders = ["A": a.folder, "B": b.folder]
+            var stores: [DrawnTileStore] = []
             for (n, days) in [40.0, 5, 3].enumerated() {
+                let a = unbounded.store(recipe: "A")
                 write(a, "a\(n)", Self.tile(n))
-                try age("A", "a\(n)", days: days)
+                packs["a\(n)"] = try #require(a.packPath)
+                try age("a\(n)", days: days)
+                stores.append(a)
+                folderA = a.folder
             }
+            let b = unbounded.store(recipe: "B")
             write(b, "b0", Self.tile(9))
-            try age("B", "b0", days: 4)
-            try Data([0]).write(to: b.folder.appendingPathComponent(".b1.123.1"))
-            try age("B", ".b1.123.1", days: 2)
+            packs["b0"] = try #require(b.packPath)
+            try age("b0", days: 4)
             // Let go here, not at their last use above.
-            withExtendedLifetime((a, b)) {}
+            withExtendedLifetime((stores, b)) {}
         }
-        // Nothing over the bounds yet but the 40-day-old tile: the stores let go (they wrote), it goes.
-        #expect(!fm.fileExists(atPath: folders["A"]!.appendingPathComponent("a0").path))
-        #expect(fm.fileExists(atPath: folders["A"]!.appendingPathComponent("a1").path))
-        #expect(!fm.fileExists(atPath: folders["B"]!.appendingPathComponent(".b1.123.1").path))
-        // A render of map C, the folder bound to three and a half tiles: of a1, a2, b0 and c0, the
+        // Nothing over the bounds yet but the 40-day-old pack: the stores let go (they wrote), it goes.
+        #expect(!exists("a0"))
+        #expect(exists("a1"))
+        // A render of map C, the folder bound to three and a half packs: of a1, a2, b0 and c0, the
         // least recently used (a1, 5 days) goes; a store that only read prunes nothing.
         let bounded = DrawnTileCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: size * 7 / 2 + 64))
         do { write(bounded.store(recipe: "C"), "c0", Self.tile(5)) }
-        #expect(!fm.fileExists(atPath: folders["A"]!.appendingPathComponent("a1").path))
-        for (recipe, name) in [("A", "a2"), ("B", "b0")] {
-            #expect(fm.fileExists(atPath: folders[recipe]!.appendingPathComponent(name).path))
-        }
-        // Reading a tile back marks it used: b0 (4 days) read now outlives a2 (3 days), which goes next; map A is left
-        // with no tile, and its folder goes.
+        #expect(!exists("a1"))
+        #expect(exists("a2"))
+        #expect(exists("b0"))
+        // Reading a tile back marks its pack used: b0 (4 days) read now outlives a2 (3 days), which goes
+        // next; map A is left with no pack, and its folder goes.
         do { #expect(holds(bounded.store(recipe: "B"), "b0", seed: 9)) }
         do { write(bounded.store(recipe: "C"), "c1", Self.tile(6)) }
-        #expect(!fm.fileExists(atPath: folders["A"]!.path))
+        #expect(!fm.fileExists(atPath: try #require(folderA).path))
         #expect(holds(bounded.store(recipe: "B"), "b0", seed: 9))
         #expect(holds(bounded.store(recipe: "C"), "c0", seed: 5))
         #expect(holds(bounded.store(recipe: "C"), "c1", seed: 6))
@@ -156,14 +213,16 @@ import Testing
 
     @Test func theChecksumSeesEveryByteAndTheHeader() {
         let bytes = Self.tile(11, count: 1000)
-        let header = TileFile.header(width: 10, height: 10, count: bytes.count)
+        let header = TileFile.header(name: "t", width: 10, height: 10, count: bytes.count)
         let sum = bytes.withUnsafeBytes { TileFile.checksum(header: header, payload: $0) }
         for i in [0, 7, 8, 31, 32, 500, 991, 999] {
             var changed = bytes
             changed[i] ^= 1
             #expect(changed.withUnsafeBytes { TileFile.checksum(header: header, payload: $0) } != sum, "byte \(i)")
         }
-        let other = TileFile.header(width: 10, height: 11, count: bytes.count)
-        #expect(bytes.withUnsafeBytes { TileFile.checksum(header: other, payload: $0) } != sum)
+        for other in [TileFile.header(name: "t", width: 10, height: 11, count: bytes.count),
+                      TileFile.header(name: "u", width: 10, height: 10, count: bytes.count)] {
+            #expect(bytes.withUnsafeBytes { TileFile.checksum(header: other, payload: $0) } != sum)
+        }
     }
 }

@@ -256,10 +256,12 @@ struct RecorderTests {
         try Trip.withDirectory("drawn-tiles") { dir in
             let scene = try TripScene.korea.scene()
             let tiles = DrawnTileCache(directory: dir.appendingPathComponent("tiles"))
+            var read = 0, drawn = 0
             func pictures(_ cache: DrawnTileCache?) throws -> [UInt64] {
                 let sink = ConvertedAhead(width: scene.video.width, height: scene.video.height, slow: false)
                 let map = try ShapefileBaseMap(assets: Trip.assets, drawnTiles: cache)
                 _ = try Recorder(scene: scene, baseMap: map).record(to: sink)
+                (read, drawn) = (map.rasterCacheStatistics?.tilesRead ?? 0, map.rasterCacheStatistics?.tilesDrawn ?? 0)
                 return sink.hashes
             }
             func files() throws -> [String: Date] {
@@ -272,9 +274,11 @@ struct RecorderTests {
                 return out
             }
             let first = try pictures(tiles)
+            #expect(read == 0 && drawn >= 4)
             let kept = try files()
-            #expect(kept.keys.filter { $0.hasSuffix(".i420-2") }.count >= 4, "\(kept.keys.sorted())")
+            #expect(kept.keys.filter { $0.hasSuffix(".pack") }.count == 1, "\(kept.keys.sorted())")
             let second = try pictures(tiles)
+            #expect(read >= 4 && drawn == 0)
             #expect(try files() == kept)
             let without = try pictures(nil)
             #expect(first.count == Timeline(scene: scene).frameCount && Set(first).count > 10)

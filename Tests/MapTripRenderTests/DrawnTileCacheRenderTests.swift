@@ -99,12 +99,14 @@ import Testing
     @Test func aDamagedTileIsDrawnAgain() throws {
         try withCache { cache in
             let drawn = try frames(try map(cache))
-            // One tile's file cut short, as a disk might leave it.
+            // A pixel of the pack's first tile changed, as a disk might leave it.
             let folders = try FileManager.default.contentsOfDirectory(at: cache.directory, includingPropertiesForKeys: nil)
             let folder = try #require(folders.first)
-            let tile = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.contains(".bgra") })
-            let url = folder.appendingPathComponent(tile)
-            try Data(try Data(contentsOf: url).prefix(1000)).write(to: url)
+            let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".pack") })
+            let url = folder.appendingPathComponent(pack)
+            var bytes = try Data(contentsOf: url)
+            bytes[1000] ^= 0x40
+            try bytes.write(to: url)
             let second = try map(cache)
             #expect(try frames(second) == drawn)
             let s = try #require(second.rasterCacheStatistics)
