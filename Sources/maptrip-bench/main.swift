@@ -106,7 +106,7 @@ func assetsURL() throws -> URL {
 /// The environment `maptrip render` gives a render: the embedded map, its levels of detail kept
 /// between renders in `$XDG_CACHE_HOME/maptrip/geometry` (the benchmark gives its children a cache
 /// folder of its own, warmed by its first child: the capture of the pictures). `tiles`: where its
-/// drawn tiles are kept (`--drawn-tile-cache`; nil: none kept).
+/// drawn tiles are kept (the drawn tile cache; nil: none kept, `--no-drawn-tile-cache`).
 func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
     return RenderEnvironment(assets: try assetsURL(),
@@ -114,9 +114,10 @@ func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
                              drawnTiles: tiles.map { DrawnTileCache(directory: $0) })
 }
 
-/// The kinds of render the pipeline child times: as `maptrip render` does by default (no drawn tile
-/// cache), and with `--drawn-tile-cache`, its tiles kept from a render before (`warm`) or as the map's
-/// first render, its folder empty (`cold`).
+/// The kinds of render the pipeline child times: without the drawn tile cache (`none`, as
+/// `maptrip render --no-drawn-tile-cache`), and as `maptrip render` runs by default, with the cache:
+/// the map's tiles kept by a render before (`warm`), or the map's first render, its folder empty
+/// (`cold`).
 enum TileCacheRun: String {
     case none, warm, cold
 }
@@ -874,9 +875,9 @@ final class I420Buffers {
 }
 
 /// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
-/// alternating: as `maptrip render` runs by default, and with `--drawn-tile-cache` (`TileCacheRun`):
-/// its tiles kept from a render before (one untimed render first fills the cache) and as the map's
-/// first render (its cache empty, every tile drawn and written). Returns per preset: pipeline and
+/// alternating: without the drawn tile cache (`--no-drawn-tile-cache`), and as `maptrip render` runs
+/// by default, with it (`TileCacheRun`): the map's tiles kept by a render before (one untimed render
+/// first fills the cache) and the map's first render (its cache empty, every tile drawn and written). Returns per preset: pipeline and
 /// encoder-alone frames per second, the time ratio's median, min and max (and with the cache, warm
 /// and cold), and the peak memory of each and the difference.
 func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], runs: Int,
@@ -888,11 +889,12 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
               + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
-              + "figures are medians, the ratio's range in brackets; with --drawn-tile-cache: the tiles kept from a render "
-              + "before, and the map's first render (its cache empty)")
+              + "figures are medians, the ratio's range in brackets; pipeline: without the drawn tile cache "
+              + "(--no-drawn-tile-cache); by default, with it: the map's tiles kept by a render before, and the map's "
+              + "first render (its cache empty)")
         print("")
-        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time        with tiles kept"
-              + "              first render with the cache   peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
+        print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time   default, tiles kept"
+              + "         default, the map's first render   peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
     }
     if let first = presets.first { _ = try child(["pipeline", scenePath, first, "--tiles", "warm"]) }
     var out: [String: [String: Double]] = [:]

@@ -158,8 +158,9 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Build the embedded map's levels of detail from its shapefiles, without reading or writing them in $XDG_CACHE_HOME/maptrip/geometry.")
     var noGeometryCache = false
 
-    @Flag(help: "Keep the embedded map's tiles as drawn in $XDG_CACHE_HOME/maptrip/drawn-tiles, and read them back in later renders of the same map (re-renders and batches over one region are faster; the first render, which writes them, is slower).")
-    var drawnTileCache = false
+    @Flag(inversion: .prefixedNo,
+          help: "Keep the embedded map's tiles as drawn in $XDG_CACHE_HOME/maptrip/drawn-tiles (at most 1 GB), and read them back in later renders of the same map: re-renders and batches over one region draw less.")
+    var drawnTileCache = true
 
     func validate() throws {
         if let t = tileTimeout, !(t > 0 && t <= 3600) {

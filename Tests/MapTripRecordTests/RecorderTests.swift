@@ -286,6 +286,38 @@ struct RecorderTests {
         }
     }
 
+    @Test func maptripRenderKeepsDrawnTilesByDefaultAndNotWhenToldNot() throws {
+        // `maptrip render` as users run it: the first render draws the map's tiles and keeps them in
+        // $XDG_CACHE_HOME/maptrip/drawn-tiles (one pack), the second reads them back (no new pack) and
+        // writes the same pictures; --no-drawn-tile-cache keeps none and writes them too.
+        try Trip.withDirectory("drawn-tiles-cli") { dir in
+            _ = try TripScene.korea.write(to: dir)
+            func render(_ out: String, cache: String, _ extra: [String] = []) throws -> [Data] {
+                let folder = dir.appendingPathComponent(out)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let result = try ShardTests.run(["render", "scene.json", "-o", out + "/f_%05d.png", "-q"] + extra, in: dir,
+                                                environment: ["XDG_CACHE_HOME": dir.appendingPathComponent(cache).path])
+                #expect(result.status == 0, "\(result)")
+                return try Trip.contents(folder).map { try Data(contentsOf: folder.appendingPathComponent($0)) }
+            }
+            func packs(_ cache: String) -> [String] {
+                let tiles = dir.appendingPathComponent(cache + "/maptrip/drawn-tiles")
+                return Trip.contents(tiles).flatMap { map in
+                    Trip.contents(tiles.appendingPathComponent(map)).filter { $0.hasSuffix(".pack") }
+                }
+            }
+            let first = try render("a", cache: "cache")
+            let kept = packs("cache")
+            #expect(kept.count == 1)
+            let second = try render("b", cache: "cache")
+            #expect(packs("cache") == kept)
+            let without = try render("c", cache: "other", ["--no-drawn-tile-cache"])
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("other/maptrip/drawn-tiles").path))
+            #expect(first.count == Timeline(scene: try TripScene.korea.scene()).frameCount)
+            #expect(second == first && without == first)
+        }
+    }
+
     // MARK: Cancellation and failures
 
     @Test func alreadyCancelledRenderLeavesNothingAndKeepsTheOldOutput() throws {
