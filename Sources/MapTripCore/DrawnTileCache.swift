@@ -89,7 +89,7 @@ public final class DrawnTileStore: @unchecked Sendable {
     static let recipeName = "recipe"
     static let packExtension = "pack"
     /// The most packs a store reads from (the most recently used): each is held open while it lives.
-    static let maxPacks = 64
+    static let maxPacks = 32
 
     private let lock = NSLock()
     private var wrote = false
