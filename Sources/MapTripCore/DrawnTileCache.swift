@@ -94,8 +94,11 @@ public final class DrawnTileStore: @unchecked Sendable {
     private let lock = NSLock()
     private var wrote = false
     private var counts = (read: 0, written: 0)
-    /// Where each tile is: which pack (its open file, its path, whether it was marked used), where.
+    /// Where each tile is: its copies, oldest first, as a pack (a place in `packs`) and a record in it
+    /// (nil: the packs not listed yet).
     private var index: [String: [(pack: Int, record: TileFile.Record)]]?
+    /// The packs read from and written to: each open file, its path, when it was last modified as
+    /// listed, whether it has been marked used.
     private var packs: [(fd: Int32, path: String, modified: Date, marked: Bool)] = []
     /// This render's pack: its place in `packs` and where its next record goes (nil: none yet).
     private var own: (pack: Int, end: Int)?
