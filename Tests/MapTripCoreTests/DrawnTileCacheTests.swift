@@ -179,14 +179,16 @@ import Testing
             for (n, days) in [40.0, 5, 3].enumerated() {
                 let a = unbounded.store(recipe: "A")
                 write(a, "a\(n)", Self.tile(n))
-                packs["a\(n)"] = try #require(a.packPath)
+                let pack: String = try #require(a.packPath)
+                packs["a\(n)"] = pack
                 try age("a\(n)", days: days)
                 stores.append(a)
                 folderA = a.folder
             }
             let b = unbounded.store(recipe: "B")
             write(b, "b0", Self.tile(9))
-            packs["b0"] = try #require(b.packPath)
+            let pack: String = try #require(b.packPath)
+            packs["b0"] = pack
             try age("b0", days: 4)
             // Let go here, not at their last use above.
             withExtendedLifetime((stores, b)) {}
