@@ -74,7 +74,7 @@ public struct DrawnTileCache: Sendable {
 /// draws two tiles at a time).
 ///
 /// The tiles a render draws go into one pack of its own (`<UUID>.pack`: a tile after another, each a
-/// `TileFile` record), appended as they are drawn: a single file, so the first render of a map costs
+/// `TilePack` record), appended as they are drawn: a single file, so the first render of a map costs
 /// the file system one inode, not one per tile (some 600 for a world tour, which made it slower than
 /// drawing without a cache). A reader lists the packs once, at its first read (the newest
 /// `maxPacks`), and reads the tiles of each by their records' headers; a pack another render is
@@ -96,7 +96,7 @@ public final class DrawnTileStore: @unchecked Sendable {
     private var counts = (read: 0, written: 0)
     /// Where each tile is: its copies, oldest first, as a pack (a place in `packs`) and a record in it
     /// (nil: the packs not listed yet).
-    private var index: [String: [(pack: Int, record: TileFile.Record)]]?
+    private var index: [String: [(pack: Int, record: TilePack.Record)]]?
     /// The packs read from and written to: each open file, its path, when it was last modified as
     /// listed, whether it has been marked used.
     private var packs: [(fd: Int32, path: String, modified: Date, marked: Bool)] = []
@@ -127,16 +127,16 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// a miss (then `bytes` may hold anything).
     public func read(_ name: String, width: Int, height: Int, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress, isOurs(creating: false) else { return false }
-        let copies = lock.withLock { () -> [(pack: Int, fd: Int32, record: TileFile.Record)] in
+        let copies = lock.withLock { () -> [(pack: Int, fd: Int32, record: TilePack.Record)] in
             if index == nil { openPacks() }
             return (index?[name] ?? []).map { ($0.pack, packs[$0.pack].fd, $0.record) }
         }
         // The newest copy first; an older one if it does not read back whole.
         for (pack, fd, record) in copies.reversed() where record.width == width && record.height == height && record.count == bytes.count {
             var sum: UInt64 = 0
-            let whole = TileFile.readFully(fd, base, bytes.count, at: record.payload)
-                && withUnsafeMutableBytes(of: &sum) { TileFile.readFully(fd, $0.baseAddress!, 8, at: record.payload + record.count) }
-            guard whole, UInt64(littleEndian: sum) == TileFile.checksum(header: record.header, payload: UnsafeRawBufferPointer(bytes))
+            let whole = TilePack.readFully(fd, base, bytes.count, at: record.payload)
+                && withUnsafeMutableBytes(of: &sum) { TilePack.readFully(fd, $0.baseAddress!, 8, at: record.payload + record.count) }
+            guard whole, UInt64(littleEndian: sum) == TilePack.checksum(header: record.header, payload: UnsafeRawBufferPointer(bytes))
             else { continue }
             lock.withLock {
                 counts.read += 1
@@ -155,8 +155,8 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// the folder cannot be written.
     public func write(_ name: String, width: Int, height: Int, from bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, isOurs(creating: true) else { return }
-        let header = TileFile.header(name: name, width: width, height: height, count: bytes.count)
-        let sum = TileFile.checksum(header: header, payload: bytes).littleEndian
+        let header = TilePack.header(name: name, width: width, height: height, count: bytes.count)
+        let sum = TilePack.checksum(header: header, payload: bytes).littleEndian
         lock.lock()
         defer { lock.unlock() }
         if index == nil { openPacks() }
@@ -172,10 +172,10 @@ public final class DrawnTileStore: @unchecked Sendable {
         }
         guard let (pack, end) = own else { return }
         let fd = packs[pack].fd
-        let record = TileFile.Record(header: header, width: width, height: height, payload: end + header.count, count: bytes.count)
-        let whole = header.withUnsafeBytes { TileFile.writeFully(fd, $0.baseAddress!, $0.count, at: end) }
-            && TileFile.writeFully(fd, base, bytes.count, at: record.payload)
-            && withUnsafeBytes(of: sum) { TileFile.writeFully(fd, $0.baseAddress!, 8, at: record.payload + bytes.count) }
+        let record = TilePack.Record(header: header, width: width, height: height, payload: end + header.count, count: bytes.count)
+        let whole = header.withUnsafeBytes { TilePack.writeFully(fd, $0.baseAddress!, $0.count, at: end) }
+            && TilePack.writeFully(fd, base, bytes.count, at: record.payload)
+            && withUnsafeBytes(of: sum) { TilePack.writeFully(fd, $0.baseAddress!, 8, at: record.payload + bytes.count) }
         guard whole else {
             // A full disk: the pack ends at its last whole record (what follows is cut off).
             ftruncate(fd, off_t(end))
@@ -203,7 +203,7 @@ public final class DrawnTileStore: @unchecked Sendable {
         for (path, modified) in found.sorted(by: { $0.modified < $1.modified }).suffix(Self.maxPacks) {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            let records = TileFile.records(fd)
+            let records = TilePack.records(fd)
             guard !records.isEmpty else {
                 close(fd)
                 continue
@@ -237,11 +237,11 @@ public final class DrawnTileStore: @unchecked Sendable {
     private var folderState = FolderState.unknown
 }
 
-/// A tile in a pack, little-endian: magic "MTTILE" + format (2 bytes), width and height (UInt32),
+/// A pack's format: tiles one after another, each a record, little-endian: magic "MTTILE" + format (2 bytes), width and height (UInt32),
 /// payload bytes (UInt64), the name's bytes (UInt32), 4 bytes zero, the name (UTF-8), the payload (the
 /// raster's bytes: I420 planes one after the other, or BGRA rows), and a checksum of all that (UInt64:
 /// FNV-1a in four lanes, fast enough to check on every read).
-enum TileFile {
+enum TilePack {
     static let magic: [UInt8] = Array("MTTILE".utf8) + [0, 2]
     static let headerSize = 32
     /// The longest name a record may have (a header claiming more is not a record).

@@ -97,7 +97,7 @@ final class RasterCache {
     var store: DrawnTileStore?
 
     /// What decides a tile's pixels here, for a store's recipe: the tile size (the border and the
-    /// form, BGRA or I420, are in each file's name).
+    /// form, BGRA or I420, are in each tile's name).
     var recipe: String { "raster cache/1 tile \(tileSize)" }
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
@@ -571,7 +571,7 @@ enum Raster {
         return nil
     }
 
-    /// The form of its pixels, as a tile's file name says it.
+    /// The form of its pixels, as a tile's name in the drawn tile cache says it.
     var form: String {
         switch self {
         case .bgra: "bgra"

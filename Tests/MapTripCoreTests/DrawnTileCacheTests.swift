@@ -101,13 +101,13 @@ import Testing
         let url = URL(fileURLWithPath: try #require(writer.packPath))
         let good = try Data(contentsOf: url)
         // Where tile t's record starts: after s's (header, name, payload, checksum).
-        let t = TileFile.headerSize + 1 + Self.tile(0).count + 8
+        let t = TilePack.headerSize + 1 + Self.tile(0).count + 8
         var flippedPixel = good
-        flippedPixel[t + TileFile.headerSize + 1 + 5000] ^= 0x10
+        flippedPixel[t + TilePack.headerSize + 1 + 5000] ^= 0x10
         var flippedSize = good
         flippedSize[t + 8] ^= 1
         var flippedName = good
-        flippedName[t + TileFile.headerSize] ^= 1
+        flippedName[t + TilePack.headerSize] ^= 1
         var zeroed = good
         zeroed.replaceSubrange((t + 40)..<(t + 40 + 4096), with: Data(count: 4096))
         var flippedSum = good
@@ -165,7 +165,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let fm = FileManager.default
         // A pack of one tile named with two letters.
-        let size = TileFile.headerSize + 2 + Self.tile(0).count + 8
+        let size = TilePack.headerSize + 2 + Self.tile(0).count + 8
         let unbounded = DrawnTileCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: .max))
         var packs: [String: String] = [:]
         func age(_ name: String, days: Double) throws {
@@ -215,16 +215,16 @@ import Testing
 
     @Test func theChecksumSeesEveryByteAndTheHeader() {
         let bytes = Self.tile(11, count: 1000)
-        let header = TileFile.header(name: "t", width: 10, height: 10, count: bytes.count)
-        let sum = bytes.withUnsafeBytes { TileFile.checksum(header: header, payload: $0) }
+        let header = TilePack.header(name: "t", width: 10, height: 10, count: bytes.count)
+        let sum = bytes.withUnsafeBytes { TilePack.checksum(header: header, payload: $0) }
         for i in [0, 7, 8, 31, 32, 500, 991, 999] {
             var changed = bytes
             changed[i] ^= 1
-            #expect(changed.withUnsafeBytes { TileFile.checksum(header: header, payload: $0) } != sum, "byte \(i)")
+            #expect(changed.withUnsafeBytes { TilePack.checksum(header: header, payload: $0) } != sum, "byte \(i)")
         }
-        for other in [TileFile.header(name: "t", width: 10, height: 11, count: bytes.count),
-                      TileFile.header(name: "u", width: 10, height: 10, count: bytes.count)] {
-            #expect(bytes.withUnsafeBytes { TileFile.checksum(header: other, payload: $0) } != sum)
+        for other in [TilePack.header(name: "t", width: 10, height: 11, count: bytes.count),
+                      TilePack.header(name: "u", width: 10, height: 10, count: bytes.count)] {
+            #expect(bytes.withUnsafeBytes { TilePack.checksum(header: other, payload: $0) } != sum)
         }
     }
 }
