@@ -875,7 +875,7 @@ final class I420Buffers {
 }
 
 /// The pipeline against the encoder alone on the captured pictures, per preset, `runs` times each,
-/// alternating: without the drawn tile cache (`--no-drawn-tile-cache`), and as `maptrip render` runs
+/// in an order rotated each round: without the drawn tile cache (`--no-drawn-tile-cache`), and as `maptrip render` runs
 /// by default, with it (`TileCacheRun`): the map's tiles kept by a render before (one untimed render
 /// first fills the cache) and the map's first render (its cache empty, every tile drawn and written). Returns per preset: pipeline and
 /// encoder-alone frames per second, the time ratio's median, min and max (and with the cache, warm
@@ -888,7 +888,7 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
     if show {
         print("maptrip-bench: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, \(frames) frames "
               + "(\(String(format: "%.1f", duration)) s), \(drawn) drawn, \(frames - drawn) repeated still frames")
-        print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, alternating; "
+        print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; each phase runs \(runs) times, in an order rotated each round; "
               + "figures are medians, the ratio's range in brackets; pipeline: without the drawn tile cache "
               + "(--no-drawn-tile-cache); by default, with it: the map's tiles kept by a render before, and the map's "
               + "first render (its cache empty)")
@@ -901,11 +901,17 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
     for preset in presets {
         var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], warm: [[String: Double]] = [],
             cold: [[String: Double]] = []
-        for _ in 0..<runs {
-            enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]))
-            pipe.append(try child(["pipeline", scenePath, preset]))
-            warm.append(try child(["pipeline", scenePath, preset, "--tiles", "warm"]))
-            cold.append(try child(["pipeline", scenePath, preset, "--tiles", "cold"]))
+        // The four runs of a round in an order rotated each round: a run's place in the round (which
+        // run it follows, what the machine did just before) moved a build by up to 3% in sets that
+        // always ran it in the same place.
+        let kinds: [() throws -> Void] = [
+            { enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset])) },
+            { pipe.append(try child(["pipeline", scenePath, preset])) },
+            { warm.append(try child(["pipeline", scenePath, preset, "--tiles", "warm"])) },
+            { cold.append(try child(["pipeline", scenePath, preset, "--tiles", "cold"])) },
+        ]
+        for round in 0..<runs {
+            for k in 0..<kinds.count { try kinds[(round + k) % kinds.count]() }
         }
         let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
         func ratios(_ runs: [[String: Double]]) -> [Double] { zip(runs, enc).map { $0["seconds"]! / $1["seconds"]! } }
