@@ -114,6 +114,19 @@ func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
                              drawnTiles: tiles.map { DrawnTileCache(directory: $0) })
 }
 
+/// The environment `maptrip render` gives a render by default: `renderEnvironment` with the drawn
+/// tile cache in its default folder (the children's own `XDG_CACHE_HOME`, so kept from one child to
+/// the next, as a user's renders of one map keep theirs).
+func defaultRenderEnvironment() throws -> RenderEnvironment {
+    try renderEnvironment(tiles: CacheDirectories.default("drawn-tiles", environment: ProcessInfo.processInfo.environment))
+}
+
+/// One untimed render of the scene with the drawn tile cache, so that the timed ones that follow
+/// find its map's tiles kept, as a user's later renders of a map do.
+func keepDrawnTiles(_ scenePath: String, preset: String = "veryfast") throws {
+    _ = try child(["pipeline", scenePath, preset, "--tiles", "warm"])
+}
+
 /// The kinds of render the pipeline child times: without the drawn tile cache (`none`, as
 /// `maptrip render --no-drawn-tile-cache`), and as `maptrip render` runs by default, with the cache:
 /// the map's tiles kept by a render before (`warm`), or the map's first render, its folder empty
@@ -320,7 +333,7 @@ func codecRender(_ key: String, _ scenePath: String) throws {
     defer { try? FileManager.default.removeItem(atPath: written) }
     let start = now()
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: OutputRequest(path: path, codec: c.codec),
-                        environment: RenderEnvironment(assets: try assetsURL()))
+                        environment: try defaultRenderEnvironment())
     let summary = try job.run()
     let seconds = now() - start
     let peak = peakMB()
@@ -495,7 +508,7 @@ func previewOnce(_ scenePath: String, _ seconds: Double) throws {
     defer { try? FileManager.default.removeItem(atPath: out) }
     let start = now()
     _ = try PreviewJob(scene: URL(fileURLWithPath: scenePath), subject: .time(seconds),
-                       output: URL(fileURLWithPath: out), environment: RenderEnvironment(assets: try assetsURL())).run()
+                       output: URL(fileURLWithPath: out), environment: try defaultRenderEnvironment()).run()
     print("{\"seconds\":\(now() - start),\"peakMB\":\(peakMB())}")
 }
 
@@ -544,7 +557,7 @@ func batchOnce(_ scenes: String, _ jobs: Int, _ threads: Int) throws {
     let plan = try BatchPlan.discover([scenes], outputFolder: out)
     let options = BatchOptions(encoding: EncodingOptions(threads: threads > 0 ? threads : nil))
     let report = try BatchRunner(plan: plan, folder: out, options: options,
-                                 environment: RenderEnvironment(assets: try assetsURL()), jobs: jobs).run()
+                                 environment: try defaultRenderEnvironment(), jobs: jobs).run()
     guard report.succeeded else { throw Failure(description: "\(report.failed.count) scenes failed") }
     print("{\"seconds\":\(now() - start),\"clips\":\(report.rendered.count),\"peakMB\":\(peakMB())}")
 }
@@ -559,6 +572,8 @@ func batchPhase(runs: Int, scenes count: Int) throws {
     let mixes: [(Int, Int)] = [(1, 0), (2, 0), (3, 0), (4, 0), (2, 1), (4, 1)]
     var results: [[String: Double]] = Array(repeating: [:], count: mixes.count)
     var seconds: [[Double]] = Array(repeating: [], count: mixes.count)
+    // One untimed batch first: the timed ones find the scenes' map tiles kept (the drawn tile cache).
+    _ = try child(["batch", folder.path, "2", "0"])
     for _ in 0..<runs {
         for (i, (jobs, threads)) in mixes.enumerated() {
             let r = try child(["batch", folder.path, "\(jobs)", "\(threads)"])
@@ -579,9 +594,10 @@ func designerPhase(scenePath: String, runs: Int) throws {
     print("maptrip-bench --designer: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps; "
           + "\(runs) alternating runs, medians [range]")
     var previews: [Double] = [], renders: [Double] = [], places: [[String: Double]] = []
+    try keepDrawnTiles(scenePath)
     for _ in 0..<runs {
         previews.append(try child(["preview", scenePath, "12.5"])["seconds"]!)
-        renders.append(try child(["pipeline", scenePath, "veryfast"])["seconds"]!)
+        renders.append(try child(["pipeline", scenePath, "veryfast", "--tiles", "warm"])["seconds"]!)
         places.append(try child(["places"]))
     }
     let p = median(previews), r = median(renders)
@@ -625,8 +641,10 @@ func cinematicsPhase(scenePath: String, runs: Int) throws {
           + "\(runs) alternating runs, medians [range]")
     var a: [Double] = [], b: [Double] = []
     var drawn = (0.0, 0.0)
+    try keepDrawnTiles(plain)
     for _ in 0..<runs {
-        let x = try child(["pipeline", plain, "veryfast"]), y = try child(["pipeline", full, "veryfast"])
+        let x = try child(["pipeline", plain, "veryfast", "--tiles", "warm"]),
+            y = try child(["pipeline", full, "veryfast", "--tiles", "warm"])
         a.append(x["seconds"]!)
         b.append(y["seconds"]!)
         drawn = (x["drawn"]!, y["drawn"]!)
@@ -896,7 +914,7 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
         print("preset      pipeline fps  real-time  encoder-alone fps  pipeline/encoder time   default, tiles kept"
               + "         default, the map's first render   peak MB pipeline  encoder  beyond encoder   CPU s pipeline  encoder")
     }
-    if let first = presets.first { _ = try child(["pipeline", scenePath, first, "--tiles", "warm"]) }
+    if let first = presets.first { try keepDrawnTiles(scenePath, preset: first) }
     var out: [String: [String: Double]] = [:]
     for preset in presets {
         var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], warm: [[String: Double]] = [],
@@ -940,7 +958,7 @@ func presetsPhase(scenePath: String, capture cap: Capture, presets: [String], ru
 func memoryFlatness(_ scenePath: String) throws -> [String: Double] {
     let long = try longerScene(scenePath, times: 3)
     defer { try? FileManager.default.removeItem(atPath: long) }
-    let one = try child(["pipeline", scenePath, "veryfast"])
+    let one = try child(["pipeline", scenePath, "veryfast", "--tiles", "warm"])
     let three = try child(["pipeline", long, "veryfast"])
     return ["frames": one["frames"]!, "peakMB": one["peakMB"]!, "framesLong": three["frames"]!, "peakMBLong": three["peakMB"]!]
 }
