@@ -40,22 +40,18 @@ public enum CacheDirectories {
 /// the old file or the new one; a file that does not read back exactly (truncated, damaged, another
 /// version's) is a miss too.
 ///
-/// The folder is kept within bounds when a file is written: files not used (read or written) for
-/// `maxAge` go, then the least recently used ones until the folder holds at most `maxBytes` (sources
-/// at paths no longer rendered: a moved or deleted assets folder, another checkout's). A file read
-/// back is marked used by its modification time, at most once a day.
+/// The folder is kept within `bounds` (`CacheBounds`) when a file is written: files not used (read or
+/// written) for 30 days go, then the least recently used ones until the folder holds at most 512 MB
+/// (the embedded map's levels take about 10 MB; what goes is mostly sources at paths no longer
+/// rendered: a moved or deleted assets folder, another checkout's). A file read back is marked used by
+/// its modification time, at most once a day.
 public struct GeometryCache: Sendable {
     public let directory: URL
-    /// How long a file may go unused before it is removed (30 days).
-    public var maxAge: TimeInterval
-    /// The most the folder may hold after a file is written (512 MB; the embedded map's levels take
-    /// about 10 MB).
-    public var maxBytes: Int
+    public var bounds: CacheBounds
 
-    public init(directory: URL, maxAge: TimeInterval = 30 * 86_400, maxBytes: Int = 512 << 20) {
+    public init(directory: URL, bounds: CacheBounds = CacheBounds(maxAge: 30 * 86_400, maxBytes: 512 << 20)) {
         self.directory = directory
-        self.maxAge = maxAge
-        self.maxBytes = maxBytes
+        self.bounds = bounds
     }
 
     /// The store for one source. `path` names it; `recipe` says how its geometry is made (projection,
@@ -66,19 +62,17 @@ public struct GeometryCache: Sendable {
               key: recipe + "\u{0}" + path + "\u{0}" + identity)
     }
 
-    /// Removes the files unused for `maxAge`, then the least recently used until the folder holds at
-    /// most `maxBytes`; never `keeping` (the file just written). Files another render is writing
-    /// (temporary names) are new, and stay.
+    /// Removes what must go for the folder to be within `bounds`; never `keeping` (the file just
+    /// written). Files another render is writing (temporary names) are new, and stay.
     func prune(keeping: URL, now: Date = Date()) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         let files = names.filter { $0 != keeping.lastPathComponent }.compactMap { name -> CacheBounds.Entry? in
             let path = directory.appendingPathComponent(name).path
             return CacheBounds.status(path).map { CacheBounds.Entry(path: path, used: $0.modified, bytes: $0.bytes) }
         }
-        CacheBounds(maxAge: maxAge, maxBytes: maxBytes)
-            .prune(files, others: CacheBounds.status(keeping.path)?.bytes ?? 0, now: now) {
-                (try? FileManager.default.removeItem(atPath: $0)) != nil
-            }
+        bounds.prune(files, others: CacheBounds.status(keeping.path)?.bytes ?? 0, now: now) {
+            (try? FileManager.default.removeItem(atPath: $0)) != nil
+        }
     }
 
     /// The identity of the files at `paths` as the file system sees them now (size, modification

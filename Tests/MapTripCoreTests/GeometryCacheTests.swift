@@ -99,7 +99,7 @@ import Testing
             try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -days * 86_400)], ofItemAtPath: try file(path).path)
         }
         // Four sources' levels, as other checkouts or older assets folders would leave them.
-        let unbounded = GeometryCache(directory: dir, maxBytes: .max)
+        let unbounded = GeometryCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: .max))
         for (path, days) in [("/a.shp", 40.0), ("/b.shp", 3), ("/c.shp", 2), ("/d.shp", 1)] {
             unbounded.store(path: path, recipe: "r", identity: "v").save(Self.source(), level: 4)
             try age(path, days: days)
@@ -107,7 +107,7 @@ import Testing
         let size = try #require(try fm.attributesOfItem(atPath: try file("/b.shp").path)[.size] as? NSNumber).intValue
         // Another one written, the folder bound to three and a half files: /a.shp's, unused for 40
         // days, goes; then the least recently used, /b.shp's, to bring four files down to three.
-        let bounded = GeometryCache(directory: dir, maxBytes: size * 7 / 2)
+        let bounded = GeometryCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: size * 7 / 2))
         bounded.store(path: "/e.shp", recipe: "r", identity: "v").save(Self.source(), level: 4)
         let left = Set(["/c.shp", "/d.shp", "/e.shp"].map { String(GeometryCache.fnv1a(Array($0.utf8)), radix: 16) })
         #expect(Set(try fm.contentsOfDirectory(atPath: dir.path).map { String($0.prefix { $0 != "-" }) }) == left)
