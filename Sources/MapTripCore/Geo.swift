@@ -93,12 +93,26 @@ extension Camera {
         guard size.isFinite, size >= 1, size < 1e15, scale > 0 else { return self }
         let whole = size.rounded()
         let p = WebMercator.project(center)
-        func snap(_ u: Double, _ frame: Int) -> Double {
-            let half = Double(frame) / 2
-            return (((u * whole - half) / 2).rounded() * 2 + half) / whole
-        }
-        let c = WebMercator.unproject(WorldPoint(x: snap(p.x, width), y: snap(p.y, height)))
+        let c = WebMercator.unproject(WorldPoint(x: PixelGrid.snap(p.x, frame: width, world: whole),
+                                                 y: PixelGrid.snap(p.y, frame: height, world: whole)))
         return Camera(center: c, zoom: log2(whole / (WebMercator.tileSize * scale)), bearing: bearing)
+    }
+}
+
+/// Where a frame falls on the pixels of a Web Mercator world a whole number of pixels wide: the rule
+/// `Camera.onPixelGrid` snaps a resting camera to, and the raster cache checks a view against.
+public enum PixelGrid {
+    /// The world coordinate `u` (0-1 across the world) moved to the nearest centre from which a frame
+    /// `frame` pixels long starts on an even pixel of a world `world` pixels wide.
+    public static func snap(_ u: Double, frame: Int, world: Double) -> Double {
+        let half = Double(frame) / 2
+        return (((u * world - half) / 2).rounded() * 2 + half) / world
+    }
+
+    /// Whether a frame centred at `u` starts on an even pixel of that world already (within 1e-6 px).
+    public static func isOn(_ u: Double, frame: Int, world: Double) -> Bool {
+        let p = (u * world - Double(frame) / 2) / 2
+        return abs(p - p.rounded()) <= 1e-6
     }
 }
 

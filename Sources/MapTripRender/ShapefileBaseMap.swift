@@ -604,9 +604,8 @@ public final class ShapefileBaseMap: BaseMap {
         let size = v.worldSize, whole = size.rounded()
         guard isFlatMercator(v), whole >= 1, whole < 1e15, abs(size - whole) < 1e-6 else { return nil }
         let c = v.center
-        for (u, frame) in [(c.x, v.width), (c.y, v.height)] {
-            let p = (u * whole - Double(frame) / 2) / 2
-            if abs(p - p.rounded()) > 1e-6 { return nil }
+        guard PixelGrid.isOn(c.x, frame: v.width, world: whole), PixelGrid.isOn(c.y, frame: v.height, world: whole) else {
+            return nil
         }
         return Int(whole)
     }

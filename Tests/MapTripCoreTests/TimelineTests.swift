@@ -221,4 +221,22 @@ struct TimelineTests {
             }
         }
     }
+
+    /// The rule the raster cache checks a view against (`PixelGrid.isOn`) is the one resting cameras
+    /// are snapped to: a snapped centre is on it, one moved by an odd pixel or half a pixel is not,
+    /// one moved by two pixels is.
+    @Test func aSnappedCentreIsOnTheGridAndAnOddPixelOffIsNot() {
+        for world in [4096.0, 1_234_567.0] {
+            for frame in [1920, 1080, 321] {
+                for u in [0.1, 0.337, 0.9] {
+                    let s = PixelGrid.snap(u, frame: frame, world: world)
+                    #expect(abs(s - u) * world <= 1.0001)
+                    #expect(PixelGrid.isOn(s, frame: frame, world: world))
+                    #expect(!PixelGrid.isOn(s + 1 / world, frame: frame, world: world))
+                    #expect(!PixelGrid.isOn(s + 0.5 / world, frame: frame, world: world))
+                    #expect(PixelGrid.isOn(s + 2 / world, frame: frame, world: world))
+                }
+            }
+        }
+    }
 }
