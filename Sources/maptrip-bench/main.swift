@@ -1,14 +1,6 @@
 // maptrip-bench: how fast the whole pipeline records a trip, compared with the encoder alone on
 // the same frames, and how much memory the pipeline adds. Prints figures; asserts nothing.
-//
-//   maptrip-bench [--scene Scenes/world.json] [--presets ultrafast,veryfast,medium] [--runs 3] [--quick]
-//   maptrip-bench --profile [--scene ...]     where drawing time goes
-//   maptrip-bench --json [--presets ...] [--runs 3] [--no-4k]   every speed figure as one JSON object (per preset, 4K veryfast, SSIM, memory)
-//   maptrip-bench --quality [--scale 2]       the raster cache's frames against the vectors' (SSIM), and drawing time both ways
-//   maptrip-bench --projections [--runs N]    a moving frame on the globe, in Robinson and on reprojected tiles, as ratios to Web Mercator
-//   maptrip-bench --stretches [--presets ultrafast] [--runs 4]   where the pipeline loses time to the encoder alone, 30 frames at a time
-//   maptrip-bench --codecs [h264,hevc,vp9,av1,prores,gif,png] [--runs N] [--quick]   the codecs phase only
-//   maptrip-bench --no-codecs ...             every phase but the codecs
+// `maptrip-bench --help` lists the phases and their options (`usage` below).
 //
 // Each phase runs in its own process so that its peak memory (ru_maxrss) is its own:
 //   capture   renders the trip once and saves every distinct picture as I420, with the repeats;
@@ -1076,6 +1068,35 @@ func jsonReport(scenePath: String, presets: [String], runs: Int, with4K: Bool) t
     print(String(decoding: data, as: UTF8.self))
 }
 
+/// What `--help` prints: the phases and their options. Anything else starting with `--` is refused.
+let usage = """
+    usage: maptrip-bench [phase] [options]        (run it from the checkout: it reads Scenes/ and Assets/)
+
+      (no phase)     pipeline against the encoder alone at each preset, memory, then the codecs
+        --presets ultrafast,veryfast,medium   --runs 3   --quick (veryfast; codecs on 3 places)
+        --no-codecs    every phase but the codecs
+      --json         every speed figure as one JSON object (per preset, 4K veryfast, SSIM, memory)
+        --presets ...  --runs 3  --no-4k
+      --codecs [h264,hevc,vp9,av1,prores,gif,png]   the codecs phase only  --runs N  --quick
+      --profile      where drawing a moving frame's time goes, layer by layer
+      --quality      the raster cache's frames against the vectors' (SSIM)  --scale 2
+      --projections  a moving frame on the globe, in Robinson, on reprojected tiles  --runs N
+      --stretches    where the pipeline loses time to the encoder, 30 frames at a time  --presets  --runs 4
+      --batch        clips per hour for each mix of jobs and x264 threads  --runs N  --scenes 40
+      --designer     a preview against a full render; gazetteer lookups  --runs 3
+      --cinematics   the cinematic features' cost against a plain render  --runs 3
+      --scene FILE   the scene (default Scenes/world.json)
+      --help         this text
+    """
+
+/// The options `main` reads (with whether each takes a value).
+let knownOptions: [String: Bool] = [
+    "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
+    "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
+    "--quality": false, "--projections": false, "--stretches": false, "--batch": false,
+    "--designer": false, "--cinematics": false, "--help": false, "-h": false,
+]
+
 func main() throws {
     let args = Array(CommandLine.arguments.dropFirst())
     LibraryLogging.configure(verbose: false)
@@ -1108,6 +1129,18 @@ func main() throws {
         default: throw Failure(description: "unknown child mode")
         }
         return
+    }
+    if args.contains("--help") || args.contains("-h") {
+        print(usage)
+        return
+    }
+    var i = 0
+    while i < args.count {
+        guard let takesValue = knownOptions[args[i]] else {
+            throw Failure(description: "unknown option \(args[i]); see maptrip-bench --help")
+        }
+        // --codecs takes a list only when one follows.
+        i += takesValue || (args[i] == "--codecs" && i + 1 < args.count && !args[i + 1].hasPrefix("-")) ? 2 : 1
     }
     let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
     defer { try? FileManager.default.removeItem(atPath: childCacheHome) }
