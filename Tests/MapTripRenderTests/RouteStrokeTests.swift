@@ -67,6 +67,58 @@ enum AlphaBlocks {
         }
     }
 
+    /// Drawn a band of rows at a time, as frames drawn into I420 pictures draw their overlays (each
+    /// band clipped to its rows), a route cut to the frame draws the same line as the whole line
+    /// stroked over the whole frame, across the bands' edges too.
+    @Test func aRouteDrawnInBandsLooksTheSameAsWhole() throws {
+        let timeline = Timeline(scene: Self.scene)
+        let banded = try FrameRenderer(scene: Self.scene, baseMap: TransparentBaseMap(),
+                                       overlays: [InBands(RouteOverlay(culls: true, thins: false), bands: 4)])
+        let whole = try Self.renderer(RouteOverlay(culls: false, thins: false))
+        var compared = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 3) {
+            let values = timeline.values(at: n)
+            try banded.render(values)
+            try whole.render(values)
+            let a = banded.surface, b = whole.surface
+            var differing = 0, worst = 0, drawn = 0
+            for y in 0..<a.height {
+                for i in 0..<(a.width * 4) {
+                    let p = Int(a.data[y * a.stride + i]), q = Int(b.data[y * b.stride + i])
+                    if p != q { differing += 1; worst = max(worst, abs(p - q)) }
+                    if i % 4 == 3 && q > 0 { drawn += 1 }
+                }
+            }
+            guard drawn > 200 else { continue }
+            compared += 1
+            // Cairo's rounding aside: a level or two, on at most a twentieth of the route's bytes.
+            #expect(worst <= 2 && differing <= drawn * 4 / 20, "frame \(n): \(differing) bytes differ, by up to \(worst), \(drawn) pixels drawn")
+        }
+        #expect(compared > 10, "frames with a route: \(compared)")
+    }
+
+    /// An overlay drawn band by band, each band clipped to its rows of the frame.
+    final class InBands: Overlay {
+        let inner: Overlay
+        let bands: Int
+        init(_ inner: Overlay, bands: Int) {
+            self.inner = inner
+            self.bands = bands
+        }
+
+        func draw(_ frame: FrameContext, in cr: Context) throws {
+            let h = frame.viewport.height
+            for k in 0..<bands {
+                let top = h * k / bands, bottom = h * (k + 1) / bands
+                cr.save()
+                cr.rectangle(0, Double(top), Double(frame.viewport.width), Double(bottom - top))
+                cr.clip()
+                try inner.draw(frame, in: cr)
+                cr.restore()
+            }
+        }
+    }
+
     /// Without the vertices that lie within a twentieth of a pixel of the line, over every other frame
     /// of the trip that shows a route: every 4x4 block holds the same ink within what a 4-pixel edge
     /// moved by a tenth of a pixel changes (102 alpha units), the frame the same ink in all. (Pixel
