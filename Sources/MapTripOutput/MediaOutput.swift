@@ -193,12 +193,25 @@ public final class MediaOutput {
     /// when the output converts its pictures itself (a GIF: its palette filter takes them as drawn).
     public func makeConverters(budget: Int) throws -> [PixelConverter]? {
         guard palette == nil else { return nil }
-        let first = try PixelConverter(path: converter.path, width: width, height: height,
-                                       straightAlpha: plan.transparent)
+        return try Self.makeConverters(path: converter.path, width: width, height: height,
+                                       transparent: plan.transparent, budget: budget)
+    }
+
+    /// The pixel path an output of `plan` at this size converts its pictures along (nil: a GIF, which
+    /// converts them itself), known before it is opened.
+    public static func converterPath(plan: OutputPlan, width: Int, height: Int, fps: Int) throws -> PixelPath? {
+        guard plan.codec != .gif else { return nil }
+        return try plan.profile.settings(options: plan.options, width: width, height: height, fps: fps,
+                                         transparent: plan.transparent).1
+    }
+
+    /// `makeConverters` for an output converting along `path`, made before it is opened.
+    public static func makeConverters(path: PixelPath, width: Int, height: Int, transparent: Bool,
+                                      budget: Int) throws -> [PixelConverter] {
+        let first = try PixelConverter(path: path, width: width, height: height, straightAlpha: transparent)
         let count = max(2, budget / max(1, first.frameBytes))
         return try [first] + (1..<count).map { _ in
-            try PixelConverter(path: converter.path, width: width, height: height, straightAlpha: plan.transparent,
-                               scratchOf: first)
+            try PixelConverter(path: path, width: width, height: height, straightAlpha: transparent, scratchOf: first)
         }
     }
 

@@ -34,6 +34,8 @@ public final class PacedSink: FrameSink {
         try sink.write(bgra: bgra, stride: stride)
     }
 
+    public func begin() throws { try sink.begin() }
+
     public func repeatLast() throws {
         wait()
         try sink.repeatLast()

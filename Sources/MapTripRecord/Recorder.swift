@@ -12,6 +12,13 @@ public protocol FrameSink: AnyObject {
     func write(bgra: UnsafePointer<UInt8>, stride: Int) throws
     /// The previous picture again, unchanged (a still frame: nothing to draw or convert).
     func repeatLast() throws
+    /// Called once by `Recorder.record` as soon as its drawing thread has begun, before the first
+    /// picture: a sink may open its output here, while the first frames are drawn (by default nothing).
+    func begin() throws
+}
+
+extension FrameSink {
+    public func begin() throws {}
 }
 
 
@@ -131,6 +138,7 @@ public final class Recorder {
             pipeline.stop()
             drawing.join()
         }
+        try sink.begin()
         var drawn = 0
         /// The converted picture the sink repeats until the next one.
         var held: Int?

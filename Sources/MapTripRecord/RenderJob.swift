@@ -235,9 +235,12 @@ public struct RenderJob {
         var metadata = ["encoder": "maptrip \(maptripVersion)"]
         if let title = scene.title { metadata["title"] = title }
         metadata.merge(self.metadata) { _, extra in extra }
-        let out = try MediaOutput(plan: plan, width: video.width, height: video.height, fps: video.fps,
-                                  metadata: metadata, palette: palette, audio: audio,
-                                  duration: recorder.timeline.duration, firstFrame: part?.lowerBound ?? 0)
+        let duration = recorder.timeline.duration
+        let out = try OpeningOutput(plan: plan, width: video.width, height: video.height, fps: video.fps) {
+            try MediaOutput(plan: plan, width: video.width, height: video.height, fps: video.fps,
+                            metadata: metadata, palette: palette, audio: audio, duration: duration,
+                            firstFrame: part?.lowerBound ?? 0)
+        }
         let sink: FrameSink = live ? PacedSink(out, fps: video.fps) : out
         var summary: RecordSummary
         text.wait()
