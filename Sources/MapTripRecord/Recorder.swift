@@ -280,6 +280,8 @@ final class DrawingThread: @unchecked Sendable {
     private let pipeline: DrawPipeline
     /// Converters to convert each picture with, right after drawing it (nil: the sink converts).
     private let converters: [PixelConverter]?
+    /// What each converter's frame holds of the pictures drawn into it before (see `PictureHistory`).
+    private let histories: [PictureHistory]
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
@@ -290,6 +292,7 @@ final class DrawingThread: @unchecked Sendable {
         self.frames = frames
         self.pipeline = pipeline
         self.converters = converters
+        histories = (converters ?? []).map { _ in PictureHistory() }
     }
 
     func start() {
@@ -328,9 +331,12 @@ final class DrawingThread: @unchecked Sendable {
                 // An I420 output: a frame the map composites from rasters is drawn straight into it.
                 var drawn = false
                 if let converter = converters?[index], converter.path == .i420 {
-                    drawn = try renderer.renderPlanar(state, into: Self.picture(converter))
+                    var picture = try Self.picture(converter)
+                    picture.history = histories[index]
+                    drawn = try renderer.renderPlanar(state, into: picture)
                 }
                 if !drawn {
+                    if converters != nil { histories[index].forget() }
                     try renderer.render(state, into: buffer)
                     if let converters {
                         let surface = renderer.surfaces[buffer]

@@ -145,6 +145,9 @@ public final class FrameRenderer {
             // Blended in two halves of the rows, one per thread when there is enough to share (the
             // blend clears what it blends: a rectangle overlapping one blended before finds it clear).
             let layer = OverlayPixels(data: band.data, stride: band.stride, rects: Array(rects))
+            picture.history?.drawnOver += layer.rects.map {
+                OverlayRect(x: $0.x, y: $0.y + rows.lowerBound, width: $0.width, height: $0.height)
+            }
             let target = picture.rows(rows)
             let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
             DispatchQueue.concurrentPerform(iterations: halves.count) { half in

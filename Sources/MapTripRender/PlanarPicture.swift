@@ -7,15 +7,44 @@ import YUV
 /// half size each way), BT.601 in limited range as libyuv's ARGBToI420 makes it. A frame the raster
 /// cache composites is drawn straight into one (`FrameRenderer.renderPlanar`): a third of a BGRA
 /// picture's bytes to write and read, and no conversion after.
+/// What a picture reused frame after frame (one of the recorder's frames, given back by the encoder)
+/// still holds of the frames drawn into it: the held picture of the map it was given whole, and the
+/// rectangles drawn over that since (frame pixels). A map giving it the same held picture again copies
+/// back only those rectangles (`ShapefileBaseMap.drawPlanar`): the overlays of a rest, pins and labels
+/// coming in, cover a few percent of the frame, and the copy of a whole 1080p picture is 3 MB.
+public final class PictureHistory: @unchecked Sendable {
+    /// The held picture given whole (weak: one let go, or a new one where it was, never matches).
+    weak var still: AnyObject?
+    var drawnOver: [InkCells.Rect] = []
+
+    public init() {}
+
+    /// Nothing known: the picture was written whole by other means (converted from BGRA).
+    public func forget() {
+        still = nil
+        drawnOver = []
+    }
+
+    /// The picture now holds `picture`, whole.
+    func holds(_ picture: AnyObject) {
+        still = picture
+        drawnOver = []
+    }
+}
+
 public struct PlanarPicture: @unchecked Sendable {
     public var y: UnsafeMutablePointer<UInt8>, yStride: Int
     public var u: UnsafeMutablePointer<UInt8>, uStride: Int
     public var v: UnsafeMutablePointer<UInt8>, vStride: Int
     /// Luma size (even both ways).
     public var width: Int, height: Int
+    /// What the picture holds from the frame drawn into it before, when it is reused frame after frame
+    /// (nil: nothing known, it is drawn whole).
+    public var history: PictureHistory?
 
     public init(y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>, uStride: Int,
-                v: UnsafeMutablePointer<UInt8>, vStride: Int, width: Int, height: Int) {
+                v: UnsafeMutablePointer<UInt8>, vStride: Int, width: Int, height: Int, history: PictureHistory? = nil) {
+        self.history = history
         self.y = y
         self.yStride = yStride
         self.u = u

@@ -191,6 +191,9 @@ public final class ShapefileBaseMap: BaseMap {
     /// The same in I420, for frames drawn into I420 pictures (`drawPlanar`).
     private var planarStill: (viewport: Viewport, picture: PlanarTile)?
     private var stillsDrawn = 0, framesFromStill = 0, heldPicturesFromTiles = 0
+    /// Frames from a held picture into a picture that held it already: only what the overlays had
+    /// drawn over it copied back (`PictureHistory`).
+    private(set) var framesRestored = 0
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own). `geometryCache`: where this map's levels are kept between runs, when
@@ -424,7 +427,14 @@ public final class ShapefileBaseMap: BaseMap {
             // The held picture, drawn from the vectors once (through the scratch), kept in I420 (3 MB, not 8).
             if let still = planarStill, still.viewport == viewport {
                 framesFromStill += 1
-                still.picture.copy(into: picture)
+                if let history = picture.history, history.still === still.picture {
+                    // A picture that holds it already, but for what the overlays drew over it.
+                    still.picture.copy(history.drawnOver, into: picture)
+                    framesRestored += 1
+                } else {
+                    still.picture.copy(into: picture)
+                }
+                picture.history?.holds(still.picture)
                 return true
             }
             releaseStill()
@@ -440,10 +450,12 @@ public final class ShapefileBaseMap: BaseMap {
             planarStill = (viewport, held)
             stillsDrawn += 1
             held.copy(into: picture)
+            picture.history?.holds(held)
             return true
         }
         guard let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) else { return false }
         if still != nil || planarStill != nil { releaseStill() }
+        picture.history?.forget()
         return try cache.compositePlanar(viewport, position: position, outside: style.water, into: picture,
                                          draw: tileDrawing(scale: viewport.scale))
     }

@@ -396,6 +396,49 @@ struct PlanarCompositeTests {
         #expect((renderer.baseMap as? ShapefileBaseMap)?.rasterCacheStatistics.map { $0.stillsDrawn == 2 && $0.framesComposited > 3 } == true)
     }
 
+    /// Frames drawn into a few pictures reused in turn, as the recorder's frames are (each with its
+    /// `PictureHistory`): at a rest, a picture that holds the held picture already gets back only what
+    /// the overlays drew over it, and every frame comes out exactly as drawn into a fresh picture,
+    /// through the flights (composited: the history forgotten) and the rests (pins and labels coming in).
+    @Test func aReusedPictureGetsBackOnlyWhatTheOverlaysDrewOverIt() throws {
+        let places = [Place(name: "Seoul 서울", position: LonLat(lon: 126.978, lat: 37.5665), dwell: 2, zoom: 7),
+                      Place(name: "Busan", position: LonLat(lon: 129.0756, lat: 35.1796), dwell: 2, zoom: 7.5),
+                      Place(name: "Jeju", position: LonLat(lon: 126.53, lat: 33.5), dwell: 2, zoom: 7)]
+        let sc = scene(places, title: "Korea")
+        let timeline = Timeline(scene: sc)
+        let renderers = try (0..<2).map { _ -> FrameRenderer in
+            let map = try ShapefileBaseMap(assets: assets)
+            map.rasterBreakEven = .infinity
+            let r = try FrameRenderer(scene: sc, baseMap: map)
+            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
+            r.planBaseMap(timeline)
+            return r
+        }
+        let (w, h) = (sc.video.width, sc.video.height)
+        let pool = (0..<3).map { _ in (Picture(width: w, height: h), PictureHistory()) }
+        var last: FrameValues?, drawn = 0
+        for n in 0..<timeline.frameCount {
+            let values = timeline.values(at: n)
+            if values == last { continue }
+            last = values
+            let fresh = Picture(width: w, height: h)
+            #expect(try fresh.with { try renderers[0].renderPlanar(values, into: $0) })
+            let (reused, history) = pool[drawn % pool.count]
+            drawn += 1
+            #expect(try reused.with { picture in
+                var picture = picture
+                picture.history = history
+                return try renderers[1].renderPlanar(values, into: picture)
+            })
+            #expect(reused.y == fresh.y && reused.u == fresh.u && reused.v == fresh.v, "frame \(n)")
+        }
+        let map = try #require(renderers[1].baseMap as? ShapefileBaseMap)
+        let stats = try #require(map.rasterCacheStatistics)
+        print("reused pictures: \(drawn) frames drawn, \(stats.framesFromStill) from held pictures, "
+              + "\(map.framesRestored) of them only where the overlays drew")
+        #expect(map.framesRestored > 10 && map.framesRestored < stats.framesFromStill)
+    }
+
     /// An overlay drawn as `overlay` draws, that does not tell its cells: recorded and replayed in its
     /// bounding box, as every overlay was before cells.
     final class Recorded: Overlay {
