@@ -70,6 +70,15 @@ public struct PlanarPicture: @unchecked Sendable {
         return [0..<middle, middle..<height]
     }
 
+    /// Copies the planes into a picture of the same size.
+    func copy(into target: PlanarPicture) {
+        for (source, target) in zip(planes, target.planes) {
+            for row in 0..<source.height {
+                (target.data + row * target.stride).update(from: source.data + row * source.stride, count: source.width)
+            }
+        }
+    }
+
     var planes: [BilinearResample.Plane] {
         [BilinearResample.Plane(data: y, stride: yStride, width: width, height: height),
          BilinearResample.Plane(data: u, stride: uStride, width: width / 2, height: height / 2),

@@ -629,28 +629,17 @@ final class PlanarTile {
     /// Copies the planes within `rects` (luma pixels; widened to even bounds, as the chroma's 2x2
     /// blocks are) into a picture of the same size.
     func copy(_ rects: [InkCells.Rect], into picture: PlanarPicture) {
+        let source = self.picture
         for r in rects {
             let x0 = max(0, r.x) & ~1, y0 = max(0, r.y) & ~1
             let x1 = min(width, (r.x + r.width + 1) & ~1), y1 = min(height, (r.y + r.height + 1) & ~1)
             guard x1 > x0, y1 > y0 else { continue }
-            for (k, (source, target)) in zip(planes, picture.planes).enumerated() {
-                let s = k == 0 ? 0 : 1
-                for row in (y0 >> s)..<(y1 >> s) {
-                    (target.data + row * target.stride + (x0 >> s))
-                        .update(from: source.data + row * source.stride + (x0 >> s), count: (x1 - x0) >> s)
-                }
-            }
+            source.rows(y0..<y1, x: x0, width: x1 - x0).copy(into: picture.rows(y0..<y1, x: x0, width: x1 - x0))
         }
     }
 
     /// Copies the planes into a picture of the same size.
-    func copy(into picture: PlanarPicture) {
-        for (source, target) in zip(planes, picture.planes) {
-            for row in 0..<source.height {
-                (target.data + row * target.stride).update(from: source.data + row * source.stride, count: source.width)
-            }
-        }
-    }
+    func copy(into picture: PlanarPicture) { self.picture.copy(into: picture) }
 
     /// Converts a BGRA picture of the tile's size into the planes; or, with `rows` (even bounds), a
     /// band of BGRA rows into those rows of the planes.

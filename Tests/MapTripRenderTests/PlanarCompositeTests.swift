@@ -354,18 +354,22 @@ struct PlanarCompositeTests {
         #expect(b.peakBytes <= b.limitBytes && a.peakBytes <= a.limitBytes)
     }
 
+    /// A renderer of `sc` on the embedded map with its raster cache used for every moving frame,
+    /// prepared and planned for the whole trip.
+    static func cachingRenderer(_ sc: Scene, timeline: Timeline, overlays: [Overlay]? = nil) throws -> FrameRenderer {
+        let map = try ShapefileBaseMap(assets: assets)
+        map.rasterBreakEven = .infinity
+        let r = try FrameRenderer(scene: sc, baseMap: map, overlays: overlays)
+        try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
+        r.planBaseMap(timeline)
+        return r
+    }
+
     /// Renders every `step`th frame of `sc` into I420 and in BGRA, converted, and expects them alike;
     /// returns how many frames went the I420 way and the renderer that drew them.
     func compareRenderedIntoI420(_ sc: Scene, step: Int) throws -> (planarFrames: Int, renderer: FrameRenderer) {
         let timeline = Timeline(scene: sc)
-        let renderers = try (0..<2).map { _ -> FrameRenderer in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            let r = try FrameRenderer(scene: sc, baseMap: map)
-            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
-            r.planBaseMap(timeline)
-            return r
-        }
+        let renderers = try (0..<2).map { _ in try Self.cachingRenderer(sc, timeline: timeline) }
         let (w, h) = (sc.video.width, sc.video.height)
         var planarFrames = 0
         for n in stride(from: 0, to: timeline.frameCount, by: step) {
@@ -406,14 +410,7 @@ struct PlanarCompositeTests {
                       Place(name: "Jeju", position: LonLat(lon: 126.53, lat: 33.5), dwell: 2, zoom: 7)]
         let sc = scene(places, title: "Korea")
         let timeline = Timeline(scene: sc)
-        let renderers = try (0..<2).map { _ -> FrameRenderer in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            let r = try FrameRenderer(scene: sc, baseMap: map)
-            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
-            r.planBaseMap(timeline)
-            return r
-        }
+        let renderers = try (0..<2).map { _ in try Self.cachingRenderer(sc, timeline: timeline) }
         let (w, h) = (sc.video.width, sc.video.height)
         let pool = (0..<3).map { _ in (Picture(width: w, height: h), PictureHistory()) }
         var last: FrameValues?, drawn = 0
@@ -462,14 +459,7 @@ struct PlanarCompositeTests {
         let overlays: [[Overlay]] = [FrameRenderer.standardOverlays(),
                                      FrameRenderer.standardOverlays().map { $0 is RouteOverlay || $0 is GraticuleOverlay ? Recorded($0) : $0 },
                                      FrameRenderer.standardOverlays().filter { !($0 is RouteOverlay || $0 is GraticuleOverlay) }]
-        let renderers = try overlays.map { list -> FrameRenderer in
-            let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            let r = try FrameRenderer(scene: sc, baseMap: map, overlays: list)
-            try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
-            r.planBaseMap(timeline)
-            return r
-        }
+        let renderers = try overlays.map { try Self.cachingRenderer(sc, timeline: timeline, overlays: $0) }
         var compared = 0, withLines = 0
         for n in stride(from: 0, to: timeline.frameCount, by: 5) {
             let values = timeline.values(at: n)

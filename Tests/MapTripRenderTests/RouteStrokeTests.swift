@@ -4,8 +4,8 @@ import MapTripCore
 import MapTripRender
 import Testing
 
-/// Alpha summed over 4x4 blocks of two surfaces of one size: where a line or a mark lies, compared
-/// without asking every edge pixel's antialiasing to agree.
+/// Two surfaces of one size compared: alpha summed over 4x4 blocks (where a line or a mark lies,
+/// without asking every edge pixel's antialiasing to agree), or byte for byte.
 enum AlphaBlocks {
     /// The largest difference of a block, the difference of the totals, and the second's total.
     static func difference(_ a: ImageSurface, _ b: ImageSurface) -> (block: Int, total: Int, ink: Int) {
@@ -25,6 +25,19 @@ enum AlphaBlocks {
             }
         }
         return (worst, abs(totalA - totalB), totalB)
+    }
+
+    /// Byte for byte: how many bytes differ, by how much at most, and the pixels the second inks.
+    static func bytes(_ a: ImageSurface, _ b: ImageSurface) -> (differing: Int, worst: Int, drawn: Int) {
+        var differing = 0, worst = 0, drawn = 0
+        for y in 0..<a.height {
+            for i in 0..<(a.width * 4) {
+                let p = Int(a.data[y * a.stride + i]), q = Int(b.data[y * b.stride + i])
+                if p != q { differing += 1; worst = max(worst, abs(p - q)) }
+                if i % 4 == 3 && q > 0 { drawn += 1 }
+            }
+        }
+        return (differing, worst, drawn)
     }
 }
 
@@ -53,15 +66,7 @@ enum AlphaBlocks {
             let values = timeline.values(at: n)
             try cut.render(values)
             try whole.render(values)
-            let a = cut.surface, b = whole.surface
-            var differing = 0, worst = 0, drawn = 0
-            for y in 0..<a.height {
-                for i in 0..<(a.width * 4) {
-                    let p = Int(a.data[y * a.stride + i]), q = Int(b.data[y * b.stride + i])
-                    if p != q { differing += 1; worst = max(worst, abs(p - q)) }
-                    if i % 4 == 3 && q > 0 { drawn += 1 }
-                }
-            }
+            let (differing, worst, drawn) = AlphaBlocks.bytes(cut.surface, whole.surface)
             #expect(drawn > 200, "the route is in the frame (\(drawn) pixels)")
             #expect(worst <= 2 && differing <= drawn / 20, "frame \(n): \(differing) bytes differ, by up to \(worst)")
         }
@@ -80,15 +85,7 @@ enum AlphaBlocks {
             let values = timeline.values(at: n)
             try banded.render(values)
             try whole.render(values)
-            let a = banded.surface, b = whole.surface
-            var differing = 0, worst = 0, drawn = 0
-            for y in 0..<a.height {
-                for i in 0..<(a.width * 4) {
-                    let p = Int(a.data[y * a.stride + i]), q = Int(b.data[y * b.stride + i])
-                    if p != q { differing += 1; worst = max(worst, abs(p - q)) }
-                    if i % 4 == 3 && q > 0 { drawn += 1 }
-                }
-            }
+            let (differing, worst, drawn) = AlphaBlocks.bytes(banded.surface, whole.surface)
             guard drawn > 200 else { continue }
             compared += 1
             // Cairo's rounding aside: a level or two, on at most a twentieth of the route's bytes.
