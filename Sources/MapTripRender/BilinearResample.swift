@@ -30,6 +30,50 @@ enum BilinearResample {
         var height: Int
     }
 
+    /// One tile of a row of tiles (`paintRow`): its plane, where its pixel 0 lands across (frame x), and
+    /// the frame columns it paints.
+    struct Span {
+        var image: Plane
+        var originX: Double
+        var x: Int
+        var width: Int
+    }
+
+    /// Paints tiles side by side, scaled by `scale`, into the frame rows (y, height) of one 8-bit plane
+    /// `surface`, whose row 0 is frame row `firstRow`: every tile's pixel 0 is at frame row `originY`,
+    /// each at its own `originX`. The kernel writes the frame row by row across all of them, as its
+    /// memory is laid out. Returns false, painting nothing, where the kernel cannot.
+    static func paintRow(_ spans: [Span], scale: Double, originY: Double, into surface: Plane, firstRow: Int,
+                         y: Int, height: Int) -> Bool {
+        let top = max(y, firstRow), bottom = min(y + height, firstRow + surface.height)
+        if bottom <= top { return true }
+        guard isAvailable, scale > 1.0 / 64, scale < 64,
+              let startY = fixed((Double(y) + 0.5 - originY) / scale - 0.5),
+              let step = fixed(1 / scale),
+              let y0 = Int32(exactly: Int(startY) + (top - y) * Int(step)) else { return false }
+        var described = [maptrip_plane_span]()
+        described.reserveCapacity(spans.count)
+        for span in spans {
+            let left = max(span.x, 0), right = min(span.x + span.width, surface.width)
+            if right <= left { continue }
+            guard let startX = fixed((Double(span.x) + 0.5 - span.originX) / scale - 0.5),
+                  let x0 = Int32(exactly: Int(startX) + (left - span.x) * Int(step)) else { return false }
+            let image = span.image
+            described.append(maptrip_plane_span(src: image.data, src_stride: image.stride,
+                                                src_width: Int32(image.width), src_height: Int32(image.height),
+                                                x0: x0, dst_x: Int32(left), width: Int32(right - left)))
+        }
+        let dst = surface.data + (top - firstRow) * surface.stride
+        return maptrip_resample_plane_spans(dst, surface.stride, Int32(bottom - top), described,
+                                            Int32(described.count), y0, step, step) != 0
+    }
+
+    /// 16.16 fixed point, or nil beyond the kernel's range.
+    private static func fixed(_ v: Double) -> Int32? {
+        let f = (v * 65536).rounded()
+        return abs(f) < Double(1 << 30) ? Int32(f) : nil
+    }
+
     /// The same for planes of `bytesPerPixel` (4: premultiplied BGRA; 1: a Y, U or V plane).
     static func paint(_ image: Plane, bytesPerPixel: Int, scale: Double, originX: Double, originY: Double,
                       into surface: Plane, firstRow: Int, x: Int, y: Int, width: Int, height: Int) -> Bool {
@@ -39,10 +83,6 @@ enum BilinearResample {
         guard isAvailable, scale > 1.0 / 64, scale < 64 else { return false }
         // Pixel centres: frame pixel centre (px + 0.5) is at image position (px + 0.5 - origin) / scale,
         // whose nearest pixels are those around it minus a half.
-        func fixed(_ v: Double) -> Int32? {
-            let f = (v * 65536).rounded()
-            return abs(f) < Double(1 << 30) ? Int32(f) : nil
-        }
         // Positions from the rectangle's first pixel on, in whole steps: the rows a band holds come out
         // as the same rows of the whole rectangle.
         guard let startX = fixed((Double(x) + 0.5 - originX) / scale - 0.5),
