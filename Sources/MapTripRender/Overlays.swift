@@ -80,13 +80,22 @@ public enum TextSetup {
 /// Lays out text once per (text, style) and keeps the layouts for the frames that follow: a
 /// trip's labels are the same every frame, only their positions move.
 final class TextCache {
-    private var layouts: [String: Layout] = [:]
-    private var fonts: [String: FontDescription] = [:]
+    /// A font as a style asks for it at a scale.
+    private struct FontKey: Hashable {
+        var family: String, weight: String, size: Double
+    }
+
+    private struct LayoutKey: Hashable {
+        var font: FontKey, width: Double?, text: String
+    }
+
+    private var layouts: [LayoutKey: Layout] = [:]
+    private var fonts: [FontKey: FontDescription] = [:]
 
     func layout(_ text: String, _ style: TextStyle, scale: Double, width: Double? = nil, in cr: Context) throws -> Layout {
-        let key = "\(style.family)|\(style.weight)|\(style.size * scale)|\(width ?? -1)|\(text)"
+        let fontKey = FontKey(family: style.family, weight: style.weight, size: style.size * scale)
+        let key = LayoutKey(font: fontKey, width: width, text: text)
         if let l = layouts[key] { return l }
-        let fontKey = "\(style.family)|\(style.weight)|\(style.size * scale)"
         let font: FontDescription
         if let f = fonts[fontKey] { font = f } else {
             font = try style.font(scale: scale)
@@ -107,15 +116,20 @@ final class TextCache {
     /// Labels that move with the map, drawn once each (see `Sprites`).
     private let sprites = Sprites()
 
+    /// What names a moving label's picture: the caller's key, and the sizes it is drawn at.
+    private struct SpriteKey<Name: Hashable>: Hashable {
+        var name: Name, size: Double, halo: Double
+    }
+
     /// `draw`, through a picture of the label drawn once: for labels that move from frame to frame.
-    func drawMoving(_ l: Layout, _ style: TextStyle, key: String, x: Double, y: Double, scale: Double,
+    func drawMoving(_ l: Layout, _ style: TextStyle, key: some Hashable, x: Double, y: Double, scale: Double,
                     alpha: Double = 1, in cr: Context) throws {
         let (w, h) = l.size
         let ink = l.inkRect
         let halo = style.haloWidth * scale / 2 + 1
         let extent = Box(minX: min(0, ink.x) - halo, minY: min(0, ink.y) - halo,
                          maxX: max(w, ink.x + ink.width) + halo, maxY: max(h, ink.y + ink.height) + halo)
-        try sprites.paint("\(key)|\(style.size * scale)|\(style.haloWidth * scale)", x: x, y: y, extent: extent,
+        try sprites.paint(SpriteKey(name: key, size: style.size * scale, halo: style.haloWidth * scale), x: x, y: y, extent: extent,
                           alpha: alpha, in: cr) { sc in
             draw(l, style, x: 0, y: 0, scale: scale, in: sc)
         }
@@ -174,7 +188,7 @@ public final class PlacesOverlay: Overlay {
                 // Settled (not popping in): the same picture every frame, faded as one on the globe.
                 let r = 11 * p.size, rim = p.size + 1
                 let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
-                try pinPictures.paint("\(p.size)|\(color)", x: p.x, y: p.y, extent: extent, alpha: p.facing, in: cr) { sc in
+                try pinPictures.paint(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent, alpha: p.facing, in: cr) { sc in
                     drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
                 }
             } else if p.facing < 1 {
@@ -225,10 +239,16 @@ public final class PlacesOverlay: Overlay {
             guard let box else { continue }
             let (l, ts) = layouts[k]
             let place = ordered[k]
-            try text.drawMoving(l, ts, key: "\(place.pin.current)|\(frame.scene.places[place.place].name)", x: box.minX,
+            try text.drawMoving(l, ts, key: LabelKey(current: place.pin.current, name: frame.scene.places[place.place].name),
+                                x: box.minX,
                                 y: box.minY, scale: layout.unit, alpha: place.pin.appear * place.facing, in: cr)
         }
     }
+
+    /// A settled pin's picture: its size and colour.
+    private struct PinKey: Hashable { var size: Double, color: Color }
+    /// A label's picture: the current place's is bolder.
+    private struct LabelKey: Hashable { var current: Bool, name: String }
 
     /// The pin's size through its arrival: grows past full size and settles back (ease-out-back).
     static func pop(_ t: Double) -> Double {

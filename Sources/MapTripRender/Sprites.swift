@@ -11,7 +11,7 @@ import MapTripCore
 /// Least recently used pictures go first, within `limitBytes`.
 public final class Sprites {
     private struct Key: Hashable {
-        var name: String
+        var name: AnyHashable
         /// Half-pixel offsets of the anchor: x + 2 y.
         var phase: Int
     }
@@ -25,15 +25,16 @@ public final class Sprites {
 
     public init(limitBytes: Int = 2 << 20) { self.limitBytes = limitBytes }
 
-    /// Paints the mark `name` (the same name: the same picture) with its anchor at (x, y), at
+    /// Paints the mark `name` (the same name: the same picture; any hashable value, so that a frame
+    /// names its marks without formatting strings) with its anchor at (x, y), at
     /// `alpha`. `extent`: a box around the anchor holding everything `draw` draws; `draw` draws the
     /// mark with its anchor at the origin.
-    public func paint(_ name: String, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
+    public func paint(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
                draw: (Context) throws -> Void) throws {
         let hx = (x * 2).rounded(), hy = (y * 2).rounded()
         let ix = Int((hx / 2).rounded(.down)), iy = Int((hy / 2).rounded(.down))
         let fx = hx / 2 - Double(ix), fy = hy / 2 - Double(iy)
-        let key = Key(name: name, phase: (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0))
+        let key = Key(name: AnyHashable(name), phase: (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0))
         tick &+= 1
         let picture: (surface: ImageSurface, x0: Int, y0: Int)
         if let p = pictures[key] {

@@ -51,38 +51,50 @@ public final class Layout {
 
     public var text: String {
         get { String(cString: pango_layout_get_text(pointer)) }
-        set { pango_layout_set_text(pointer, newValue, -1) }
+        set { pango_layout_set_text(pointer, newValue, -1); extents = nil }
     }
 
-    public func setFont(_ font: FontDescription) { pango_layout_set_font_description(pointer, font.pointer) }
+    public func setFont(_ font: FontDescription) { pango_layout_set_font_description(pointer, font.pointer); extents = nil }
 
     /// Wraps at this width in pixels (nil: no wrapping).
     public func setWidth(_ pixels: Double?) {
         pango_layout_set_width(pointer, pixels.map { Int32($0 * Double(PANGO_SCALE)) } ?? -1)
+        extents = nil
     }
 
     public enum Alignment: Sendable { case left, center, right }
     public func setAlignment(_ a: Alignment) {
         pango_layout_set_alignment(pointer, a == .center ? PANGO_ALIGN_CENTER : a == .right ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+        extents = nil
     }
 
     /// Ellipsizes at the end rather than overflow when a width is set.
     /// Wraps at word boundaries, and inside a word only when it is longer than a line.
-    public func setWrapWordChar() { pango_layout_set_wrap(pointer, PANGO_WRAP_WORD_CHAR) }
+    public func setWrapWordChar() { pango_layout_set_wrap(pointer, PANGO_WRAP_WORD_CHAR); extents = nil }
 
-    public func setEllipsizeEnd() { pango_layout_set_ellipsize(pointer, PANGO_ELLIPSIZE_END) }
+    public func setEllipsizeEnd() { pango_layout_set_ellipsize(pointer, PANGO_ELLIPSIZE_END); extents = nil }
+
+    /// The ink and logical rectangles, measured once after each change (Pango walks every run's glyphs
+    /// for them, and a label's are asked for on every frame it shows).
+    private var extents: (ink: PangoRectangle, logical: PangoRectangle)?
+
+    private var measured: (ink: PangoRectangle, logical: PangoRectangle) {
+        if let extents { return extents }
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_extents(pointer, &ink, &logical)
+        extents = (ink, logical)
+        return (ink, logical)
+    }
 
     /// The logical size in pixels.
     public var size: (width: Double, height: Double) {
-        var rect = PangoRectangle()
-        pango_layout_get_extents(pointer, nil, &rect)
+        let rect = measured.logical
         return (Double(rect.width) / Double(PANGO_SCALE), Double(rect.height) / Double(PANGO_SCALE))
     }
 
     /// The ink (visible) rectangle relative to the layout's origin, in pixels.
     public var inkRect: (x: Double, y: Double, width: Double, height: Double) {
-        var ink = PangoRectangle()
-        pango_layout_get_extents(pointer, &ink, nil)
+        let ink = measured.ink
         let s = Double(PANGO_SCALE)
         return (Double(ink.x) / s, Double(ink.y) / s, Double(ink.width) / s, Double(ink.height) / s)
     }
