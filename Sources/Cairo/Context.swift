@@ -134,6 +134,38 @@ public final class Context {
         cairo_get_matrix(pointer, &m)
         return m.xx == 1 && m.yx == 0 && m.xy == 0 && m.yy == 1 && m.x0 == 0 && m.y0 == 0
     }
+    /// The image surface drawing goes to: nil for a recording context, or while a group is pushed.
+    public var imageTarget: ImageSurface? {
+        guard let image, cairo_get_group_target(pointer) == image.pointer else { return nil }
+        return image
+    }
+
+    /// Where user space's origin is in device pixels, when user space is device space moved by whole
+    /// pixels (nil: scaled, rotated or moved by a fraction).
+    public var wholePixelTranslation: (x: Int, y: Int)? {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(pointer, &m)
+        guard m.xx == 1, m.yx == 0, m.xy == 0, m.yy == 1, m.x0 == m.x0.rounded(), m.y0 == m.y0.rounded(),
+              abs(m.x0) < 1e6, abs(m.y0) < 1e6 else { return nil }
+        return (Int(m.x0), Int(m.y0))
+    }
+
+    /// The clip in device pixels when it is one rectangle of whole pixels (within the surface), an
+    /// empty one when nothing can be drawn; nil when it is anything else (see `wholePixelTranslation`).
+    public var deviceClipRectangle: (x0: Int, y0: Int, x1: Int, y1: Int)? {
+        guard let (tx, ty) = wholePixelTranslation, let list = cairo_copy_clip_rectangle_list(pointer) else { return nil }
+        defer { cairo_rectangle_list_destroy(list) }
+        guard list.pointee.status == CAIRO_STATUS_SUCCESS else { return nil }
+        if list.pointee.num_rectangles == 0 { return (0, 0, 0, 0) }
+        guard list.pointee.num_rectangles == 1, let r = list.pointee.rectangles?.pointee else { return nil }
+        let values = [r.x, r.y, r.x + r.width, r.y + r.height]
+        guard values.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e6 }) else { return nil }
+        return (Int(r.x) + tx, Int(r.y) + ty, Int(r.x + r.width) + tx, Int(r.y + r.height) + ty)
+    }
+
+    /// Whether drawing composites over what is there (Cairo's default operator).
+    public var drawsOver: Bool { cairo_get_operator(pointer) == CAIRO_OPERATOR_OVER }
+
     /// The clip's bounding box in user space.
     public var clipExtents: (x0: Double, y0: Double, x1: Double, y1: Double) {
         var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0

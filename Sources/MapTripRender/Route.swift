@@ -1,3 +1,4 @@
+import CResample
 import Cairo
 import Foundation
 import MapTripCore
@@ -14,9 +15,14 @@ public final class RouteOverlay: Overlay {
     /// How far (frame pixels) a vertex may lie from the line through its neighbours and be left out.
     static let tolerance = 0.05
 
-    public init(culls: Bool = true, thins: Bool = true) {
+    /// Whether solid lines go through maptrip's own stroker where the context allows (`RoundStroke`);
+    /// false: Cairo strokes every line.
+    let strokesItself: Bool
+
+    public init(culls: Bool = true, thins: Bool = true, strokesItself: Bool = true) {
         self.culls = culls
         self.thins = thins
+        self.strokesItself = strokesItself
     }
 
     /// A leg's lines as one frame strokes them.
@@ -89,6 +95,13 @@ public final class RouteOverlay: Overlay {
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
         for stroke in strokes(frame) {
+            // Solid lines are drawn by maptrip's own stroker where it can (see `RoundStroke`).
+            // It refuses only without AVX2, the outline first: Cairo then draws both.
+            if strokesItself, stroke.dash.isEmpty, let target = RoundStroke.Target(cr),
+               stroke.outline.map({ target.stroke(stroke.lines, width: $0.width, color: $0.color) }) ?? true,
+               target.stroke(stroke.lines, width: stroke.width, color: stroke.color) {
+                continue
+            }
             cr.newPath()
             for line in stroke.lines {
                 cr.move(to: line[0].x, line[0].y)
@@ -245,5 +258,46 @@ public final class GraticuleOverlay: Overlay {
         cr.setDash(stroke.dash.map { frame.layout.size($0) })
         cr.setLineJoin(.round)
         cr.stroke()
+    }
+}
+
+/// Round-capped, round-joined solid lines drawn straight into an image surface's pixels by maptrip's
+/// own stroker (`maptrip_stroke_round`, CResample): a route's strokes on every moving frame were
+/// most of the Cairo work of a frame, Cairo's scan converter taking fifteen sub-rows per row. Used
+/// where the context draws over an image surface, translated by whole pixels, clipped to one
+/// rectangle; anywhere else (a recording, a scaled poster, a dashed line) Cairo strokes.
+enum RoundStroke {
+    struct Target {
+        let surface: ImageSurface
+        let dx: Int, dy: Int
+        let clip: (x0: Int, y0: Int, x1: Int, y1: Int)
+
+        init?(_ cr: Context) {
+            guard cr.drawsOver, let surface = cr.imageTarget, let (dx, dy) = cr.wholePixelTranslation,
+                  let clip = cr.deviceClipRectangle else { return nil }
+            self.surface = surface
+            self.dx = dx
+            self.dy = dy
+            self.clip = (max(clip.x0, 0), max(clip.y0, 0), min(clip.x1, surface.width), min(clip.y1, surface.height))
+        }
+
+        /// Strokes the lines (user space); false, nothing drawn, where the stroker cannot run.
+        func stroke(_ lines: [[(x: Double, y: Double)]], width: Double, color: Color) -> Bool {
+            var xy: [Double] = []
+            xy.reserveCapacity(2 * lines.reduce(0) { $0 + $1.count })
+            for line in lines {
+                for p in line {
+                    xy.append(p.x + Double(dx))
+                    xy.append(p.y + Double(dy))
+                }
+            }
+            let counts = lines.map { Int32($0.count) }
+            surface.flush()
+            let done = maptrip_stroke_round(surface.data, surface.stride, Int32(clip.x0), Int32(clip.y0),
+                                            Int32(clip.x1), Int32(clip.y1), xy, counts, Int32(counts.count), width,
+                                            color.red, color.green, color.blue, color.alpha) != 0
+            if done { surface.markDirty() }
+            return done
+        }
     }
 }

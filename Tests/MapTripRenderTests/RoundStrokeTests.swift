@@ -1,0 +1,151 @@
+import Cairo
+import CResample
+import Foundation
+import MapTripCore
+@testable import MapTripRender
+import Testing
+
+/// maptrip's own stroker for solid round lines (`RoundStroke`) against Cairo's strokes of the same
+/// lines: the same ink, each pixel close, and where it steps aside for Cairo.
+@Suite struct RoundStrokeTests {
+    /// A route-like arc across a frame (a vertex every dozen pixels, steep and shallow stretches), a
+    /// short second line with a sharp turn, a zero-length one (a dot with round caps) and one running
+    /// off the frame.
+    static let lines: [[(x: Double, y: Double)]] = [
+        (0..<90).map { i in
+            let t = Double(i) / 89
+            return (x: 40 + 330 * t + 60 * sin(t * 3), y: 230 - 210 * t + 25 * sin(t * 5))
+        },
+        [(x: 300.3, y: 60.7), (x: 380.9, y: 75.2), (x: 392.0, y: 160.5)],
+        [(x: 120.5, y: 40.25), (x: 120.5, y: 40.25)],
+        [(x: -1e4, y: 200), (x: 250, y: 210.5), (x: 1e5, y: 3e4)],
+    ]
+
+    static func cairoStroke(_ lines: [[(x: Double, y: Double)]], width: Double, color: Color, in cr: Context) {
+        cr.setLineCap(.round)
+        cr.setLineJoin(.round)
+        cr.setLineWidth(width)
+        cr.setSource(color)
+        cr.newPath()
+        for line in lines {
+            cr.move(to: line[0].x, line[0].y)
+            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+        }
+        cr.stroke()
+    }
+
+    /// A surface with something under the lines (they go over it), as the route goes over the map.
+    static func background() throws -> ImageSurface {
+        let s = try ImageSurface(width: 420, height: 260)
+        try s.withContext { cr in
+            cr.setSource(Color(red: 0.2, green: 0.5, blue: 0.8, alpha: 0.6))
+            cr.rectangle(0, 130, 420, 130)
+            cr.fill()
+        }
+        s.flush()
+        return s
+    }
+
+    @Test(arguments: [0.6, 1.0, 2.5, 3.5, 9.0])
+    func itDrawsWhatCairoDraws(width: Double) throws {
+        guard BilinearResample.isAvailable else { return }
+        let color = Color(red: 0.95, green: 0.45, blue: 0.1, alpha: 0.9)
+        let cairo = try Self.background(), ours = try Self.background()
+        try cairo.withContext { cr in Self.cairoStroke(Self.lines, width: width, color: color, in: cr) }
+        cairo.flush()
+        var drawn = false
+        try ours.withContext { cr in
+            let target = try #require(RoundStroke.Target(cr))
+            drawn = target.stroke(Self.lines, width: width, color: color)
+        }
+        ours.flush()
+        #expect(drawn)
+        // The ink the same within half a percent; no block of 4x4 pixels off by more than two and a
+        // half percent of its alpha; no pixel by more than a third of full scale (where two edges of
+        // a line share a pixel, at a sharp turn or a crossing, it takes the larger cover of the two,
+        // where Cairo takes their union).
+        let blocks = AlphaBlocks.difference(ours, cairo)
+        #expect(Double(abs(blocks.total)) <= 0.005 * Double(blocks.ink), "width \(width): \(blocks)")
+        #expect(blocks.block <= 100, "width \(width): \(blocks)")
+        #expect(AlphaBlocks.bytes(ours, cairo).worst <= 85, "width \(width)")
+    }
+
+    @Test func aLineFromFarOffTheFrameIsDrawnAsItsVisiblePart() throws {
+        guard BilinearResample.isAvailable else { return }
+        // Cairo's fixed point cannot hold -1e9 (it draws the cut line here); the stroker cuts the
+        // line to what it can show before its single-precision arithmetic.
+        let far: [[(x: Double, y: Double)]] = [[(x: -1e9, y: 100 - 1e9 * 0.05), (x: 250, y: 112.5)]]
+        let cut: [[(x: Double, y: Double)]] = [[(x: -100, y: 95), (x: 250, y: 112.5)]]
+        let color = Color(red: 0.2, green: 0.2, blue: 0.2, alpha: 1)
+        let cairo = try Self.background(), ours = try Self.background()
+        try cairo.withContext { cr in Self.cairoStroke(cut, width: 3, color: color, in: cr) }
+        try ours.withContext { cr in _ = try #require(RoundStroke.Target(cr)).stroke(far, width: 3, color: color) }
+        cairo.flush()
+        ours.flush()
+        let blocks = AlphaBlocks.difference(ours, cairo)
+        #expect(blocks.ink > 250 * 3 * 200)
+        #expect(Double(abs(blocks.total)) <= 0.005 * Double(blocks.ink), "\(blocks)")
+        #expect(blocks.block <= 100, "\(blocks)")
+    }
+
+    @Test func aClippedAndMovedContextDrawsTheSameRowsAsTheWhole() throws {
+        guard BilinearResample.isAvailable else { return }
+        let color = Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 1)
+        let whole = try Self.background()
+        try whole.withContext { cr in
+            _ = try #require(RoundStroke.Target(cr)).stroke(Self.lines, width: 4, color: color)
+        }
+        whole.flush()
+        // Rows 100-159 drawn into a band of their own, through a clip and a translation, as a frame's
+        // overlays draw band by band.
+        let band = try ImageSurface(width: 420, height: 60)
+        let redrawn = try Self.background()
+        for y in 0..<60 {
+            (band.data + y * band.stride).update(from: redrawn.data + (100 + y) * redrawn.stride, count: 420 * 4)
+        }
+        band.markDirty()
+        try band.withContext { cr in
+            cr.rectangle(0, 10, 420, 40)
+            cr.clip()
+            cr.translate(0, -100)
+            _ = try #require(RoundStroke.Target(cr)).stroke(Self.lines, width: 4, color: color)
+        }
+        band.flush()
+        for y in 0..<60 {
+            let inClip = (10..<50).contains(y)
+            let source = inClip ? whole : redrawn
+            let same = memcmp(band.data + y * band.stride, source.data + (100 + y) * source.stride, 420 * 4) == 0
+            #expect(same, "row \(y) of the band (\(inClip ? "inside" : "outside") the clip)")
+        }
+    }
+
+    @Test func itStepsAsideWhereItCannotDrawStraightIntoPixels() throws {
+        let surface = try ImageSurface(width: 64, height: 64)
+        try surface.withContext { cr in
+            #expect(RoundStroke.Target(cr) != nil)
+            cr.save()
+            cr.scale(2, 2)
+            #expect(RoundStroke.Target(cr) == nil, "scaled")
+            cr.restore()
+            cr.save()
+            cr.translate(0.5, 0)
+            #expect(RoundStroke.Target(cr) == nil, "moved by half a pixel")
+            cr.restore()
+            cr.save()
+            cr.arc(x: 32, y: 32, radius: 10)
+            cr.clip()
+            #expect(RoundStroke.Target(cr) == nil, "clipped to a circle")
+            cr.restore()
+            cr.save()
+            cr.setOperator(.source)
+            #expect(RoundStroke.Target(cr) == nil, "another operator")
+            cr.restore()
+            cr.pushGroup()
+            #expect(RoundStroke.Target(cr) == nil, "a group pushed")
+            cr.popGroupToSource()
+        }
+        let recording = try RecordingSurface()
+        let rc = try Context(recording: recording)
+        #expect(RoundStroke.Target(rc) == nil, "a recording")
+    }
+}
