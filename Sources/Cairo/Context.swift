@@ -150,17 +150,18 @@ public final class Context {
         return (Int(m.x0), Int(m.y0))
     }
 
-    /// The clip in device pixels when it is one rectangle of whole pixels (within the surface), an
-    /// empty one when nothing can be drawn; nil when it is anything else (see `wholePixelTranslation`).
-    public var deviceClipRectangle: (x0: Int, y0: Int, x1: Int, y1: Int)? {
-        guard let (tx, ty) = wholePixelTranslation, let list = cairo_copy_clip_rectangle_list(pointer) else { return nil }
+    /// The clip when it is one rectangle with whole-number edges in user space (whole pixels where
+    /// user space is moved by whole pixels, `wholePixelTranslation`), an empty one when nothing can
+    /// be drawn; nil when it is anything else.
+    public var clipRectangle: (x0: Int, y0: Int, x1: Int, y1: Int)? {
+        guard let list = cairo_copy_clip_rectangle_list(pointer) else { return nil }
         defer { cairo_rectangle_list_destroy(list) }
         guard list.pointee.status == CAIRO_STATUS_SUCCESS else { return nil }
         if list.pointee.num_rectangles == 0 { return (0, 0, 0, 0) }
         guard list.pointee.num_rectangles == 1, let r = list.pointee.rectangles?.pointee else { return nil }
         let values = [r.x, r.y, r.x + r.width, r.y + r.height]
         guard values.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e6 }) else { return nil }
-        return (Int(r.x) + tx, Int(r.y) + ty, Int(r.x + r.width) + tx, Int(r.y + r.height) + ty)
+        return (Int(r.x), Int(r.y), Int(r.x + r.width), Int(r.y + r.height))
     }
 
     /// Whether drawing composites over what is there (Cairo's default operator).

@@ -3,10 +3,6 @@ import Cairo
 import MapTripCore
 import YUV
 
-/// A picture as the H.264, HEVC, VP9 and AV1 encoders take it: I420 (8-bit Y at full size, U and V at
-/// half size each way), BT.601 in limited range as libyuv's ARGBToI420 makes it. A frame the raster
-/// cache composites is drawn straight into one (`FrameRenderer.renderPlanar`): a third of a BGRA
-/// picture's bytes to write and read, and no conversion after.
 /// What a picture reused frame after frame (one of the recorder's frames, given back by the encoder)
 /// still holds of the frames drawn into it: the held picture of the map it was given whole, and the
 /// rectangles drawn over that since (frame pixels). A map giving it the same held picture again copies
@@ -32,6 +28,10 @@ public final class PictureHistory: @unchecked Sendable {
     }
 }
 
+/// A picture as the H.264, HEVC, VP9 and AV1 encoders take it: I420 (8-bit Y at full size, U and V at
+/// half size each way), BT.601 in limited range as libyuv's ARGBToI420 makes it. A frame the raster
+/// cache composites is drawn straight into one (`FrameRenderer.renderPlanar`): a third of a BGRA
+/// picture's bytes to write and read, and no conversion after.
 public struct PlanarPicture: @unchecked Sendable {
     public var y: UnsafeMutablePointer<UInt8>, yStride: Int
     public var u: UnsafeMutablePointer<UInt8>, uStride: Int

@@ -94,12 +94,11 @@ public final class RouteOverlay: Overlay {
         defer { cr.restore() }
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
+        // Solid lines are drawn by maptrip's own stroker where the context lets it (see `RoundStroke`).
+        let target = strokesItself ? RoundStroke.Target(cr) : nil
         for stroke in strokes(frame) {
-            // Solid lines are drawn by maptrip's own stroker where it can (see `RoundStroke`).
-            // It refuses only without AVX2, the outline first: Cairo then draws both.
-            if strokesItself, stroke.dash.isEmpty, let target = RoundStroke.Target(cr),
-               stroke.outline.map({ target.stroke(stroke.lines, width: $0.width, color: $0.color) }) ?? true,
-               target.stroke(stroke.lines, width: stroke.width, color: stroke.color) {
+            if stroke.dash.isEmpty, let target,
+               target.stroke(stroke.lines, passes: (stroke.outline.map { [$0] } ?? []) + [(stroke.color, stroke.width)]) {
                 continue
             }
             cr.newPath()
@@ -273,16 +272,19 @@ enum RoundStroke {
         let clip: (x0: Int, y0: Int, x1: Int, y1: Int)
 
         init?(_ cr: Context) {
-            guard cr.drawsOver, let surface = cr.imageTarget, let (dx, dy) = cr.wholePixelTranslation,
-                  let clip = cr.deviceClipRectangle else { return nil }
+            guard BilinearResample.isAvailable, cr.drawsOver, let surface = cr.imageTarget,
+                  let (dx, dy) = cr.wholePixelTranslation, let clip = cr.clipRectangle else { return nil }
             self.surface = surface
             self.dx = dx
             self.dy = dy
-            self.clip = (max(clip.x0, 0), max(clip.y0, 0), min(clip.x1, surface.width), min(clip.y1, surface.height))
+            // In device pixels, within the surface.
+            self.clip = (max(clip.x0 + dx, 0), max(clip.y0 + dy, 0),
+                         min(clip.x1 + dx, surface.width), min(clip.y1 + dy, surface.height))
         }
 
-        /// Strokes the lines (user space); false, nothing drawn, where the stroker cannot run.
-        func stroke(_ lines: [[(x: Double, y: Double)]], width: Double, color: Color) -> Bool {
+        /// Strokes the lines (user space) once per pass, in order (an outline, then the line). False
+        /// only when the stroker runs out of memory (the CPU was checked), the passes before drawn.
+        func stroke(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> Bool {
             var xy: [Double] = []
             xy.reserveCapacity(2 * lines.reduce(0) { $0 + $1.count })
             for line in lines {
@@ -293,11 +295,14 @@ enum RoundStroke {
             }
             let counts = lines.map { Int32($0.count) }
             surface.flush()
-            let done = maptrip_stroke_round(surface.data, surface.stride, Int32(clip.x0), Int32(clip.y0),
-                                            Int32(clip.x1), Int32(clip.y1), xy, counts, Int32(counts.count), width,
-                                            color.red, color.green, color.blue, color.alpha) != 0
-            if done { surface.markDirty() }
-            return done
+            defer { surface.markDirty() }
+            for pass in passes {
+                let color = pass.color
+                guard maptrip_stroke_round(surface.data, surface.stride, Int32(clip.x0), Int32(clip.y0),
+                                           Int32(clip.x1), Int32(clip.y1), xy, counts, Int32(counts.count), pass.width,
+                                           color.red, color.green, color.blue, color.alpha) != 0 else { return false }
+            }
+            return true
         }
     }
 }

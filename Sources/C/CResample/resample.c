@@ -249,39 +249,45 @@ typedef struct {
     run16_t *runs;
 } span_work_t;
 
+// A span's blended row, with room for a lane's 16-byte read from its last run's offset.
+static size_t row_bytes(const span_work_t *w) { return ((size_t)(w->last - w->first + 1) + 32 + 31) & ~(size_t)31; }
+
 int maptrip_resample_plane_spans(uint8_t *dst, ptrdiff_t dst_stride, int height, const maptrip_plane_span *spans,
                                  int count, int32_t y0, int32_t dx, int32_t dy) {
     if (height <= 0 || count <= 0) return 1;
-    // Room: per span, its blended row (with room for a lane's 16-byte read from its last run's
-    // offset) and its plan; the usual frame's row of tiles fits on the stack.
-    size_t total = 0;
-    for (int t = 0; t < count; t++) {
-        const maptrip_plane_span *s = &spans[t];
-        if (s->width <= 0) continue;
-        if (!fits(s->width, height, s->src_width, s->src_height, s->x0, y0, dx, dy, 32)) return 0;
-        int padded, first, last;
-        columns_read(s->width, 32, s->x0, dx, &padded, &first, &last);
-        total += (((size_t)(last - first + 1) + 32 + 31) & ~(size_t)31) + sizeof(run16_t) * (size_t)(padded / 16);
-    }
+    // Per span: the columns it reads, then room for its blended row and its plan (the usual frame's
+    // row of tiles fits on the stack).
     enum { LOCAL_SPANS = 24 };
-    _Alignas(32) uint8_t local[24 * 1024];
     span_work_t local_work[LOCAL_SPANS];
-    const size_t work_bytes = sizeof(span_work_t) * (size_t)count;
-    const int on_stack = total <= sizeof local && count <= LOCAL_SPANS;
-    uint8_t *memory = on_stack ? local : aligned_alloc(32, (total + work_bytes + 31) & ~(size_t)31);
-    if (!memory) return 0;
-    span_work_t *work = on_stack ? local_work : (span_work_t *)(memory + ((total + 31) & ~(size_t)31));
-    uint8_t *m = memory;
+    span_work_t *work = count <= LOCAL_SPANS ? local_work : malloc(sizeof(span_work_t) * (size_t)count);
+    if (!work) return 0;
+    size_t total = 0;
     for (int t = 0; t < count; t++) {
         const maptrip_plane_span *s = &spans[t];
         span_work_t *w = &work[t];
         if (s->width <= 0) continue;
+        if (!fits(s->width, height, s->src_width, s->src_height, s->x0, y0, dx, dy, 32)) {
+            if (work != local_work) free(work);
+            return 0;
+        }
         columns_read(s->width, 32, s->x0, dx, &w->padded, &w->first, &w->last);
+        total += row_bytes(w) + sizeof(run16_t) * (size_t)(w->padded / 16);
+    }
+    _Alignas(32) uint8_t local[24 * 1024];
+    uint8_t *memory = total <= sizeof local ? local : aligned_alloc(32, (total + 31) & ~(size_t)31);
+    if (!memory) {
+        if (work != local_work) free(work);
+        return 0;
+    }
+    uint8_t *m = memory;
+    for (int t = 0; t < count; t++) {
+        span_work_t *w = &work[t];
+        if (spans[t].width <= 0) continue;
         w->row = m;
-        m += ((size_t)(w->last - w->first + 1) + 32 + 31) & ~(size_t)31;
+        m += row_bytes(w);
         w->runs = (run16_t *)m;
         m += sizeof(run16_t) * (size_t)(w->padded / 16);
-        plan_runs(w->runs, w->padded / 16, s->x0, dx, w->first);
+        plan_runs(w->runs, w->padded / 16, spans[t].x0, dx, w->first);
     }
     // Each span may write past its end into the spans right after it, side by side, which write
     // theirs after it: a tile's last 32 samples stored whole (not through `tail`), and in order.
@@ -309,7 +315,8 @@ int maptrip_resample_plane_spans(uint8_t *dst, ptrdiff_t dst_stride, int height,
                       w->first, w->last, w->row, w->runs);
         }
     }
-    if (!on_stack) free(memory);
+    if (memory != local) free(memory);
+    if (work != local_work) free(work);
     return 1;
 }
 
