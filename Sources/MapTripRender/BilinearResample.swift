@@ -16,19 +16,13 @@ enum BilinearResample {
     static func paint(_ image: ImageSurface, scale: Double, originX: Double, originY: Double,
                       into surface: ImageSurface, firstRow: Int,
                       x: Int, y: Int, width: Int, height: Int) -> Bool {
-        let top = max(y, firstRow), bottom = min(y + height, firstRow + surface.height)
-        let left = max(x, 0), right = min(x + width, surface.width)
-        if bottom <= top || right <= left { return true }
-        guard isAvailable, scale > 1.0 / 64, scale < 64, let step = fixed(1 / scale),
-              let x0 = position(of: left, from: x, origin: originX, scale: scale, step: step),
-              let y0 = position(of: top, from: y, origin: originY, scale: scale, step: step) else { return false }
-        let dst = surface.data + (top - firstRow) * surface.stride + left * 4
-        return maptrip_resample_bilinear(dst, surface.stride, Int32(right - left), Int32(bottom - top),
-                                         image.data, image.stride, Int32(image.width), Int32(image.height),
-                                         x0, y0, step, step) != 0
+        let target = Plane(data: surface.data, stride: surface.stride, width: surface.width, height: surface.height)
+        let source = Plane(data: image.data, stride: image.stride, width: image.width, height: image.height)
+        return paint(source, bytesPerPixel: 4, scale: scale, originX: originX, originY: originY, into: target,
+                     firstRow: firstRow, x: x, y: y, width: width, height: height)
     }
 
-    /// Rows of 8-bit samples: a plane of a picture, or of a tile.
+    /// Rows of 8-bit samples (or of 4-byte pixels): a plane of a picture, or of a tile.
     struct Plane {
         var data: UnsafeMutablePointer<UInt8>
         var stride: Int
@@ -36,56 +30,31 @@ enum BilinearResample {
         var height: Int
     }
 
-    /// One tile of a row of tiles (`paintRow`): its plane, where its pixel 0 lands across (frame x), and
-    /// the frame columns it paints.
-    struct Span {
-        var image: Plane
-        var originX: Double
-        var x: Int
-        var width: Int
-    }
-
-    /// Paints tiles side by side, scaled by `scale`, into the frame rows (y, height) of one 8-bit plane
-    /// `surface`, whose row 0 is frame row `firstRow`: every tile's pixel 0 is at frame row `originY`,
-    /// each at its own `originX`. The kernel writes the frame row by row across all of them, as its
-    /// memory is laid out. Returns false, painting nothing, where the kernel cannot.
-    static func paintRow(_ spans: [Span], scale: Double, originY: Double, into surface: Plane, firstRow: Int,
-                         y: Int, height: Int) -> Bool {
+    /// The same for planes of `bytesPerPixel` (4: premultiplied BGRA; 1: a Y, U or V plane).
+    static func paint(_ image: Plane, bytesPerPixel: Int, scale: Double, originX: Double, originY: Double,
+                      into surface: Plane, firstRow: Int, x: Int, y: Int, width: Int, height: Int) -> Bool {
         let top = max(y, firstRow), bottom = min(y + height, firstRow + surface.height)
-        if bottom <= top { return true }
-        guard isAvailable, scale > 1.0 / 64, scale < 64, let step = fixed(1 / scale),
-              let y0 = position(of: top, from: y, origin: originY, scale: scale, step: step) else { return false }
-        var described = [maptrip_plane_span]()
-        described.reserveCapacity(spans.count)
-        for span in spans {
-            let left = max(span.x, 0), right = min(span.x + span.width, surface.width)
-            if right <= left { continue }
-            guard let x0 = position(of: left, from: span.x, origin: span.originX, scale: scale, step: step) else {
-                return false
-            }
-            let image = span.image
-            described.append(maptrip_plane_span(src: image.data, src_stride: image.stride,
-                                                src_width: Int32(image.width), src_height: Int32(image.height),
-                                                x0: x0, dst_x: Int32(left), width: Int32(right - left)))
+        let left = max(x, 0), right = min(x + width, surface.width)
+        if bottom <= top || right <= left { return true }
+        guard isAvailable, scale > 1.0 / 64, scale < 64 else { return false }
+        // Pixel centres: frame pixel centre (px + 0.5) is at image position (px + 0.5 - origin) / scale,
+        // whose nearest pixels are those around it minus a half.
+        func fixed(_ v: Double) -> Int32? {
+            let f = (v * 65536).rounded()
+            return abs(f) < Double(1 << 30) ? Int32(f) : nil
         }
-        let dst = surface.data + (top - firstRow) * surface.stride
-        return maptrip_resample_plane_spans(dst, surface.stride, Int32(bottom - top), described,
-                                            Int32(described.count), y0, step, step) != 0
-    }
-
-    /// 16.16 fixed point, or nil beyond the kernel's range.
-    private static func fixed(_ v: Double) -> Int32? {
-        let f = (v * 65536).rounded()
-        return abs(f) < Double(1 << 30) ? Int32(f) : nil
-    }
-
-    /// Where frame pixel `first` samples the image (16.16), for a rectangle whose first pixel is
-    /// `edge` and the image's pixel 0 at `origin`. Pixel centres: frame pixel centre (px + 0.5) is at
-    /// image position (px + 0.5 - origin) / scale, whose nearest pixels are those around it minus a
-    /// half. Counted in whole steps from the rectangle's first pixel: the rows a band holds come out
-    /// as the same rows of the whole rectangle.
-    private static func position(of first: Int, from edge: Int, origin: Double, scale: Double, step: Int32) -> Int32? {
-        guard let start = fixed((Double(edge) + 0.5 - origin) / scale - 0.5) else { return nil }
-        return Int32(exactly: Int(start) + (first - edge) * Int(step))
+        // Positions from the rectangle's first pixel on, in whole steps: the rows a band holds come out
+        // as the same rows of the whole rectangle.
+        guard let startX = fixed((Double(x) + 0.5 - originX) / scale - 0.5),
+              let startY = fixed((Double(y) + 0.5 - originY) / scale - 0.5),
+              let step = fixed(1 / scale),
+              let x0 = Int32(exactly: Int(startX) + (left - x) * Int(step)),
+              let y0 = Int32(exactly: Int(startY) + (top - y) * Int(step)) else { return false }
+        let stride = surface.stride
+        let dst = surface.data + (top - firstRow) * stride + left * bytesPerPixel
+        let resample = bytesPerPixel == 4 ? maptrip_resample_bilinear : maptrip_resample_plane
+        return resample(dst, stride, Int32(right - left), Int32(bottom - top),
+                        image.data, image.stride, Int32(image.width), Int32(image.height),
+                        x0, y0, step, step) != 0
     }
 }

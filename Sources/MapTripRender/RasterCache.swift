@@ -667,15 +667,8 @@ private struct PlanarCompositeJob: @unchecked Sendable {
     let width: Int, height: Int, tileSize: Int, border: Int
     let outside: (y: UInt8, u: UInt8, v: UInt8)
 
-    /// The tiles by their row, top first, each row's left to right.
-    private var tilesByRow: [(row: Int, tiles: [(PlanarTile, Int)])] {
-        Dictionary(grouping: tiles, by: { $0.2 }).sorted { $0.key < $1.key }
-            .map { ($0.key, $0.value.sorted { $0.1 < $1.1 }.map { ($0.0, $0.1) }) }
-    }
-
     /// `picture`: the frame's rows from `firstRow` on. False when the kernel refused a tile.
     func paint(into picture: PlanarPicture, firstRow: Int) -> Bool {
-        let tilesByRow = self.tilesByRow
         let targets = picture.planes
         for plane in 0..<3 {
             let d = plane == 0 ? 1.0 : 2.0
@@ -691,24 +684,20 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                          plane: plane, with: value)
             picture.fill(rows: (bottom..<ph).clamped(to: first..<(first + target.height)).relative(to: first),
                          plane: plane, with: value)
-            // Row by row of tiles: the kernel writes each frame row across all of a row's tiles.
-            for (row, rowTiles) in tilesByRow {
+            for (tile, column, row) in tiles {
+                let m = Int((Double(column) / Double(n)).rounded(.down))
+                let c = column - m * n
+                let u0 = Double(m) * levelWidth + Double(c * tileSize)
+                let u1 = min(u0 + Double(tileSize), Double(m + 1) * levelWidth)
                 let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), levelWidth)
+                let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
                 let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
-                if py1 <= py0 { continue }
-                // The tile's pixel 0 is `border` level pixels before (u0, v0).
+                if px1 <= px0 || py1 <= py0 { continue }
+                // The tile's pixel 0 is `border` level pixels before u0.
                 let b = Double(border)
-                let spans = rowTiles.compactMap { tile, column -> BilinearResample.Span? in
-                    let m = Int((Double(column) / Double(n)).rounded(.down))
-                    let c = column - m * n
-                    let u0 = Double(m) * levelWidth + Double(c * tileSize)
-                    let u1 = min(u0 + Double(tileSize), Double(m + 1) * levelWidth)
-                    let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
-                    if px1 <= px0 { return nil }
-                    return BilinearResample.Span(image: tile.planes[plane], originX: x(u0 - b), x: px0, width: px1 - px0)
-                }
-                if !BilinearResample.paintRow(spans, scale: s, originY: y(v0 - b), into: target, firstRow: first,
-                                              y: py0, height: py1 - py0) {
+                if !BilinearResample.paint(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),
+                                           originY: y(v0 - b), into: target, firstRow: first,
+                                           x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
                     return false
                 }
             }

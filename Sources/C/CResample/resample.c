@@ -179,15 +179,17 @@ typedef struct {
     int8_t weights[32];
 } run16_t;
 
-// How a span of destination samples reads its blended row, made once per call (every row samples
-// the same columns).
-static void plan_runs(run16_t *runs, int nruns, int32_t x0, int32_t dx, int first) {
+__attribute__((target("avx2,prfchw")))
+static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
+                                const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
+                                uint8_t *row, run16_t *runs) {
+    const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
+    const int nruns = padded / 16;
     for (int g = 0; g < nruns; g++) {
         run16_t *p = &runs[g];
         for (int lane = 0; lane < 2; lane++) {
-            // Runs go in pairs, 32 samples: the first's lanes take samples 0-7 and 16-23, the
-            // second's 8-15 and 24-31, so that packing the two puts them in order.
-            const int j0 = 32 * (g / 2) + 8 * (g % 2) + 16 * lane;
+            const int j0 = 16 * g + 8 * lane;
             const int32_t base = (x0 + j0 * dx) >> 16;
             p->offset[lane] = base - first;
             for (int k = 0; k < 8; k++) {
@@ -200,131 +202,64 @@ static void plan_runs(run16_t *runs, int nruns, int32_t x0, int32_t dx, int firs
             }
         }
     }
-}
-
-// One destination row of a span: its two source rows blended (`wy` of 64 on the bottom one) into
-// `row`, columns `first` ... `last` (the source's edge repeated beyond it), then resampled across by
-// `runs`, 32 samples at a time. `room`: the bytes from `d` on that may be written (spans to the right
-// write theirs after): 32 at a time while they fit, the last 32 through `tail`, as many kept as fit
-// `width`.
-__attribute__((target("avx2,prfchw")))
-static inline void plane_row(uint8_t *d, int width, int room, int nruns, const uint8_t *top, const uint8_t *bottom,
-                             ptrdiff_t src_stride, int src_width, int wy, int first, int last, uint8_t *row,
-                             const run16_t *runs) {
-    const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
     const __m256i half = _mm256_set1_epi16(1 << (15 - WEIGHT_BITS));
-    blend_rows(row + (a - first), top + a, bottom + a, src_stride, b - a + 1, wy);
-    if (first < a) memset(row, row[a - first], (size_t)(a - first));
-    if (b < last) memset(row + (b + 1 - first), row[b - first], (size_t)(last - b));
-    for (int g = 0; g < nruns; g += 2) {
-        const run16_t *p = &runs[g], *q = &runs[g + 1];
-        const __m256i s0 = _mm256_inserti128_si256(
-            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + p->offset[0]))),
-            _mm_loadu_si128((const __m128i *)(row + p->offset[1])), 1);
-        const __m256i s1 = _mm256_inserti128_si256(
-            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + q->offset[0]))),
-            _mm_loadu_si128((const __m128i *)(row + q->offset[1])), 1);
-        const __m256i v0 = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(
-            _mm256_shuffle_epi8(s0, _mm256_loadu_si256((const __m256i *)p->control)),
-            _mm256_loadu_si256((const __m256i *)p->weights)), half);
-        const __m256i v1 = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(
-            _mm256_shuffle_epi8(s1, _mm256_loadu_si256((const __m256i *)q->control)),
-            _mm256_loadu_si256((const __m256i *)q->weights)), half);
-        const __m256i packed = _mm256_packus_epi16(v0, v1);
-        const int j = 16 * g;
-        if (j + 32 <= room) {
-            _mm256_storeu_si256((__m256i *)(d + j), packed);
-        } else {
-            uint8_t tail[32];
-            _mm256_storeu_si256((__m256i *)tail, packed);
-            memcpy(d + j, tail, (size_t)(width - j));
-        }
-    }
-}
-
-// What a span needs beside its description: the columns it reads, its blended row and its plan.
-typedef struct {
-    int padded, first, last, room;
-    uint8_t *row;
-    run16_t *runs;
-} span_work_t;
-
-// A span's blended row, with room for a lane's 16-byte read from its last run's offset.
-static size_t row_bytes(const span_work_t *w) { return ((size_t)(w->last - w->first + 1) + 32 + 31) & ~(size_t)31; }
-
-int maptrip_resample_plane_spans(uint8_t *dst, ptrdiff_t dst_stride, int height, const maptrip_plane_span *spans,
-                                 int count, int32_t y0, int32_t dx, int32_t dy) {
-    if (height <= 0 || count <= 0) return 1;
-    // Per span: the columns it reads, then room for its blended row and its plan (the usual frame's
-    // row of tiles fits on the stack).
-    enum { LOCAL_SPANS = 24 };
-    span_work_t local_work[LOCAL_SPANS];
-    span_work_t *work = count <= LOCAL_SPANS ? local_work : malloc(sizeof(span_work_t) * (size_t)count);
-    if (!work) return 0;
-    size_t total = 0;
-    for (int t = 0; t < count; t++) {
-        const maptrip_plane_span *s = &spans[t];
-        span_work_t *w = &work[t];
-        if (s->width <= 0) continue;
-        if (!fits(s->width, height, s->src_width, s->src_height, s->x0, y0, dx, dy, 32)) {
-            if (work != local_work) free(work);
-            return 0;
-        }
-        columns_read(s->width, 32, s->x0, dx, &w->padded, &w->first, &w->last);
-        total += row_bytes(w) + sizeof(run16_t) * (size_t)(w->padded / 16);
-    }
-    _Alignas(32) uint8_t local[24 * 1024];
-    uint8_t *memory = total <= sizeof local ? local : aligned_alloc(32, (total + 31) & ~(size_t)31);
-    if (!memory) {
-        if (work != local_work) free(work);
-        return 0;
-    }
-    uint8_t *m = memory;
-    for (int t = 0; t < count; t++) {
-        span_work_t *w = &work[t];
-        if (spans[t].width <= 0) continue;
-        w->row = m;
-        m += row_bytes(w);
-        w->runs = (run16_t *)m;
-        m += sizeof(run16_t) * (size_t)(w->padded / 16);
-        plan_runs(w->runs, w->padded / 16, spans[t].x0, dx, w->first);
-    }
-    // Each span may write past its end into the spans right after it, side by side, which write
-    // theirs after it: a tile's last 32 samples stored whole (not through `tail`), and in order.
-    for (int t = count - 1, reach = 0, next = -1; t >= 0; t--) {
-        const maptrip_plane_span *s = &spans[t];
-        if (s->width <= 0) continue;
-        reach = next >= 0 && spans[next].dst_x == s->dst_x + s->width ? reach : s->dst_x + s->width;
-        work[t].room = reach - s->dst_x;
-        next = t;
-    }
-    // Row by row across every span: each destination row is written whole, left to right, as the
-    // memory it goes to is laid out (tile by tile, each tile's rows a stride apart: the kernel's time
-    // for a world tour's frame, single-threaded, 1.1 -> 0.72 ms).
     for (int r = 0; r < height; r++) {
         const int32_t y = y0 + r * dy;
         const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
+        const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
+        const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
+        blend_rows(row + (a - first), top + a, bottom + a, src_stride, b - a + 1, wy);
+        if (first < a) memset(row, row[a - first], (size_t)(a - first));
+        if (b < last) memset(row + (b + 1 - first), row[b - first], (size_t)(last - b));
+
         uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
-        for (int t = 0; t < count; t++) {
-            const maptrip_plane_span *s = &spans[t];
-            const span_work_t *w = &work[t];
-            if (s->width <= 0) continue;
-            const uint8_t *top = s->src + (ptrdiff_t)clamp_int(iy, 0, s->src_height - 1) * s->src_stride;
-            const uint8_t *bottom = s->src + (ptrdiff_t)clamp_int(iy + 1, 0, s->src_height - 1) * s->src_stride;
-            plane_row(d + s->dst_x, s->width, w->room, w->padded / 16, top, bottom, s->src_stride, s->src_width, wy,
-                      w->first, w->last, w->row, w->runs);
+        prefetch_row_for_writing(d, dst_stride, r, height, width);
+        for (int g = 0; g < nruns; g += 2) {
+            const run16_t *p = &runs[g], *q = &runs[g + 1];
+            const __m256i s0 = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + p->offset[0]))),
+                _mm_loadu_si128((const __m128i *)(row + p->offset[1])), 1);
+            const __m256i s1 = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + q->offset[0]))),
+                _mm_loadu_si128((const __m128i *)(row + q->offset[1])), 1);
+            const __m256i v0 = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(
+                _mm256_shuffle_epi8(s0, _mm256_loadu_si256((const __m256i *)p->control)),
+                _mm256_loadu_si256((const __m256i *)p->weights)), half);
+            const __m256i v1 = _mm256_mulhrs_epi16(_mm256_maddubs_epi16(
+                _mm256_shuffle_epi8(s1, _mm256_loadu_si256((const __m256i *)q->control)),
+                _mm256_loadu_si256((const __m256i *)q->weights)), half);
+            // Lanes: (0-7, 16-23) and (8-15, 24-31): put them in order.
+            const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(v0, v1), 0xd8);
+            const int j = 16 * g;
+            if (j + 32 <= width) {
+                _mm256_storeu_si256((__m256i *)(d + j), packed);
+            } else {
+                uint8_t tail[32];
+                _mm256_storeu_si256((__m256i *)tail, packed);
+                memcpy(d + j, tail, (size_t)(width - j));
+            }
         }
     }
-    if (memory != local) free(memory);
-    if (work != local_work) free(work);
-    return 1;
 }
 
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
-    const maptrip_plane_span span = {src, src_stride, src_width, src_height, x0, 0, width};
-    return width <= 0 ? 1 : maptrip_resample_plane_spans(dst, dst_stride, height, &span, 1, y0, dx, dy);
+    if (width <= 0 || height <= 0) return 1;
+    // Eight samples of a lane read 16 bytes at most; the vector loop resamples 32 at a time.
+    if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, 32)) return 0;
+    int padded, first, last;
+    columns_read(width, 32, x0, dx, &padded, &first, &last);
+    // The blended row (with room for a lane's 16-byte read from its last run's offset), then the plan.
+    const size_t row_bytes = ((size_t)(last - first + 1) + 32 + 31) & ~(size_t)31;
+    const size_t bytes = row_bytes + sizeof(run16_t) * (size_t)(padded / 16);
+    _Alignas(32) uint8_t local[1100 + 64 + sizeof(run16_t) * 70];
+    uint8_t *memory = bytes <= sizeof local ? local : malloc(bytes);
+    if (!memory) return 0;
+    resample_plane_avx2(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
+                        x0, y0, dx, dy, first, last, memory, (run16_t *)(memory + row_bytes));
+    if (memory != local) free(memory);
+    return 1;
 }
 
 #else
@@ -336,12 +271,6 @@ int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int
                               int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
     (void)dst; (void)dst_stride; (void)width; (void)height; (void)src; (void)src_stride;
     (void)src_width; (void)src_height; (void)x0; (void)y0; (void)dx; (void)dy;
-    return 0;
-}
-
-int maptrip_resample_plane_spans(uint8_t *dst, ptrdiff_t dst_stride, int height, const maptrip_plane_span *spans,
-                                 int count, int32_t y0, int32_t dx, int32_t dy) {
-    (void)dst; (void)dst_stride; (void)height; (void)spans; (void)count; (void)y0; (void)dx; (void)dy;
     return 0;
 }
 

@@ -27,24 +27,6 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy);
 
-/// One tile's part of a row of tiles for `maptrip_resample_plane_spans`: its plane (`src`, rows
-/// `src_stride` bytes apart, `src_width` x `src_height` samples), the source column of its first
-/// destination sample (`x0`, 16.16) and the destination columns it writes (`dst_x` ... + `width`).
-typedef struct {
-    const uint8_t *src;
-    ptrdiff_t src_stride;
-    int src_width, src_height;
-    int32_t x0;
-    int dst_x, width;
-} maptrip_plane_span;
-
-/// `maptrip_resample_plane` for spans side by side that share their rows (y0, dy) and step (dx): the
-/// tiles of one row of a frame. Writes each destination row whole across the spans, then the next
-/// row, rather than a tile's rows one after the other. Returns 0, nothing written, if any span is out
-/// of the kernel's range (or it is unavailable).
-int maptrip_resample_plane_spans(uint8_t *dst, ptrdiff_t dst_stride, int height, const maptrip_plane_span *spans,
-                                 int count, int32_t y0, int32_t dx, int32_t dy);
-
 /// Strokes `lines` polylines (`counts[l]` points each, x y pairs one line after the other in `xy`, in
 /// the surface's pixels) `width` wide, with round caps and joins, in one colour (straight `red`,
 /// `green`, `blue` and `alpha`, 0...1) over premultiplied BGRA `pixels`, within the clip rectangle
