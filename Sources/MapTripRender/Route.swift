@@ -282,8 +282,9 @@ enum RoundStroke {
                          min(clip.x1 + dx, surface.width), min(clip.y1 + dy, surface.height))
         }
 
-        /// Strokes the lines (user space) once per pass, in order (an outline, then the line). False
-        /// only when the stroker runs out of memory (the CPU was checked), the passes before drawn.
+        /// Strokes the lines (user space) once per pass, in order (an outline, then the line), all
+        /// passes in one call: drawn whole, or (out of memory only: the CPU was checked) not at all,
+        /// false, for Cairo to stroke instead.
         func stroke(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> Bool {
             var xy: [Double] = []
             xy.reserveCapacity(2 * lines.reduce(0) { $0 + $1.count })
@@ -294,15 +295,13 @@ enum RoundStroke {
                 }
             }
             let counts = lines.map { Int32($0.count) }
+            let widths = passes.map(\.width)
+            let colors = passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
             surface.flush()
             defer { surface.markDirty() }
-            for pass in passes {
-                let color = pass.color
-                guard maptrip_stroke_round(surface.data, surface.stride, Int32(clip.x0), Int32(clip.y0),
-                                           Int32(clip.x1), Int32(clip.y1), xy, counts, Int32(counts.count), pass.width,
-                                           color.red, color.green, color.blue, color.alpha) != 0 else { return false }
-            }
-            return true
+            return maptrip_stroke_round(surface.data, surface.stride, Int32(clip.x0), Int32(clip.y0), Int32(clip.x1),
+                                        Int32(clip.y1), xy, counts, Int32(counts.count), widths, colors,
+                                        Int32(passes.count)) != 0
         }
     }
 }

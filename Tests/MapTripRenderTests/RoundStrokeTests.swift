@@ -119,6 +119,41 @@ import Testing
         }
     }
 
+    /// A route's outline and line in one call: every pixel as from the two strokes one after the
+    /// other (each row gets both passes in turn), whatever the order of widths; a pass of no width or
+    /// no alpha draws nothing.
+    @Test(arguments: [(7.0, 3.5), (2.0, 5.0)])
+    func passesInOneCallDrawWhatSeparateStrokesDraw(outline: Double, line: Double) throws {
+        guard BilinearResample.isAvailable else { return }
+        // The lines within the frame (no segment cut at the clip, where the widest pass's reach sets the cut).
+        let inside = Array(Self.lines.prefix(3))
+        let under = Color(red: 1, green: 1, blue: 1, alpha: 0.85), over = Color(red: 0.8, green: 0.1, blue: 0.3, alpha: 0.9)
+        let together = try Self.background(), apart = try Self.background()
+        var drawn = false
+        try together.withContext { cr in
+            drawn = try #require(RoundStroke.Target(cr)).stroke(
+                inside, passes: [(under, outline), (over, 0), (Color(red: 0, green: 0, blue: 0, alpha: 0), 9), (over, line)])
+        }
+        try apart.withContext { cr in
+            let target = try #require(RoundStroke.Target(cr))
+            _ = target.stroke(inside, passes: [(under, outline)])
+            _ = target.stroke(inside, passes: [(over, line)])
+        }
+        together.flush()
+        apart.flush()
+        #expect(drawn)
+        var differing = 0
+        for y in 0..<together.height {
+            if memcmp(together.data + y * together.stride, apart.data + y * apart.stride, together.width * 4) != 0 {
+                differing += 1
+            }
+        }
+        #expect(differing == 0, "\(differing) rows differ")
+        // The passes drew: ink over the background, along the lines.
+        let blocks = AlphaBlocks.difference(together, try Self.background())
+        #expect(blocks.total > 200 * 255, "\(blocks)")
+    }
+
     @Test func itStepsAsideWhereItCannotDrawStraightIntoPixels() throws {
         let surface = try ImageSurface(width: 64, height: 64)
         try surface.withContext { cr in

@@ -49,21 +49,45 @@ static int clip_segment(double *ax, double *ay, double *bx, double *by, double x
 
 static inline uint32_t div255(uint32_t v) { v += 128; return (v + (v >> 8)) >> 8; }
 
-__attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
-                         const double *xy, const int *counts, int lines, double width,
-                         double red, double green, double blue, double alpha) {
-    if (clip_x1 <= clip_x0 || clip_y1 <= clip_y0 || width <= 0 || alpha <= 0) return 1;
-    const float r = (float)(width / 2), reach = r + 0.5f;
+// One pass of a stroke: its half width and reach (half width + half a pixel), and its colour,
+// premultiplied, 0...255.
+typedef struct {
+    float r, reach;
+    uint32_t sa, sr, sg, sb;
+} pass_t;
+
+__attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0,
+                                                             int clip_x1, int clip_y1, const double *xy, const int *counts,
+                                                             int lines, const double *widths, const double *colors,
+                                                             int passes) {
+    if (clip_x1 <= clip_x0 || clip_y1 <= clip_y0 || passes <= 0) return 1;
     int total = 0;
     for (int l = 0; l < lines; l++) total += counts[l] > 1 ? counts[l] - 1 : 0;
     if (total == 0) return 1;
     seg_t *segs = malloc(sizeof(seg_t) * (size_t)total);
     float *cover = calloc((size_t)(clip_x1 - clip_x0) + 8, sizeof(float));
     seg_t **active = malloc(sizeof(seg_t *) * (size_t)total);
-    if (!segs || !cover || !active) { free(segs); free(cover); free(active); return 0; }
+    pass_t *ps = malloc(sizeof(pass_t) * (size_t)passes);
+    if (!segs || !cover || !active || !ps) { free(segs); free(cover); free(active); free(ps); return 0; }
+    // The passes that draw anything, in order; the segments are set up once, for the widest of them.
+    int np = 0;
+    float reach = 0;
+    for (int k = 0; k < passes; k++) {
+        const double width = widths[k], alpha = colors[4 * k + 3];
+        if (!(width > 0) || !(alpha > 0) || !isfinite(width)) continue;
+        pass_t *q = &ps[np++];
+        q->r = (float)(width / 2);
+        q->reach = q->r + 0.5f;
+        if (q->reach > reach) reach = q->reach;
+        const float a255 = (float)(fmin(alpha, 1) * 255);
+        q->sa = (uint32_t)lrintf(a255);
+        q->sr = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k], 0), 1) * a255);
+        q->sg = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k + 1], 0), 1) * a255);
+        q->sb = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k + 2], 0), 1) * a255);
+    }
     int n = 0;
     const double *p = xy;
-    for (int l = 0; l < lines; l++) {
+    for (int l = 0; l < lines && np > 0; l++) {
         for (int i = 0; i + 1 < counts[l]; i++) {
             double ax = p[2 * i], ay = p[2 * i + 1], bx = p[2 * i + 2], by = p[2 * i + 3];
             if (!isfinite(ax) || !isfinite(ay) || !isfinite(bx) || !isfinite(by)) continue;
@@ -86,20 +110,12 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         p += 2 * counts[l];
     }
     qsort(segs, (size_t)n, sizeof(seg_t), by_first_row);
-    // Premultiplied source, 0...255.
-    const float a255 = (float)(fmin(alpha, 1) * 255);
-    const uint32_t sa = (uint32_t)lrintf(a255);
-    const uint32_t sr = (uint32_t)lrintf((float)fmin(fmax(red, 0), 1) * a255);
-    const uint32_t sg = (uint32_t)lrintf((float)fmin(fmax(green, 0), 1) * a255);
-    const uint32_t sb = (uint32_t)lrintf((float)fmin(fmax(blue, 0), 1) * a255);
-    // Vector constants: covers (the pixel centres of eight pixels, the line's half width), then the
-    // compositing of premultiplied 8-bit channels.
+    // Vector constants: covers (the pixel centres of eight pixels), then the compositing of
+    // premultiplied 8-bit channels.
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
-    const __m256 rv = _mm256_set1_ps(r), nrv = _mm256_set1_ps(-r), f255 = _mm256_set1_ps(255);
+    const __m256 f255 = _mm256_set1_ps(255);
     const __m256 lane = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
     const __m256i c128 = _mm256_set1_epi32(128), c255 = _mm256_set1_epi32(255), lo8 = _mm256_set1_epi32(0xff);
-    const __m256i vsa = _mm256_set1_epi32((int)sa), vsr = _mm256_set1_epi32((int)sr);
-    const __m256i vsg = _mm256_set1_epi32((int)sg), vsb = _mm256_set1_epi32((int)sb);
     int next = 0, nactive = 0;
     const int first_row = n ? segs[0].row0 : clip_y1;
     for (int row = first_row; row < clip_y1 && (next < n || nactive > 0); row++) {
@@ -109,104 +125,116 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         nactive = k;
         if (nactive == 0) { if (next < n) row = segs[next].row0 - 1; continue; }
         const float cy = (float)row + 0.5f;
-        int lo = clip_x1, hi = clip_x0;
-        for (int i = 0; i < nactive; i++) {
-            const seg_t *s = active[i];
-            // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
-            float t0 = 0, t1 = 1;
-            if (s->dy != 0) {
-                float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
-                if (ta > tb) { float t = ta; ta = tb; tb = t; }
-                t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
-                if (t0 > t1) continue;
-            } else if (fabsf(cy - s->ay) > reach) continue;
-            const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
-            // Clamped to the clip before they become whole numbers (a line may run far off the frame).
-            const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
-            const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
-            if (!(fx0 < fx1)) continue;
-            const int x0 = (int)fx0, x1 = (int)fx1;
-            if (x0 < lo) lo = x0;
-            // Eight pixels at a time (the cover row has room past the clip for the last eight).
-            const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
-            const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
-            const __m256 pyd = _mm256_mul_ps(py, sdy);
-            int x = x0;
-            for (; x < x1; x += 8) {
-                const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
-                __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
-                t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
-                const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
-                const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey)));
-                const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(d, half), rv), _mm256_max_ps(_mm256_sub_ps(d, half), nrv));
-                float *c = cover + (x - clip_x0);
-                _mm256_storeu_ps(c, _mm256_max_ps(_mm256_loadu_ps(c), v));
-            }
-            if (x > hi) hi = x;
-        }
-        if (lo >= hi) continue;
         uint32_t *d = (uint32_t *)(pixels + (ptrdiff_t)row * stride);
-        const int end = hi < clip_x1 ? hi : clip_x1;
-        // The pixels a line covers two rows down are about these: asked for now, they come from
-        // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
-        if (row + 2 < clip_y1) {
-            const uint8_t *ahead = pixels + (ptrdiff_t)(row + 2) * stride;
-            for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
-        }
-        // Eight pixels at a time while they are within the clip, then one by one: the source at
-        // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
-        int x = lo;
+        int prefetched = 0;
+        // Each pass over the row in turn (an outline, then the line over it): a pixel gets them in
+        // order, as from whole strokes one after the other, while the row is in cache.
+        for (int pass = 0; pass < np; pass++) {
+            const pass_t *q = &ps[pass];
+            const float reach = q->reach;
+            const __m256 rv = _mm256_set1_ps(q->r), nrv = _mm256_set1_ps(-q->r);
+            int lo = clip_x1, hi = clip_x0;
+            for (int i = 0; i < nactive; i++) {
+                const seg_t *s = active[i];
+                // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
+                float t0 = 0, t1 = 1;
+                if (s->dy != 0) {
+                    float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
+                    if (ta > tb) { float t = ta; ta = tb; tb = t; }
+                    t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
+                    if (t0 > t1) continue;
+                } else if (fabsf(cy - s->ay) > reach) continue;
+                const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
+                // Clamped to the clip before they become whole numbers (a line may run far off the frame).
+                const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
+                const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
+                if (!(fx0 < fx1)) continue;
+                const int x0 = (int)fx0, x1 = (int)fx1;
+                if (x0 < lo) lo = x0;
+                // Eight pixels at a time (the cover row has room past the clip for the last eight).
+                const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
+                const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
+                const __m256 pyd = _mm256_mul_ps(py, sdy);
+                int x = x0;
+                for (; x < x1; x += 8) {
+                    const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
+                    __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
+                    t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
+                    const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
+                    const __m256 dd = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey)));
+                    const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
+                    float *c = cover + (x - clip_x0);
+                    _mm256_storeu_ps(c, _mm256_max_ps(_mm256_loadu_ps(c), v));
+                }
+                if (x > hi) hi = x;
+            }
+            if (lo >= hi) continue;
+            const int end = hi < clip_x1 ? hi : clip_x1;
+            // The pixels a line covers two rows down are about these: asked for now, they come from
+            // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
+            if (!prefetched && row + 2 < clip_y1) {
+                const uint8_t *ahead = pixels + (ptrdiff_t)(row + 2) * stride;
+                for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
+                prefetched = 1;
+            }
+            const uint32_t sa = q->sa, sr = q->sr, sg = q->sg, sb = q->sb;
+            const __m256i vsa = _mm256_set1_epi32((int)sa), vsr = _mm256_set1_epi32((int)sr);
+            const __m256i vsg = _mm256_set1_epi32((int)sg), vsb = _mm256_set1_epi32((int)sb);
+            // Eight pixels at a time while they are within the clip, then one by one: the source at
+            // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
+            int x = lo;
 #define DIV255(v) _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32((v), c128), _mm256_srli_epi32(_mm256_add_epi32((v), c128), 8)), 8)
-        for (; x + 8 <= end; x += 8) {
-            float *c = cover + (x - clip_x0);
-            const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(c), zero), one);
-            _mm256_storeu_ps(c, zero);
-            const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(v, f255));
-            const __m256i a = DIV255(_mm256_mullo_epi32(vsa, m)), ia = _mm256_sub_epi32(c255, a);
-            const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
-            const __m256i b0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsb, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(px, lo8), ia)));
-            const __m256i g0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsg, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 8), lo8), ia)));
-            const __m256i r0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsr, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 16), lo8), ia)));
-            const __m256i a0 = _mm256_add_epi32(a, DIV255(_mm256_mullo_epi32(_mm256_srli_epi32(px, 24), ia)));
-            const __m256i out = _mm256_or_si256(_mm256_or_si256(b0, _mm256_slli_epi32(g0, 8)),
-                                                _mm256_or_si256(_mm256_slli_epi32(r0, 16), _mm256_slli_epi32(a0, 24)));
-            _mm256_storeu_si256((__m256i *)(d + x), out);
-        }
+            for (; x + 8 <= end; x += 8) {
+                float *c = cover + (x - clip_x0);
+                const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(c), zero), one);
+                _mm256_storeu_ps(c, zero);
+                const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(v, f255));
+                const __m256i a = DIV255(_mm256_mullo_epi32(vsa, m)), ia = _mm256_sub_epi32(c255, a);
+                const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
+                const __m256i b0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsb, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(px, lo8), ia)));
+                const __m256i g0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsg, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 8), lo8), ia)));
+                const __m256i r0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsr, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 16), lo8), ia)));
+                const __m256i a0 = _mm256_add_epi32(a, DIV255(_mm256_mullo_epi32(_mm256_srli_epi32(px, 24), ia)));
+                const __m256i out = _mm256_or_si256(_mm256_or_si256(b0, _mm256_slli_epi32(g0, 8)),
+                                                    _mm256_or_si256(_mm256_slli_epi32(r0, 16), _mm256_slli_epi32(a0, 24)));
+                _mm256_storeu_si256((__m256i *)(d + x), out);
+            }
 #undef DIV255
-        for (; x < hi; x++) {
-            float v = cover[x - clip_x0];
-            cover[x - clip_x0] = 0;
-            if (x >= end || v <= 0) continue;
-            const uint32_t m = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
-            if (m == 0) continue;
-            const uint32_t a = div255(sa * m);
-            const uint32_t px = d[x], ia = 255 - a;
-            const uint32_t b0 = div255(sb * m) + div255((px & 0xff) * ia);
-            const uint32_t g0 = div255(sg * m) + div255(((px >> 8) & 0xff) * ia);
-            const uint32_t r0 = div255(sr * m) + div255(((px >> 16) & 0xff) * ia);
-            const uint32_t a0 = a + div255((px >> 24) * ia);
-            d[x] = b0 | (g0 << 8) | (r0 << 16) | (a0 << 24);
+            for (; x < hi; x++) {
+                float v = cover[x - clip_x0];
+                cover[x - clip_x0] = 0;
+                if (x >= end || v <= 0) continue;
+                const uint32_t m = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
+                if (m == 0) continue;
+                const uint32_t a = div255(sa * m);
+                const uint32_t px = d[x], ia = 255 - a;
+                const uint32_t b0 = div255(sb * m) + div255((px & 0xff) * ia);
+                const uint32_t g0 = div255(sg * m) + div255(((px >> 8) & 0xff) * ia);
+                const uint32_t r0 = div255(sr * m) + div255(((px >> 16) & 0xff) * ia);
+                const uint32_t a0 = a + div255((px >> 24) * ia);
+                d[x] = b0 | (g0 << 8) | (r0 << 16) | (a0 << 24);
+            }
         }
     }
-    free(segs); free(cover); free(active);
+    free(segs); free(cover); free(active); free(ps);
     return 1;
 }
 
 int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
-                         const double *xy, const int *counts, int lines, double width,
-                         double red, double green, double blue, double alpha) {
+                         const double *xy, const int *counts, int lines, const double *widths, const double *colors,
+                         int passes) {
     if (!maptrip_resample_available()) return 0;
-    return stroke_round_avx2(pixels, stride, clip_x0, clip_y0, clip_x1, clip_y1, xy, counts, lines, width,
-                             red, green, blue, alpha);
+    return stroke_round_avx2(pixels, stride, clip_x0, clip_y0, clip_x1, clip_y1, xy, counts, lines, widths, colors,
+                             passes);
 }
 
 #else
 
 int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
-                         const double *xy, const int *counts, int lines, double width,
-                         double red, double green, double blue, double alpha) {
+                         const double *xy, const int *counts, int lines, const double *widths, const double *colors,
+                         int passes) {
     (void)pixels; (void)stride; (void)clip_x0; (void)clip_y0; (void)clip_x1; (void)clip_y1; (void)xy;
-    (void)counts; (void)lines; (void)width; (void)red; (void)green; (void)blue; (void)alpha;
+    (void)counts; (void)lines; (void)widths; (void)colors; (void)passes;
     return 0;
 }
 

@@ -28,13 +28,15 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy);
 
 /// Strokes `lines` polylines (`counts[l]` points each, x y pairs one line after the other in `xy`, in
-/// the surface's pixels) `width` wide, with round caps and joins, in one colour (straight `red`,
-/// `green`, `blue` and `alpha`, 0...1) over premultiplied BGRA `pixels`, within the clip rectangle
-/// (x0, y0) ... (x1, y1). Returns 1 when drawn (or nothing to draw), 0 when it cannot (no AVX2, no
-/// memory): nothing drawn, stroke with Cairo.
+/// the surface's pixels) with round caps and joins over premultiplied BGRA `pixels`, within the clip
+/// rectangle (x0, y0) ... (x1, y1), in `passes` passes one over the other (an outline, then the line):
+/// pass k `widths[k]` wide, in one colour (`colors[4k...4k+3]`: straight red, green, blue and alpha,
+/// 0...1). The lines are set up once for all passes, and each row gets every pass in turn: the same
+/// pixels as whole strokes drawn one after the other. Returns 1 when drawn (or nothing to draw), 0 when
+/// it cannot (no AVX2, no memory): nothing drawn, stroke with Cairo.
 int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
-                         const double *xy, const int *counts, int lines, double width,
-                         double red, double green, double blue, double alpha);
+                         const double *xy, const int *counts, int lines, const double *widths, const double *colors,
+                         int passes);
 
 /// Blends a premultiplied BGRA overlay (`width` x `height`, transparent where nothing is drawn) over
 /// an I420 picture of the same size (BT.601 limited range, libyuv's ARGBToI420 coefficients): each
