@@ -297,7 +297,10 @@ final class DrawingThread: @unchecked Sendable {
 
     func start() {
         let t = Thread { [self] in
-            run()
+            // Below the encoder's threads, with helpers of its own (see `DrawingThreads`): it only has
+            // to keep the encoder fed.
+            DrawingThreads.yield(to: DrawingThreads.nice)
+            DrawingThreads.withCrew { run() }
             finished.signal()
         }
         t.name = "maptrip-draw"

@@ -138,7 +138,7 @@ public enum Bands {
             return band
         }
         let contexts = BandContexts(contexts: bands)
-        DispatchQueue.concurrentPerform(iterations: 2) { k in draw(contexts.contexts[k], rows[k]) }
+        DrawingThreads.perform(iterations: 2) { k in draw(contexts.contexts[k], rows[k]) }
         for band in bands {
             band.surface.flush()
             try band.checkStatus("draw in bands")

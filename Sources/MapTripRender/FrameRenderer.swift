@@ -150,7 +150,7 @@ public final class FrameRenderer {
             }
             let target = picture.rows(rows)
             let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
-            DispatchQueue.concurrentPerform(iterations: halves.count) { half in
+            DrawingThreads.perform(iterations: halves.count) { half in
                 let within = halves[half]
                 for r in layer.rects {
                     let y0 = max(r.y, within.lowerBound), y1 = min(r.y + r.height, within.upperBound)

@@ -317,7 +317,7 @@ final class RasterCache {
             let results = ConcurrentResults<Bool>(count: jobs.count)
             withoutActuallyEscaping(draw) { draw in
                 let work = TileWork(draw: draw, run: run, drawing: drawing, count: jobs.count)
-                DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                DrawingThreads.perform(iterations: 2) { worker in
                     for (n, i) in stride(from: worker, to: work.count, by: 2).enumerated() {
                         results.set(i, Result {
                             try work.run(i, worker, work.drawing[worker].isEmpty ? nil : work.drawing[worker][n], work.draw)
@@ -498,7 +498,7 @@ final class RasterCache {
                                      outside: try samples(of: outside))
         let bands = picture.bands
         let painted = ConcurrentResults<Bool>(count: bands.count)
-        DispatchQueue.concurrentPerform(iterations: bands.count) { band in
+        DrawingThreads.perform(iterations: bands.count) { band in
             let rows = bands[band]
             painted.set(band, .success(job.paint(into: picture.rows(rows), firstRow: rows.lowerBound)))
         }

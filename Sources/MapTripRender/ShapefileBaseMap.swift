@@ -245,7 +245,7 @@ public final class ShapefileBaseMap: BaseMap {
         }
         let results = ConcurrentResults<ShapefileDatasource>(count: work.count)
         let directory = directory, store = store
-        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+        DrawingThreads.perform(iterations: work.count) { i in
             results.set(i, Result {
                 let d = work[i].loaded ?? Self.datasource(work[i].source, in: directory, store: store)
                 for need in work[i].needs {

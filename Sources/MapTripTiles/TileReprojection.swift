@@ -203,7 +203,7 @@ extension TileBaseMap {
         // take alternate groups of 8 rows (the tiles are only read).
         let parts = plan.cells.count + plan.pixelCells.count > 64 ? 2 : 1
         let address = UInt(bitPattern: data)
-        DispatchQueue.concurrentPerform(iterations: parts) { k in
+        DrawingThreads.perform(iterations: parts) { k in
             var own = sampler
             let target = UnsafeMutableRawPointer(bitPattern: address)!
             let cells = plan.cells, bands = plan.bands, pixelCells = plan.pixelCells
@@ -410,7 +410,7 @@ struct ReprojectionPlanner {
         let fresh = self
         halves.withUnsafeMutableBufferPointer { out in
             let address = UInt(bitPattern: out.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: parts) { k in
+            DrawingThreads.perform(iterations: parts) { k in
                 var planner = fresh
                 planner.plan(bands: (ny * k / parts)..<(ny * (k + 1) / parts), xs: xs, ys: ys)
                 UnsafeMutablePointer<ReprojectionPlan>(bitPattern: address)![k] = planner.result

@@ -451,6 +451,35 @@ struct RecorderTests {
         }
     }
 
+    /// A base map that notes the priority it is drawn at.
+    final class PriorityMap: BaseMap, @unchecked Sendable {
+        var drawnAt: Set<Int32> = []
+        func draw(_ viewport: Viewport, in context: Context) throws {
+            drawnAt.insert(DrawingThreads.currentNice)
+            context.setSource(Color(red: 0.9, green: 0.9, blue: 0.8))
+            context.paint()
+        }
+    }
+
+    /// A sink that notes the priority it is given pictures at (the encoder's side).
+    final class PrioritySink: FrameSink {
+        var writtenAt: Set<Int32> = []
+        func write(bgra: UnsafePointer<UInt8>, stride: Int) throws { writtenAt.insert(DrawingThreads.currentNice) }
+        func repeatLast() throws {}
+    }
+
+    /// The drawing runs below the encoder's priority (`DrawingThreads`): every frame drawn at the
+    /// drawing threads' nice value, the sink, where the encoder runs, at the caller's.
+    @Test func framesAreDrawnBelowTheEncodersPriority() throws {
+        let scene = try TripScene.korea.scene()
+        let map = PriorityMap()
+        let sink = PrioritySink()
+        _ = try Recorder(scene: scene, baseMap: map).record(to: sink)
+        #expect(map.drawnAt == [DrawingThreads.nice])
+        #expect(sink.writtenAt == [DrawingThreads.currentNice])
+        #expect(DrawingThreads.currentNice < DrawingThreads.nice)
+    }
+
     @Test func stillFramesAreDrawnOnceAndRepeated() throws {
         let scene = try TripScene.korea.scene()
         let timeline = Timeline(scene: scene)

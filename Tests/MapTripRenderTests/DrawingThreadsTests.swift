@@ -1,0 +1,102 @@
+import Foundation
+@testable import MapTripRender
+import Testing
+
+/// Drawing threads yield to the encoder's: a thread lowers its own priority, and the work it hands to
+/// libdispatch's workers runs at that priority too.
+@Suite struct DrawingThreadsTests {
+    /// Runs `body` on a thread of its own (its priority, once lowered, cannot be raised back).
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let box = Box<T>()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.value = body()
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return box.value!
+    }
+
+    final class Box<T>: @unchecked Sendable { var value: T? }
+
+    @Test func aThreadLowersItsPriorityAndNeverRaisesIt() {
+        let (before, lowered, after) = Self.onOwnThread { () -> (Int32, Int32, Int32) in
+            let before = DrawingThreads.currentNice
+            DrawingThreads.yield(to: before + 7)
+            let lowered = DrawingThreads.currentNice
+            DrawingThreads.yield(to: before + 2)
+            return (before, lowered, DrawingThreads.currentNice)
+        }
+        #expect(lowered == min(before + 7, 19))
+        #expect(after == lowered, "yielding to a higher priority leaves it as it was")
+        #expect(DrawingThreads.currentNice <= before, "another thread's priority is its own")
+    }
+
+    /// A crew's helpers take items beside the caller, at its (lowered) priority; libdispatch's
+    /// shared workers are left at the process's.
+    @Test func aCrewSharesTheItemsAtTheCallersPriority() {
+        let (caller, seen, threads) = Self.onOwnThread { () -> (Int32, [Int32], Int) in
+            DrawingThreads.yield(to: max(DrawingThreads.currentNice, 0) + 5)
+            let caller = DrawingThreads.currentNice
+            let lock = NSLock()
+            let results = Box<([Int32], Set<ObjectIdentifier>)>()
+            results.value = (Array(repeating: -100, count: 16), [])
+            DrawingThreads.withCrew(helpers: 2) {
+                DrawingThreads.perform(iterations: 16) { i in
+                    lock.withLock {
+                        results.value!.0[i] = DrawingThreads.currentNice
+                        results.value!.1.insert(ObjectIdentifier(Thread.current))
+                    }
+                    // Each item waits (5 s at most) until a second thread has taken one.
+                    let deadline = Date().addingTimeInterval(5)
+                    while lock.withLock({ results.value!.1.count }) < 2 && Date() < deadline { usleep(200) }
+                }
+            }
+            return (caller, results.value!.0, results.value!.1.count)
+        }
+        #expect(caller >= 5)
+        #expect(threads >= 2, "the helpers took items")
+        for (i, nice) in seen.enumerated() { #expect(nice == caller, "item \(i) ran at \(nice), its caller at \(caller)") }
+        // The shared workers, asked from a thread at the process's priority, run at it.
+        let shared = Self.onOwnThread { () -> (Int32, [Int32]) in
+            let own = DrawingThreads.currentNice
+            let lock = NSLock()
+            let seen = Box<[Int32]>()
+            seen.value = []
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let n = DrawingThreads.currentNice
+                lock.withLock { seen.value!.append(n) }
+            }
+            return (own, seen.value!)
+        }
+        #expect(shared.1.allSatisfy { $0 == shared.0 }, "\(shared)")
+    }
+
+    /// A `perform` from within an item (the crew busy) runs its items on the calling thread, all of
+    /// them; one from a lowered thread without a crew too, not on the shared workers.
+    @Test func aPerformWithinAnItemRunsWhole() {
+        let (outer, inner, lowered) = Self.onOwnThread { () -> (Int, Int, Set<Int32>) in
+            DrawingThreads.yield(to: max(DrawingThreads.currentNice, 0) + 3)
+            let lock = NSLock()
+            let counts = Box<(Int, Int, Set<Int32>)>()
+            counts.value = (0, 0, [])
+            DrawingThreads.withCrew(helpers: 1) {
+                DrawingThreads.perform(iterations: 6) { _ in
+                    lock.withLock { counts.value!.0 += 1 }
+                    DrawingThreads.perform(iterations: 5) { _ in
+                        let n = DrawingThreads.currentNice
+                        lock.withLock {
+                            counts.value!.1 += 1
+                            counts.value!.2.insert(n)
+                        }
+                    }
+                }
+            }
+            return counts.value!
+        }
+        #expect(outer == 6)
+        #expect(inner == 30)
+        #expect(lowered.allSatisfy { $0 >= 3 }, "\(lowered)")
+    }
+}
