@@ -32,7 +32,7 @@ public enum DrawingThreads {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
     }
 
-    private static let crewKey = "maptrip.drawing-crew"
+    fileprivate static let crewKey = "maptrip.drawing-crew"
 
     /// Runs `body` with a crew of `helpers` threads (started now, from the calling thread: at its
     /// priority) taking the items of every `perform` the calling thread makes, stopped after.
@@ -49,14 +49,11 @@ public enum DrawingThreads {
     }
 
     /// Items 0..<iterations of `body`, on several threads at once, returning when all are done: on the
-    /// calling thread's crew (see `withCrew`) where it has one; one by one where it runs below the
-    /// normal priority without one (a crew's helper: not on shared workers); else libdispatch's
-    /// `concurrentPerform`.
+    /// crew of the calling thread (see `withCrew`; a crew's helpers belong to it too) where it has one,
+    /// else on libdispatch's `concurrentPerform`.
     public static func perform(iterations: Int, _ body: @Sendable (Int) -> Void) {
         if let crew = Thread.current.threadDictionary[crewKey] as? DrawingCrew {
             crew.perform(iterations: iterations, body)
-        } else if currentNice > 0 {
-            for i in 0..<iterations { body(i) }
         } else {
             DispatchQueue.concurrentPerform(iterations: iterations, execute: body)
         }
@@ -64,8 +61,9 @@ public enum DrawingThreads {
 }
 
 /// Helper threads sharing one thread's work items (`DrawingThreads.withCrew`): the caller takes items
-/// too, and returns when every item is done. A `perform` made while one is under way (from an item)
-/// runs its items on the calling thread.
+/// too, and returns when every item is done. A `perform` made while one is under way (from an item,
+/// on the caller or a helper: each helper has the crew as its own) runs its items on the calling thread,
+/// not on the shared workers, which would run them at the process's priority.
 final class DrawingCrew: @unchecked Sendable {
     private let condition = NSCondition()
     private var body: ((Int) -> Void)?
@@ -77,6 +75,7 @@ final class DrawingCrew: @unchecked Sendable {
         for k in 0..<helpers {
             finished.enter()
             let thread = Thread { [self] in
+                Thread.current.threadDictionary[DrawingThreads.crewKey] = self
                 work()
                 finished.leave()
             }

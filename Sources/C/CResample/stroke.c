@@ -71,14 +71,14 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     if (!segs || !cover || !active || !ps) { free(segs); free(cover); free(active); free(ps); return 0; }
     // The passes that draw anything, in order; the segments are set up once, for the widest of them.
     int np = 0;
-    float reach = 0;
+    float widest = 0;
     for (int k = 0; k < passes; k++) {
         const double width = widths[k], alpha = colors[4 * k + 3];
         if (!(width > 0) || !(alpha > 0) || !isfinite(width)) continue;
         pass_t *q = &ps[np++];
         q->r = (float)(width / 2);
         q->reach = q->r + 0.5f;
-        if (q->reach > reach) reach = q->reach;
+        if (q->reach > widest) widest = q->reach;
         const float a255 = (float)(fmin(alpha, 1) * 255);
         q->sa = (uint32_t)lrintf(a255);
         q->sr = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k], 0), 1) * a255);
@@ -91,17 +91,17 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         for (int i = 0; i + 1 < counts[l]; i++) {
             double ax = p[2 * i], ay = p[2 * i + 1], bx = p[2 * i + 2], by = p[2 * i + 3];
             if (!isfinite(ax) || !isfinite(ay) || !isfinite(bx) || !isfinite(by)) continue;
-            // Cut to the clip widened by more than the reach (in double: a line may run millions of
+            // Cut to the clip widened by more than the widest reach (in double: a line may run millions of
             // pixels off the frame, beyond float's precision); an end cut there shows no cap.
-            if (!clip_segment(&ax, &ay, &bx, &by, clip_x0 - reach - 2.0, clip_y0 - reach - 2.0,
-                              clip_x1 + reach + 2.0, clip_y1 + reach + 2.0)) continue;
+            if (!clip_segment(&ax, &ay, &bx, &by, clip_x0 - widest - 2.0, clip_y0 - widest - 2.0,
+                              clip_x1 + widest + 2.0, clip_y1 + widest + 2.0)) continue;
             seg_t *s = &segs[n];
             s->ax = (float)ax; s->ay = (float)ay;
             s->bx = (float)bx; s->by = (float)by;
             s->dx = s->bx - s->ax; s->dy = s->by - s->ay;
             const float len2 = s->dx * s->dx + s->dy * s->dy;
             s->inv_len2 = len2 > 0 ? 1 / len2 : 0;
-            const float y0 = fminf(s->ay, s->by) - reach, y1 = fmaxf(s->ay, s->by) + reach;
+            const float y0 = fminf(s->ay, s->by) - widest, y1 = fmaxf(s->ay, s->by) + widest;
             if (!(y1 > (float)clip_y0 && y0 < (float)clip_y1)) continue;  // also drops NaNs
             s->row0 = (int)fmaxf(floorf(y0), (float)clip_y0);
             s->row1 = (int)fminf(ceilf(y1), (float)clip_y1);
