@@ -78,9 +78,11 @@ struct BilinearResampleTests {
     func resampledTilesMatchPixman(scale: Double) throws {
         let image = try Self.tile(width: 258, height: 200)
         // The whole tile at a fractional position, and a clip reaching past its edges (padded), in
-        // widths that are and are not a multiple of eight.
+        // widths that are and are not a multiple of eight; clips wholly beside the tile, left and right
+        // of it (every pixel its nearest edge column's).
         for (ox, oy, x, y, width, height) in [(3.3, 7.71, 4, 8, 210, 160), (-20.45, -11.2, 0, 0, 237, 151),
-                                               (40.5, 30.25, 37, 28, 1, 97), (12.9, 2.2, 10, 0, 203, 13)] {
+                                               (40.5, 30.25, 37, 28, 1, 97), (12.9, 2.2, 10, 0, 203, 13),
+                                               (150.3, 7.7, 0, 8, 120, 60), (-300.2, 3.1, 30, 10, 250, 50)] {
             let (worst, mean) = try compare(image, scale: scale, originX: ox, originY: oy, x: x, y: y,
                                             width: width, height: height)
             // 6-bit weights and a rounded middle step against pixman's 7-bit, truncated ones: within a
@@ -122,5 +124,41 @@ struct BilinearResampleTests {
                                            firstRow: first, x: 6, y: 21, width: 230, height: 230))
         }
         #expect(memcmp(band.data, whole.data + 100 * whole.stride, 60 * whole.stride) == 0)
+    }
+
+    /// One plane of samples comes out as that channel of the pixels: the same weights, whatever the
+    /// position, also wholly beside the source.
+    @Test func planesMatchTheirChannelOfThePixels() throws {
+        let image = try Self.tile(width: 258, height: 200)
+        let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: 258 * 200)
+        defer { plane.deallocate() }
+        for y in 0..<200 {
+            for x in 0..<258 { plane[y * 258 + x] = image.data[y * image.stride + x * 4 + 1] }
+        }
+        let w = 320, h = 240
+        let samples = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h)
+        defer { samples.deallocate() }
+        for (scale, ox, oy, x, y, width, height) in [(0.9, 3.3, 7.71, 4, 8, 210, 160), (1.19, -20.45, -11.2, 0, 0, 237, 151),
+                                                     (0.841, 150.3, 7.7, 0, 8, 120, 60), (0.6, -300.2, 3.1, 30, 10, 250, 50),
+                                                     (0.97, 12.9, 260.5, 10, 0, 203, 13)] {
+            let pixels = try ImageSurface(width: w, height: h)
+            pixels.flush()
+            samples.initialize(repeating: 7, count: w * h)
+            let source = BilinearResample.Plane(data: plane, stride: 258, width: 258, height: 200)
+            #expect(BilinearResample.paint(image, scale: scale, originX: ox, originY: oy, into: pixels, firstRow: 0,
+                                           x: x, y: y, width: width, height: height))
+            #expect(BilinearResample.paint(source, bytesPerPixel: 1, scale: scale, originX: ox, originY: oy,
+                                           into: BilinearResample.Plane(data: samples, stride: w, width: w, height: h),
+                                           firstRow: 0, x: x, y: y, width: width, height: height))
+            var differing = 0
+            for row in 0..<h {
+                for column in 0..<w {
+                    let inside = (x..<(x + width)).contains(column) && (y..<(y + height)).contains(row)
+                    let expected = inside ? pixels.data[row * pixels.stride + column * 4 + 1] : 7
+                    if samples[row * w + column] != expected { differing += 1 }
+                }
+            }
+            #expect(differing == 0, "scale \(scale), origin (\(ox), \(oy)): \(differing) samples differ")
+        }
     }
 }

@@ -69,6 +69,33 @@ static inline void blend_rows(uint8_t *out, const uint8_t *top, const uint8_t *b
     }
 }
 
+// The blended row of source columns first ... last (`bpp` bytes each) at `row`: the columns within the
+// source blended from its two rows, those beside it repeating its edge column (pixman's EXTEND_PAD),
+// also when the whole row lies beside it.
+__attribute__((target("avx2")))
+static inline void blend_padded_row(uint8_t *row, int first, int last, const uint8_t *top, const uint8_t *bottom,
+                                    ptrdiff_t src_stride, int src_width, int bpp, int wy) {
+    const int lo = first > 0 ? first : 0, hi = last < src_width - 1 ? last : src_width - 1;
+    int left, right;  // the columns whose bytes repeat to the left and to the right
+    if (lo <= hi) {
+        blend_rows(row + bpp * (lo - first), top + bpp * lo, bottom + bpp * lo, src_stride, bpp * (hi - lo + 1), wy);
+        left = lo;
+        right = hi;
+    } else {
+        // Wholly beside the source: its nearest edge column, blended into the row's first column.
+        const int edge = last < 0 ? 0 : src_width - 1;
+        blend_rows(row, top + bpp * edge, bottom + bpp * edge, src_stride, bpp, wy);
+        left = right = first;
+    }
+    if (bpp == 1) {
+        if (first < left) memset(row, row[left - first], (size_t)(left - first));
+        if (right < last) memset(row + (right + 1 - first), row[right - first], (size_t)(last - right));
+    } else {
+        for (int p = first; p < left; p++) memcpy(row + bpp * (p - first), row + bpp * (left - first), (size_t)bpp);
+        for (int p = right + 1; p <= last; p++) memcpy(row + bpp * (p - first), row + bpp * (right - first), (size_t)bpp);
+    }
+}
+
 // How each pair of output pixels (j, j + 1) reads the blended row: from the 4 pixels at `offset`, the
 // bytes `control` picks (each channel's left and right neighbour side by side, for both pixels), times
 // `weights` (64 - f, f per channel).
@@ -84,7 +111,6 @@ static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int pad
                           int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
                           uint8_t *row, pair_t *pairs) {
     // `padded`: the width rounded up to eight; `first` ... `last`: the source columns those pixels read.
-    const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
     // Every row samples the same columns: how to read them, once.
     const int npairs = padded / 2;
     for (int g = 0; g < npairs; g++) {
@@ -110,11 +136,8 @@ static void resample_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int pad
         const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
         const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
         const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
-        // The two rows blended, columns a ... b.
-        blend_rows(row + 4 * (a - first), top + 4 * a, bottom + 4 * a, src_stride, 4 * (b - a + 1), wy);
-        // Padding: columns left and right of the source repeat its edge.
-        for (int p = first; p < a; p++) memcpy(row + 4 * (p - first), row + 4 * (a - first), 4);
-        for (int p = b + 1; p <= last; p++) memcpy(row + 4 * (p - first), row + 4 * (b - first), 4);
+        // The two rows blended, the columns beside the source padded.
+        blend_padded_row(row, first, last, top, bottom, src_stride, src_width, 4, wy);
 
         // Across: eight pixels (four pairs) at a time; the last eight into `tail`, as many kept as fit.
         uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
@@ -184,7 +207,6 @@ static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, i
                                 const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                                 int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
                                 uint8_t *row, run16_t *runs) {
-    const int a = clamp_int(first, 0, src_width - 1), b = clamp_int(last, 0, src_width - 1);
     const int nruns = padded / 16;
     for (int g = 0; g < nruns; g++) {
         run16_t *p = &runs[g];
@@ -208,9 +230,7 @@ static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, i
         const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
         const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride;
         const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride;
-        blend_rows(row + (a - first), top + a, bottom + a, src_stride, b - a + 1, wy);
-        if (first < a) memset(row, row[a - first], (size_t)(a - first));
-        if (b < last) memset(row + (b + 1 - first), row[b - first], (size_t)(last - b));
+        blend_padded_row(row, first, last, top, bottom, src_stride, src_width, 1, wy);
 
         uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
         prefetch_row_for_writing(d, dst_stride, r, height, width);
