@@ -10,19 +10,31 @@ extension Viewport {
         guard points.count >= 2 else { return [] }
         switch projection {
         case .webMercator:
-            let pieces = RouteLine.splitAtAntimeridian(points).map { $0.map(WebMercator.project) }
-            var out: [[(x: Double, y: Double)]] = []
-            for t in PixelTransform.copies(for: self) {
-                for piece in pieces where piece.count >= 2 {
-                    out.append(piece.map { (t.x($0.x, $0.y), t.y($0.x, $0.y)) })
-                }
-            }
-            return out
+            return mercatorLines(ProjectedLine.mercatorPieces(points))
         case .globe:
             return globeLines(points)
         case .plane(let projector):
             return planeLines(points, projector)
         }
+    }
+
+    /// The same for a line whose Web Mercator projection was made once (`ProjectedLine`): on Web
+    /// Mercator only moved and scaled onto the frame; on other projections drawn from its positions.
+    public func lines(_ line: ProjectedLine) -> [[(x: Double, y: Double)]] {
+        guard line.points.count >= 2 else { return [] }
+        if case .webMercator = projection { return mercatorLines(line.pieces) }
+        return lines(line.points)
+    }
+
+    /// Pieces of a line in the unit Web Mercator world, on every copy of the world the frame shows.
+    private func mercatorLines(_ pieces: [[WorldPoint]]) -> [[(x: Double, y: Double)]] {
+        var out: [[(x: Double, y: Double)]] = []
+        for t in PixelTransform.copies(for: self) {
+            for piece in pieces where piece.count >= 2 {
+                out.append(piece.map { (t.x($0.x, $0.y), t.y($0.x, $0.y)) })
+            }
+        }
+        return out
     }
 
     private func globeLines(_ points: [LonLat]) -> [[(x: Double, y: Double)]] {
@@ -164,4 +176,24 @@ public enum PolylineSimplification {
         }
         return line.indices.filter { keep[$0] }.map { line[$0] }
     }
+}
+
+/// A line's positions with their Web Mercator projection made once (split at the antimeridian, in the
+/// unit world): frames that show the same line (a route's finished legs, the graticule) only move and
+/// scale it, rather than projecting every position again.
+public struct ProjectedLine: Equatable, Sendable {
+    public let points: [LonLat]
+    /// The line on Web Mercator: its pieces in the unit world.
+    let pieces: [[WorldPoint]]
+
+    public init(_ points: [LonLat]) {
+        self.points = points
+        pieces = Self.mercatorPieces(points)
+    }
+
+    static func mercatorPieces(_ points: [LonLat]) -> [[WorldPoint]] {
+        RouteLine.splitAtAntimeridian(points).map { $0.map(WebMercator.project) }
+    }
+
+    public static func == (a: ProjectedLine, b: ProjectedLine) -> Bool { a.points == b.points }
 }

@@ -41,6 +41,9 @@ public final class RouteOverlay: Overlay {
     /// in the key: the routes' lines and styles, and the layout, come from it).
     private var last: (viewport: Viewport, legs: [LegValue], scene: Scene, strokes: [LegStroke])?
 
+    /// The finished legs' lines, by place, projected once (see `ProjectedLine`).
+    private var finished: [Int: (line: RouteLine, projected: ProjectedLine)] = [:]
+
     /// The frame's legs as stroked: projected, cut to what the frame shows and thinned.
     func strokes(_ frame: FrameContext) -> [LegStroke] {
         if let last, last.viewport == frame.viewport, last.legs == frame.values.legs, last.scene == frame.scene {
@@ -51,9 +54,15 @@ public final class RouteOverlay: Overlay {
         for leg in frame.values.legs {
             guard let style = frame.scene.route(into: leg.place), style.path != .none,
                   let line = frame.routes[leg.place] else { continue }
-            let points = leg.progress >= 1 ? line.points : line.prefix(leg.progress)
-            guard points.count >= 2 else { continue }
-            var lines = frame.viewport.lines(points)
+            var lines: [[(x: Double, y: Double)]]
+            if leg.progress >= 1 {
+                // A finished leg is the same line from frame to frame: projected once.
+                if finished[leg.place]?.line != line { finished[leg.place] = (line, ProjectedLine(line.points)) }
+                lines = frame.viewport.lines(finished[leg.place]!.projected)
+            } else {
+                lines = frame.viewport.lines(line.prefix(leg.progress))
+            }
+            guard !lines.isEmpty else { continue }
             let width = layout.size(style.width)
             let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
             if culls && style.dash.isEmpty {
@@ -199,7 +208,7 @@ public final class VehicleOverlay: Overlay {
 /// Meridians and parallels every `scene.graticule` degrees, over the base map and under the route,
 /// cut by the projection like every other line (at the globe's horizon, at a world map's seam).
 public final class GraticuleOverlay: Overlay {
-    private var cached: (step: Double, lines: [[LonLat]])?
+    private var cached: (step: Double, lines: [ProjectedLine])?
 
     public init() {}
 
@@ -228,7 +237,7 @@ public final class GraticuleOverlay: Overlay {
     /// The graticule's lines on the frame, projected and cut.
     func lines(_ frame: FrameContext, step: Double) -> [[(x: Double, y: Double)]] {
         if let last, last.step == step, last.viewport == frame.viewport { return last.lines }
-        if cached?.step != step { cached = (step, Self.lines(step: step)) }
+        if cached?.step != step { cached = (step, Self.lines(step: step).map(ProjectedLine.init)) }
         let lines = cached!.lines.flatMap { frame.viewport.lines($0) }.filter { !$0.isEmpty }
         last = (frame.viewport, step, lines)
         return lines

@@ -98,3 +98,31 @@ import Testing
         #expect(PolylineSimplification.simplified([], tolerance: 1).isEmpty)
     }
 }
+
+/// A line projected once (`ProjectedLine`) comes out on every frame as its positions projected for
+/// that frame: across the antimeridian, on the world's copies, at other zooms, on the globe.
+@Suite struct ProjectedLineTests {
+    func flat(_ lines: [[(x: Double, y: Double)]]) -> [[Double]] { lines.map { $0.flatMap { [$0.x, $0.y] } } }
+
+    @Test func framesShowTheSameLinesAsFromThePositions() {
+        // Tokyo to San Francisco (unwrapped longitudes, across the Pacific), and a line from -170 to
+        // 190 degrees that crosses the antimeridian and meets it at a point.
+        let pacific = RouteLine(from: LonLat(lon: 139.7, lat: 35.7), to: LonLat(lon: -122.4, lat: 37.8), kind: .geodesic).points
+        let around = stride(from: -170.0, through: 190, by: 10).map { LonLat(lon: $0, lat: $0 / 10) }
+        let cameras = [Camera(center: LonLat(lon: 180, lat: 20), zoom: 3), Camera(center: LonLat(lon: 0, lat: 0), zoom: 0.2),
+                       Camera(center: LonLat(lon: -150, lat: 40), zoom: 5.3)]
+        for points in [pacific, around] {
+            let projected = ProjectedLine(points)
+            #expect(projected.points == points)
+            for camera in cameras {
+                for projection in [Projection.webMercator, .globe] {
+                    let v = Viewport(camera: camera, width: 800, height: 400, projection: projection)
+                    let lines = v.lines(projected)
+                    if case .webMercator = projection { #expect(!lines.isEmpty, "\(camera)") }
+                    #expect(flat(lines) == flat(v.lines(points)), "\(camera), \(projection)")
+                }
+            }
+        }
+        #expect(Viewport(camera: cameras[0], width: 10, height: 10).lines(ProjectedLine([pacific[0]])).isEmpty)
+    }
+}
