@@ -181,7 +181,7 @@ public enum PolylineSimplification {
 /// A line's positions with their Web Mercator projection made once (split at the antimeridian, in the
 /// unit world): frames that show the same line (a route's finished legs, the graticule) only move and
 /// scale it, rather than projecting every position again.
-public struct ProjectedLine: Equatable, Sendable {
+public struct ProjectedLine: Sendable {
     public let points: [LonLat]
     /// The line on Web Mercator: its pieces in the unit world.
     let pieces: [[WorldPoint]]
@@ -194,6 +194,4 @@ public struct ProjectedLine: Equatable, Sendable {
     static func mercatorPieces(_ points: [LonLat]) -> [[WorldPoint]] {
         RouteLine.splitAtAntimeridian(points).map { $0.map(WebMercator.project) }
     }
-
-    public static func == (a: ProjectedLine, b: ProjectedLine) -> Bool { a.points == b.points }
 }
