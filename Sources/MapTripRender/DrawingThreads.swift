@@ -90,15 +90,21 @@ final class DrawingCrew: @unchecked Sendable {
         while true {
             while !stopped && (body == nil || next >= iterations) { condition.wait() }
             if stopped { break }
-            let i = next, item = body!
-            next += 1
-            condition.unlock()
-            item(i)
-            condition.lock()
-            unfinished -= 1
-            if unfinished == 0 { condition.broadcast() }
+            runNext(body!)
         }
         condition.unlock()
+    }
+
+    /// Runs the next item of the perform under way (called with the lock held and an item left; the
+    /// lock is let go while the item runs), and wakes the waiting caller when it was the last.
+    private func runNext(_ item: (Int) -> Void) {
+        let i = next
+        next += 1
+        condition.unlock()
+        item(i)
+        condition.lock()
+        unfinished -= 1
+        if unfinished == 0 { condition.broadcast() }
     }
 
     func perform(iterations count: Int, _ body: (Int) -> Void) {
@@ -115,14 +121,7 @@ final class DrawingCrew: @unchecked Sendable {
             next = 0
             unfinished = count
             condition.broadcast()
-            while next < iterations {
-                let i = next
-                next += 1
-                condition.unlock()
-                item(i)
-                condition.lock()
-                unfinished -= 1
-            }
+            while next < iterations { runNext(item) }
             while unfinished > 0 { condition.wait() }
             self.body = nil
         }
