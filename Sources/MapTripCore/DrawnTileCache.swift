@@ -123,6 +123,35 @@ public final class DrawnTileStore: @unchecked Sendable {
         if wrote { cache.prune() }
     }
 
+    /// Ends this render's pack with the index of its records (`TilePack.index`): a later render finds
+    /// them in two reads instead of two per record (on disk, not in memory, each of those was a wait).
+    /// A tile written after this goes into a new pack.
+    public func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let own, let index else { return }
+        let records = index.flatMap { name, copies in copies.filter { $0.pack == own.pack }.map { (name, $0.record) } }
+        let block = TilePack.index(records.sorted { $0.1.payload < $1.1.payload }, at: own.end)
+        _ = block.withUnsafeBytes { TilePack.writeFully(packs[own.pack].fd, $0.baseAddress!, $0.count, at: own.end) }
+        self.own = nil
+    }
+
+    /// Asks the kernel to bring the tiles `names` that are kept here (their newest copies) into memory
+    /// ahead of their reads, in this order, while the render goes on: a map rendered a while ago has
+    /// its packs on disk, not in memory, and each tile read there would wait on the disk.
+    public func willNeed(_ names: [String]) {
+        guard isOurs(creating: false) else { return }
+        let ranges = lock.withLock { () -> [(fd: Int32, offset: Int, count: Int)] in
+            if index == nil { openPacks() }
+            return names.compactMap { name in
+                guard let copy = index?[name]?.last else { return nil }
+                let r = copy.record
+                return (packs[copy.pack].fd, r.payload - r.header.count, r.header.count + r.count + 8)
+            }
+        }
+        for r in ranges { _ = posix_fadvise(r.fd, off_t(r.offset), off_t(r.count), POSIX_FADV_WILLNEED) }
+    }
+
     /// Reads the tile `name` (`width` x `height` pixels, `bytes.count` bytes) into `bytes`; false on
     /// a miss (then `bytes` may hold anything).
     public func read(_ name: String, width: Int, height: Int, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
@@ -268,13 +297,86 @@ enum TilePack {
         return out + nameBytes
     }
 
-    /// The whole records of the pack open at `fd`, by name, from its start to the first that is not
-    /// one (a header of another format, or one whose tile the file ends before). A tile's checksum is
-    /// checked when it is read.
+    /// A pack's index, written after its last record by the render that wrote it, as it ends: "MTINDEX"
+    /// + format (8 bytes), the records' count (UInt64), then per record where its header starts
+    /// (UInt64), its payload's bytes (UInt64), width, height and the name's bytes (UInt32 each), 4 bytes
+    /// zero and the name; then the trailer: where the index starts (UInt64), its checksum (FNV-1a,
+    /// UInt64) and "MTPACKIX". A reader finds every record in two reads (the trailer, the index)
+    /// instead of two per record; a pack without one (a render killed, or still writing) is read
+    /// record by record, which stops at the index's magic.
+    static let indexMagic: [UInt8] = Array("MTINDEX".utf8) + [1]
+    static let trailerMagic: [UInt8] = Array("MTPACKIX".utf8)
+    static let trailerSize = 24
+
+    /// The index block and trailer of `records` (by name, in the pack's order), to be written at
+    /// `start`, where its records end.
+    static func index(_ records: [(String, Record)], at start: Int) -> [UInt8] {
+        var out = indexMagic
+        func put<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        put(UInt64(records.count))
+        for (name, r) in records {
+            let nameBytes = Array(name.utf8)
+            put(UInt64(r.payload - r.header.count))
+            put(UInt64(r.count))
+            put(UInt32(truncatingIfNeeded: r.width))
+            put(UInt32(truncatingIfNeeded: r.height))
+            put(UInt32(truncatingIfNeeded: nameBytes.count))
+            put(UInt32(0))
+            out += nameBytes
+        }
+        let sum = GeometryCache.fnv1a(out)
+        put(UInt64(start))
+        put(sum)
+        return out + trailerMagic
+    }
+
+    /// The records the pack's index lists (nil: no index, or one that does not check out: the pack is
+    /// then read record by record).
+    static func indexed(_ fd: Int32, size: Int) -> [(String, Record)]? {
+        guard size >= trailerSize + indexMagic.count + 8 else { return nil }
+        var trailer = [UInt8](repeating: 0, count: trailerSize)
+        guard trailer.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, trailerSize, at: size - trailerSize) }),
+              Array(trailer[16..<24]) == trailerMagic else { return nil }
+        func field(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
+            (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+        }
+        let start = field(trailer, 0, 8), end = size - trailerSize
+        guard start >= 0, start <= end - indexMagic.count - 8 else { return nil }
+        var block = [UInt8](repeating: 0, count: end - start)
+        guard block.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, end - start, at: start) }),
+              UInt64(truncatingIfNeeded: field(trailer, 8, 8)) == GeometryCache.fnv1a(block),
+              Array(block[0..<8]) == indexMagic else { return nil }
+        // Every number checked against the pack before any sum of them (a checksum passed by chance
+        // must not overflow one).
+        let count = field(block, 8, 8)
+        guard count >= 0, count <= block.count / 32 else { return nil }
+        var out: [(String, Record)] = []
+        var at = 16
+        for _ in 0..<count {
+            guard at + 32 <= block.count else { return nil }
+            let offset = field(block, at, 8), bytes = field(block, at + 8, 8)
+            let width = field(block, at + 16, 4), height = field(block, at + 20, 4), nameCount = field(block, at + 24, 4)
+            at += 32
+            guard nameCount <= maxName, at + nameCount <= block.count, bytes >= 0, bytes < start, offset >= 0,
+                  offset < start else { return nil }
+            let name = String(decoding: block[at..<(at + nameCount)], as: UTF8.self)
+            at += nameCount
+            let payload = offset + headerSize + nameCount
+            guard payload + bytes + 8 <= start else { return nil }
+            out.append((name, Record(header: header(name: name, width: width, height: height, count: bytes), width: width,
+                                     height: height, payload: payload, count: bytes)))
+        }
+        return out.count == count ? out : nil
+    }
+
+    /// The whole records of the pack open at `fd`, by name: as its index lists them, or else from its
+    /// start to the first that is not one (a header of another format, or one whose tile the file
+    /// ends before). A tile's checksum is checked when it is read.
     static func records(_ fd: Int32) -> [(String, Record)] {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return [] }
         let size = Int(st.st_size)
+        if let listed = indexed(fd, size: size) { return listed }
         var out: [(String, Record)] = []
         var offset = 0
         var fixed = [UInt8](repeating: 0, count: headerSize)

@@ -137,6 +137,7 @@ public final class Recorder {
         defer {
             pipeline.stop()
             drawing.join()
+            renderer.baseMap.endRecording()
         }
         try sink.begin()
         var drawn = 0

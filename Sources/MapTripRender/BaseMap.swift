@@ -20,6 +20,9 @@ public protocol BaseMap: AnyObject {
     /// Does a little of the drawing the coming frames will need (a tile of a raster cache), while the
     /// drawing thread would otherwise wait for the encoder; false when there is none to do.
     func drawAhead() throws -> Bool
+    /// The recording is over (done, failed or stopped) and its drawing thread with it: keeps what the
+    /// map kept for later renders in the form they read fastest (a drawn tile cache's pack index).
+    func endRecording()
     /// The credit that must be shown bottom-right while this map is on screen (nil: none needed).
     var attribution: String? { get }
     /// A warning to show in the frame instead of a credit (a tile map given no attribution).
@@ -33,6 +36,7 @@ extension BaseMap {
     public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
     public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool { false }
     public func drawAhead() throws -> Bool { false }
+    public func endRecording() {}
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }

@@ -292,7 +292,7 @@ final class RasterCache {
         let store = store
         func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws -> Bool {
             let job = jobs[i]
-            let name = store.map { _ in "\(levelWidth(job.key.level))-\(job.key.column)-\(job.key.row).\(job.raster.form)-\(border)" }
+            let name = store.map { _ in storeName(job.key, form: job.raster.form) }
             if let store, let name,
                job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
                 return true
@@ -378,6 +378,33 @@ final class RasterCache {
 
     /// The scheduled frames' tiles, in order (`schedule`).
     private var scheduled: [[TileID]] = []
+
+    /// A tile's name in the drawn tile cache: its level's width, column, row, form and border.
+    private func storeName(_ id: TileID, form: String) -> String {
+        "\(levelWidth(id.level))-\(id.column)-\(id.row).\(form)-\(border)"
+    }
+
+    /// Asks `store` to bring the scheduled tiles it keeps into memory in the order the frames show
+    /// them (in either form: which one the frames take is known at their first compositing), on a
+    /// thread of its own at the drawing's priority: a map rendered a while ago has its packs on disk,
+    /// and the first frames would otherwise wait on reading their tiles there one by one.
+    func readAhead() {
+        guard let store, !scheduled.isEmpty else { return }
+        var seen = Set<TileID>()
+        var names: [String] = []
+        for ids in scheduled {
+            for id in ids where seen.insert(id).inserted {
+                names.append(storeName(id, form: "i420"))
+                names.append(storeName(id, form: "bgra"))
+            }
+        }
+        // Weakly: a store let go as its render ends is not kept for this thread.
+        let hinted = names
+        Thread.detachNewThread { [weak store] in
+            DrawingThreads.yield(to: DrawingThreads.nice)
+            store?.willNeed(hinted)
+        }
+    }
 
     /// Draws one tile a frame of the next `horizon` in the schedule will show and the cache lacks, the
     /// soonest wanted first, while the drawing thread would otherwise wait (for the encoder to take a

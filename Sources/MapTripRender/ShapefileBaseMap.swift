@@ -322,6 +322,7 @@ public final class ShapefileBaseMap: BaseMap {
         if let drawnTiles {
             let recipe = tileRecipe(cache, scale: scale)
             if cache.store?.recipe != recipe { cache.store = drawnTiles.store(recipe: recipe) }
+            cache.readAhead()
         }
         plannedScale = scheduled.isEmpty ? nil : scale
         cache.resamples = compositesWithOwnKernel
@@ -494,6 +495,8 @@ public final class ShapefileBaseMap: BaseMap {
 
     /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
     /// may be drawn at once: their threads look the layers' data up in turn.
+    public func endRecording() { cache?.store?.finish() }
+
     private func tileDrawing(scale: Double) -> RasterCache.TileDrawing {
         let water = style.water
         let lookup = NSLock()

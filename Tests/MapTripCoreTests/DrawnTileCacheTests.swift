@@ -134,6 +134,64 @@ import Testing
         #expect(holds(last, "s", seed: 6))
     }
 
+    @Test func aPackEndsWithAnIndexThatALaterRenderReadsItsTilesBy() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = DrawnTileCache(directory: dir)
+        let names = ["512-0-0.i420-2", "512-1-0.i420-2", "ünïcödé-3"]
+        let writer = cache.store(recipe: "map")
+        for (seed, name) in names.enumerated() { write(writer, name, Self.tile(seed)) }
+        let path = try #require(writer.packPath)
+        // The render ends: its pack ends with the index of its three records; a tile it writes after
+        // goes into a pack of its own.
+        writer.finish()
+        #expect(writer.packPath == nil)
+        write(writer, "later", Self.tile(5))
+        #expect(try #require(writer.packPath) != path)
+        #expect(holds(writer, names[1], seed: 1))
+        let url = URL(fileURLWithPath: path)
+        let good = try Data(contentsOf: url)
+        let record = TilePack.headerSize + names[0].utf8.count + Self.tile(0).count + 8
+        let records = names.reduce(0) { $0 + TilePack.headerSize + $1.utf8.count + Self.tile(0).count + 8 }
+        #expect(good.count > records + TilePack.trailerSize)
+        #expect(Array(good.suffix(8)) == TilePack.trailerMagic)
+        #expect(Array(good[records..<(records + 8)]) == TilePack.indexMagic)
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let listed = try #require(TilePack.indexed(fd, size: good.count))
+        #expect(listed.map(\.0) == names)
+        #expect(listed.map(\.1.payload) == TilePack.records(fd).map(\.1.payload))
+        // Read by the index: the second record's magic broken (reading record by record would stop
+        // before it), every tile still found (each checked by its checksum, over the header the index
+        // gives and the payload); its payload broken, that one a miss.
+        var brokenMagic = good
+        brokenMagic[record] ^= 0xff
+        try brokenMagic.write(to: url)
+        let byIndex = cache.store(recipe: "map")
+        for (seed, name) in names.enumerated() { #expect(holds(byIndex, name, seed: seed)) }
+        var brokenPayload = brokenMagic
+        brokenPayload[record + TilePack.headerSize + names[1].utf8.count + 100] ^= 1
+        try brokenPayload.write(to: url)
+        let checked = cache.store(recipe: "map")
+        #expect(holds(checked, names[0], seed: 0))
+        #expect(read(checked, names[1]) == nil)
+        #expect(holds(checked, names[2], seed: 2))
+        // The index damaged (or cut off): read record by record, every tile found.
+        for damaged in [good.prefix(records + 40), { var d = good; d[records + 20] ^= 1; return d }(),
+                        { var d = good; d[d.count - 20] ^= 1; return d }()] {
+            try damaged.write(to: url)
+            let scanned = cache.store(recipe: "map")
+            for (seed, name) in names.enumerated() { #expect(holds(scanned, name, seed: seed)) }
+        }
+        // Asked to bring tiles into memory ahead (some kept here, some not): they read back the same.
+        try good.write(to: url)
+        let ahead = cache.store(recipe: "map")
+        ahead.willNeed(names + ["512-9-9.i420-2"])
+        for (seed, name) in names.enumerated() { #expect(holds(ahead, name, seed: seed)) }
+        #expect(holds(ahead, "later", seed: 5))
+        withExtendedLifetime(writer) {}
+    }
+
     @Test func aFolderOfAnotherRecipeIsNeitherReadNorWritten() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -277,6 +277,10 @@ struct RecorderTests {
             #expect(read == 0 && drawn >= 4)
             let kept = try files()
             #expect(kept.keys.filter { $0.hasSuffix(".pack") }.count == 1, "\(kept.keys.sorted())")
+            // The recording over, its pack ends with the index of its tiles (the trailer's magic last).
+            let folder = try #require(FileManager.default.contentsOfDirectory(at: tiles.directory, includingPropertiesForKeys: nil).first)
+            let pack = try #require(FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".pack") })
+            #expect(try Data(contentsOf: folder.appendingPathComponent(pack)).suffix(8) == Data("MTPACKIX".utf8))
             let second = try pictures(tiles)
             #expect(read >= 4 && drawn == 0)
             #expect(try files() == kept)
