@@ -122,9 +122,22 @@ func keepDrawnTiles(_ scenePath: String, preset: String = "veryfast") throws {
 /// The kinds of render the pipeline child times: without the drawn tile cache (`none`, as
 /// `maptrip render --no-drawn-tile-cache`), and as `maptrip render` runs by default, with the cache:
 /// the map's tiles kept by a render before (`warm`), or the map's first render, its folder empty
-/// (`cold`).
+/// (`cold`); or the map's tiles kept, but paged out of memory (`paged`: on disk only, as a render
+/// some time after the last finds them on a machine whose memory went to other work).
 enum TileCacheRun: String {
-    case none, warm, cold
+    case none, warm, cold, paged
+}
+
+/// Drops the packs under `folder` from memory (written out first): their pages left only on disk.
+func pageOut(_ folder: URL) {
+    let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+    for url in files where url.pathExtension == "pack" {
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else { continue }
+        fdatasync(fd)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        close(fd)
+    }
 }
 
 /// The children's `XDG_CACHE_HOME`: the benchmark's own, not the user's.
@@ -272,13 +285,14 @@ func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock:
     let env = ProcessInfo.processInfo.environment
     let tiles: URL? = switch tileCache {
     case .none: nil
-    case .warm: CacheDirectories.default("drawn-tiles", environment: env)
+    case .warm, .paged: CacheDirectories.default("drawn-tiles", environment: env)
     case .cold: URL(fileURLWithPath: NSTemporaryDirectory() + "maptrip-bench-cold-tiles-\(getpid())")
     }
     defer {
         try? FileManager.default.removeItem(atPath: out)
         if tileCache == .cold, let tiles { try? FileManager.default.removeItem(at: tiles) }
     }
+    if tileCache == .paged, let tiles { pageOut(tiles) }
     let start = now()
     clock?.start = start
     let job = RenderJob(scene: URL(fileURLWithPath: scenePath), output: URL(fileURLWithPath: out),
@@ -1032,6 +1046,40 @@ func stretchesPhase(scenePath: String, presets: [String], runs: Int) throws {
     }
 }
 
+/// `--paged-out`: renders with the map's tiles kept, in memory and paged out of it (`TileCacheRun`),
+/// and without the cache, against the encoder alone, `runs` rounds in an order rotated each round:
+/// the time ratios' medians and ranges, and when the first frame was handed to the encoder.
+func pagedOutPhase(scenePath: String, preset: String, runs: Int) throws {
+    let v = try loadScene(scenePath).video
+    let cap = try Capture(scenePath, tag: "paged")
+    defer { cap.remove() }
+    try keepDrawnTiles(scenePath, preset: preset)
+    let timesPath = NSTemporaryDirectory() + "maptrip-bench-paged-\(getpid()).json"
+    defer { try? FileManager.default.removeItem(atPath: timesPath) }
+    let kinds: [(label: String, args: [String])] = [
+        ("encoder alone", ["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", preset]),
+        ("tiles kept, in memory", ["pipeline", scenePath, preset, "--tiles", "warm"]),
+        ("tiles kept, paged out", ["pipeline", scenePath, preset, "--tiles", "paged"]),
+        ("without the cache", ["pipeline", scenePath, preset, "--tiles", "none"]),
+    ]
+    var seconds = Array(repeating: [Double](), count: kinds.count), first = seconds
+    for round in 0..<runs {
+        for k in 0..<kinds.count {
+            let i = (round + k) % kinds.count
+            seconds[i].append(try child(kinds[i].args + ["--times", timesPath])["seconds"]!)
+            let t = try FrameClock.read(timesPath)
+            first[i].append((t.wall[0] - t.start) * 1000)
+        }
+    }
+    print("maptrip-bench --paged-out: \(scenePath), \(v.width)x\(v.height), \(preset), \(runs) rounds, medians [range]")
+    print("                          time ratio to the encoder alone   frame 0 handed over (ms)")
+    for (i, kind) in kinds.enumerated() {
+        let r = zip(seconds[i], seconds[0]).map { $0 / $1 }
+        print(String(format: "%@  %8.3f [%.3f-%.3f]          %7.1f [%.1f-%.1f]", kind.label.padding(toLength: 22, withPad: " ", startingAt: 0),
+                     median(r), r.min()!, r.max()!, median(first[i]), first[i].min()!, first[i].max()!))
+    }
+}
+
 /// `--json`: every figure #11 asks for as one JSON object on stdout (progress on stderr): per preset
 /// at the scene's size, veryfast at 4K (video.scale 2), the raster cache's SSIM at both, and memory
 /// against trip length.
@@ -1082,6 +1130,7 @@ let usage = """
       --quality      the raster cache's frames against the vectors' (SSIM)  --scale 2
       --projections  a moving frame on the globe, in Robinson, on reprojected tiles  --runs N
       --stretches    where the pipeline loses time to the encoder, 30 frames at a time  --presets  --runs 4
+      --paged-out    the map's tiles kept, in memory and paged out, against the encoder  --presets ultrafast  --runs 8
       --batch        clips per hour for each mix of jobs and x264 threads  --runs N  --scenes 40
       --designer     a preview against a full render; gazetteer lookups  --runs 3
       --cinematics   the cinematic features' cost against a plain render  --runs 3
@@ -1093,7 +1142,7 @@ let usage = """
 let knownOptions: [String: Bool] = [
     "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
     "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
-    "--quality": false, "--projections": false, "--stretches": false, "--batch": false,
+    "--quality": false, "--projections": false, "--stretches": false, "--paged-out": false, "--batch": false,
     "--designer": false, "--cinematics": false, "--help": false, "-h": false,
 ]
 
@@ -1108,10 +1157,10 @@ func main() throws {
             clock = FrameClock(path: a[i + 1])
             a.removeSubrange(i...(i + 1))
         }
-        // --tiles warm|cold (pipeline): with the drawn tile cache (see TileCacheRun).
+        // --tiles none|warm|cold|paged (pipeline): with the drawn tile cache or not (see TileCacheRun).
         var tileCache = TileCacheRun.none
         if let i = a.firstIndex(of: "--tiles"), i + 1 < a.count {
-            guard let kind = TileCacheRun(rawValue: a[i + 1]) else { throw Failure(description: "--tiles warm or cold") }
+            guard let kind = TileCacheRun(rawValue: a[i + 1]) else { throw Failure(description: "--tiles none, warm, cold or paged") }
             tileCache = kind
             a.removeSubrange(i...(i + 1))
         }
@@ -1169,6 +1218,11 @@ func main() throws {
         try stretchesPhase(scenePath: scenePath,
                            presets: (option("--presets", in: args) ?? "ultrafast").split(separator: ",").map(String.init),
                            runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 4)
+        return
+    }
+    if args.contains("--paged-out") {
+        try pagedOutPhase(scenePath: scenePath, preset: option("--presets", in: args) ?? "ultrafast",
+                          runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 8)
         return
     }
     if args.contains("--designer") {
