@@ -394,8 +394,7 @@ final class RasterCache {
         var names: [String] = []
         for ids in scheduled {
             for id in ids where seen.insert(id).inserted {
-                names.append(storeName(id, form: "i420"))
-                names.append(storeName(id, form: "bgra"))
+                for form in Raster.forms { names.append(storeName(id, form: form)) }
             }
         }
         // Weakly: a store let go as its render ends is not kept for this thread.
@@ -603,10 +602,14 @@ enum Raster {
     /// The form of its pixels, as a tile's name in the drawn tile cache says it.
     var form: String {
         switch self {
-        case .bgra: "bgra"
-        case .planar: "i420"
+        case .bgra: Self.bgraForm
+        case .planar: Self.planarForm
         }
     }
+
+    static let planarForm = "i420", bgraForm = "bgra"
+    /// Every form a tile's name may say.
+    static let forms = [planarForm, bgraForm]
 
     /// Its pixels as one run of bytes (a BGRA surface flushed before, and marked changed after); nil,
     /// doing nothing, for a surface whose rows are padded.

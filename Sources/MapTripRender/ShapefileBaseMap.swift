@@ -493,10 +493,11 @@ public final class ShapefileBaseMap: BaseMap {
         }
     }
 
-    /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
-    /// may be drawn at once: their threads look the layers' data up in turn.
+    /// The recording is over: the drawn tile cache's pack of this render ends with its index.
     public func endRecording() { cache?.store?.finish() }
 
+    /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
+    /// may be drawn at once: their threads look the layers' data up in turn.
     private func tileDrawing(scale: Double) -> RasterCache.TileDrawing {
         let water = style.water
         let lookup = NSLock()
