@@ -138,18 +138,31 @@ public final class DrawnTileStore: @unchecked Sendable {
 
     /// Asks the kernel to bring the tiles `names` that are kept here (their newest copies) into memory
     /// ahead of their reads, in this order, while the render goes on: a map rendered a while ago has
-    /// its packs on disk, not in memory, and each tile read there would wait on the disk.
-    public func willNeed(_ names: [String]) {
-        guard isOurs(creating: false) else { return }
-        let ranges = lock.withLock { () -> [(fd: Int32, offset: Int, count: Int)] in
-            if index == nil { openPacks() }
-            return names.compactMap { name in
-                guard let copy = index?[name]?.last else { return nil }
-                let r = copy.record
-                return (packs[copy.pack].fd, r.payload - r.header.count, r.header.count + r.count + 8)
-            }
+    /// its packs on disk, not in memory, and each tile read there would wait on the disk. At most
+    /// `limit` bytes: the first tiles of a trip longer than memory would hold, not all of it.
+    public func willNeed(_ names: [String], limit: Int = 256 << 20) {
+        for r in ranges(of: names, limit: limit) {
+            _ = posix_fadvise(r.fd, off_t(r.offset), off_t(r.count), POSIX_FADV_WILLNEED)
         }
-        for r in ranges { _ = posix_fadvise(r.fd, off_t(r.offset), off_t(r.count), POSIX_FADV_WILLNEED) }
+    }
+
+    /// Where the tiles `names` kept here are (their newest copies: the pack's file, where the record
+    /// starts, its bytes), in this order, up to `limit` bytes in all.
+    func ranges(of names: [String], limit: Int) -> [(fd: Int32, offset: Int, count: Int)] {
+        guard isOurs(creating: false) else { return [] }
+        return lock.withLock { () -> [(fd: Int32, offset: Int, count: Int)] in
+            if index == nil { openPacks() }
+            var out: [(fd: Int32, offset: Int, count: Int)] = []
+            var total = 0
+            for name in names {
+                guard let copy = index?[name]?.last else { continue }
+                let r = copy.record, count = r.header.count + r.count + 8
+                total += count
+                if total > limit { break }
+                out.append((packs[copy.pack].fd, r.payload - r.header.count, count))
+            }
+            return out
+        }
     }
 
     /// Reads the tile `name` (`width` x `height` pixels, `bytes.count` bytes) into `bytes`; false on

@@ -187,6 +187,14 @@ import Testing
         try good.write(to: url)
         let ahead = cache.store(recipe: "map")
         ahead.willNeed(names + ["512-9-9.i420-2"])
+        // What it asks for: each tile kept here, in the order asked, its whole record in the pack that
+        // holds it ("later" in the second pack), within the limit.
+        let size = TilePack.headerSize + Self.tile(0).count + 8
+        let asked = ahead.ranges(of: [names[2], "512-9-9.i420-2", names[0], "later"], limit: .max)
+        #expect(asked.map(\.offset) == [2 * size + names[0].utf8.count + names[1].utf8.count, 0, 0])
+        #expect(asked.map(\.count) == [size + names[2].utf8.count, size + names[0].utf8.count, size + "later".utf8.count])
+        #expect(asked[2].fd != asked[0].fd)
+        #expect(ahead.ranges(of: names, limit: 2 * size + 40).count == 2)
         for (seed, name) in names.enumerated() { #expect(holds(ahead, name, seed: seed)) }
         #expect(holds(ahead, "later", seed: 5))
         withExtendedLifetime(writer) {}
