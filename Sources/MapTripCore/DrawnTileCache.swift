@@ -343,6 +343,11 @@ enum TilePack {
         return out + trailerMagic
     }
 
+    /// The little-endian number of `count` bytes at `at` in `bytes` (a header's, an index's fields).
+    static func field(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
+        (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+    }
+
     /// The records the pack's index lists (nil: no index, or one that does not check out: the pack is
     /// then read record by record).
     static func indexed(_ fd: Int32, size: Int) -> [(String, Record)]? {
@@ -350,9 +355,6 @@ enum TilePack {
         var trailer = [UInt8](repeating: 0, count: trailerSize)
         guard trailer.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, trailerSize, at: size - trailerSize) }),
               Array(trailer[16..<24]) == trailerMagic else { return nil }
-        func field(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
-            (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
-        }
         let start = field(trailer, 0, 8), end = size - trailerSize
         guard start >= 0, start <= end - indexMagic.count - 8 else { return nil }
         var block = [UInt8](repeating: 0, count: end - start)
@@ -396,10 +398,8 @@ enum TilePack {
         while offset + headerSize + 8 <= size {
             guard fixed.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, headerSize, at: offset) }),
                   Array(fixed[0..<8]) == magic else { break }
-            let field = { (at: Int, bytes: Int) -> Int in
-                (0..<bytes).reduce(0) { $0 | Int(fixed[at + $1]) << (8 * $1) }
-            }
-            let width = field(8, 4), height = field(12, 4), count = field(16, 8), nameCount = field(24, 4)
+            let width = field(fixed, 8, 4), height = field(fixed, 12, 4), count = field(fixed, 16, 8),
+                nameCount = field(fixed, 24, 4)
             guard nameCount <= maxName, count >= 0, count < size else { break }
             let payload = offset + headerSize + nameCount
             guard payload + count + 8 <= size else { break }
