@@ -1,0 +1,100 @@
+/// A path's dashes as the solid pieces a round-capped stroker draws: Cairo's dashing (`cairo_set_dash`
+/// with offset 0) worked out ahead, so that a stroker that only draws solid round lines can draw
+/// dashed ones.
+///
+/// A round-capped piece reaches half the line's width beyond its ends. `inset` cuts each dash short by
+/// that much at both ends, so that it covers the stretch of the path a butt-capped dash covers; with
+/// an inset of 0 the pieces are Cairo's round-capped dashes.
+public enum Dashes {
+    /// Appends the "on" stretches of each of `path`'s subpaths under `pattern` to `xy` (x, y pairs)
+    /// and `counts` (points a piece): lengths alternately on and off, starting on, restarting at each
+    /// subpath, an odd count read twice over (as Cairo does). An empty pattern, or one that is not a
+    /// pattern (nothing in it, a length below 0), gives each subpath whole (cut short by `inset` at
+    /// both ends). A dash shorter than twice the inset becomes a dot (two equal points) at its middle;
+    /// a dash of length 0 gives nothing with an inset (a flat cap), a dot without (a round one).
+    /// A closed path's subpaths end with their first point again.
+    public static func pieces(of path: PixelPath, pattern: [Double], inset: Double,
+                              into xy: inout [Double], counts: inout [Int32]) {
+        let dashes = pattern.count % 2 == 1 ? pattern + pattern : pattern
+        let dashed = dashes.allSatisfy { $0 >= 0 && $0.isFinite } && dashes.reduce(0, +) > 0
+        var walk = Walk()
+        for k in 0..<path.subpathCount {
+            walk.load(path, range: path.range(k))
+            let length = walk.length
+            guard walk.count >= 2 else { continue }
+            if !dashed {
+                walk.emit(from: 0, to: length, inset: inset, into: &xy, counts: &counts)
+                continue
+            }
+            var d = 0.0, i = 0, on = true
+            while d < length {
+                let run = dashes[i]
+                if on && (run > 0 || inset <= 0) {
+                    walk.emit(from: d, to: min(d + run, length), inset: inset, into: &xy, counts: &counts)
+                }
+                d += run
+                i = i + 1 == dashes.count ? 0 : i + 1
+                on.toggle()
+            }
+        }
+    }
+
+    /// One subpath with the distance along it at each point, read from its start to its end.
+    struct Walk {
+        var xs: [Double] = [], ys: [Double] = [], at: [Double] = []
+        /// The first point past the last distance asked for (distances are asked in order).
+        var next = 1
+
+        var count: Int { xs.count }
+        var length: Double { at.last ?? 0 }
+
+        mutating func load(_ path: PixelPath, range: Range<Int>) {
+            xs.removeAll(keepingCapacity: true)
+            ys.removeAll(keepingCapacity: true)
+            at.removeAll(keepingCapacity: true)
+            next = 1
+            guard !range.isEmpty else { return }
+            var d = 0.0
+            func add(_ x: Double, _ y: Double) {
+                if let lx = xs.last, let ly = ys.last { d += ((x - lx) * (x - lx) + (y - ly) * (y - ly)).squareRoot() }
+                xs.append(x)
+                ys.append(y)
+                at.append(d)
+            }
+            for i in range { add(path.xs[i], path.ys[i]) }
+            if path.closed && range.count > 2 { add(path.xs[range.lowerBound], path.ys[range.lowerBound]) }
+        }
+
+        /// The point at distance `d` (at or after the last one asked for), between points next-1 and next.
+        mutating func point(at d: Double) -> (x: Double, y: Double) {
+            while next < at.count - 1 && at[next] < d { next += 1 }
+            let a = next - 1, span = at[next] - at[a]
+            let t = span > 0 ? min(max((d - at[a]) / span, 0), 1) : 0
+            return (xs[a] + t * (xs[next] - xs[a]), ys[a] + t * (ys[next] - ys[a]))
+        }
+
+        /// Appends the stretch [from, to] cut short by `inset` at both ends: its ends and the points
+        /// between them (or a dot at its middle when the cut leaves nothing).
+        mutating func emit(from: Double, to: Double, inset: Double, into xy: inout [Double], counts: inout [Int32]) {
+            var a = from + inset, b = to - inset
+            if b < a {
+                a = (from + to) / 2
+                b = a
+            }
+            let start = point(at: a)
+            xy.append(start.x)
+            xy.append(start.y)
+            var n: Int32 = 1
+            while next < at.count - 1 && at[next] < b {
+                xy.append(xs[next])
+                xy.append(ys[next])
+                n += 1
+                next += 1
+            }
+            let end = point(at: b)
+            xy.append(end.x)
+            xy.append(end.y)
+            counts.append(n + 1)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import MapTripCore
+import Testing
+
+/// A path's dashes worked out ahead for a round-capped stroker (`Dashes`): where each piece starts
+/// and ends along the path, as Cairo dashes it.
+@Suite struct DashesTests {
+    static func path(_ subpaths: [[(Double, Double)]], closed: Bool = false) -> PixelPath {
+        var p = PixelPath()
+        p.closed = closed
+        for s in subpaths {
+            p.starts.append(p.xs.count)
+            for (x, y) in s {
+                p.xs.append(x)
+                p.ys.append(y)
+            }
+        }
+        return p
+    }
+
+    /// The pieces as lists of points.
+    static func pieces(_ p: PixelPath, _ pattern: [Double], inset: Double) -> [[(x: Double, y: Double)]] {
+        var xy: [Double] = [], counts: [Int32] = []
+        Dashes.pieces(of: p, pattern: pattern, inset: inset, into: &xy, counts: &counts)
+        #expect(xy.count == 2 * Int(counts.reduce(0, +)))
+        var out: [[(x: Double, y: Double)]] = [], i = 0
+        for c in counts {
+            out.append((0..<Int(c)).map { k in (x: xy[2 * (i + k)], y: xy[2 * (i + k) + 1]) })
+            i += Int(c)
+        }
+        return out
+    }
+
+    static func close(_ a: (x: Double, y: Double), _ b: (Double, Double)) -> Bool {
+        abs(a.x - b.0) < 1e-9 && abs(a.y - b.1) < 1e-9
+    }
+
+    @Test func aStraightLineIsCutIntoItsDashesWithTheirCapsInside() {
+        // 20 px along x, dashes of 4 on, 2.5 off: on at [0,4], [6.5,10.5], [13,17], [19.5,20].
+        let p = Self.path([[(0, 0), (20, 0)]])
+        let cut = Self.pieces(p, [4, 2.5], inset: 0.5)
+        #expect(cut.count == 4)
+        let expected: [(Double, Double)] = [(0.5, 3.5), (7, 10), (13.5, 16.5)]
+        for (piece, (a, b)) in zip(cut, expected) {
+            #expect(piece.count == 2)
+            #expect(Self.close(piece[0], (a, 0)) && Self.close(piece[1], (b, 0)), "\(piece)")
+        }
+        // The last dash is half a pixel long, cut off by the path's end: a dot at its middle.
+        #expect(Self.close(cut[3][0], (19.75, 0)) && Self.close(cut[3][1], (19.75, 0)))
+        // Without the inset: Cairo's round-capped dashes, ends as they are.
+        let round = Self.pieces(p, [4, 2.5], inset: 0)
+        #expect(Self.close(round[1][0], (6.5, 0)) && Self.close(round[1][1], (10.5, 0)))
+    }
+
+    @Test func aDashTurnsCornersWithThePath() {
+        // An L: 3 px along x then down; a 6 px dash keeps the corner as a point of its own.
+        let p = Self.path([[(0, 0), (3, 0), (3, 10)]])
+        let cut = Self.pieces(p, [6, 2], inset: 0)
+        #expect(cut.count == 2)
+        #expect(cut[0].count == 3)
+        #expect(Self.close(cut[0][0], (0, 0)) && Self.close(cut[0][1], (3, 0)) && Self.close(cut[0][2], (3, 3)))
+        #expect(Self.close(cut[1][0], (3, 5)) && Self.close(cut[1][1], (3, 10)))
+    }
+
+    @Test func thePatternStartsAgainOnEachSubpathAndAnOddOneIsReadTwice() {
+        let p = Self.path([[(0, 0), (10, 0)], [(0, 5), (10, 5)]])
+        // [3] is 3 on, 3 off: on at [0,3], [6,9] on each line.
+        let cut = Self.pieces(p, [3], inset: 0)
+        #expect(cut.count == 4)
+        #expect(Self.close(cut[2][0], (0, 5)) && Self.close(cut[2][1], (3, 5)))
+        #expect(Self.close(cut[3][0], (6, 5)) && Self.close(cut[3][1], (9, 5)))
+    }
+
+    @Test func noPatternGivesEachSubpathWholeAndAClosedOneEndsWhereItBegan() {
+        let square = Self.path([[(0, 0), (10, 0), (10, 10), (0, 10)]], closed: true)
+        let whole = Self.pieces(square, [], inset: 1)
+        #expect(whole.count == 1)
+        #expect(whole[0].count == 5)
+        #expect(Self.close(whole[0][0], (1, 0)) && Self.close(whole[0][4], (0, 1)))
+        // What is not a pattern draws the line solid.
+        #expect(Self.pieces(square, [4, -1], inset: 1).count == 1)
+        #expect(Self.pieces(square, [0, 0], inset: 1).count == 1)
+        // Zero-length dashes: nothing with flat caps (an inset), dots with round ones.
+        let line = Self.path([[(0, 0), (10, 0)]])
+        #expect(Self.pieces(square, [0, 4], inset: 1).isEmpty)
+        let flat = Self.pieces(line, [0, 2, 3, 1], inset: 0.5)
+        #expect(flat.count == 2)
+        #expect(Self.close(flat[0][0], (2.5, 0)) && Self.close(flat[0][1], (4.5, 0)))
+        let round = Self.pieces(line, [0, 2, 3, 1], inset: 0)
+        #expect(round.count == 4)
+        #expect(Self.close(round[2][0], (6, 0)) && Self.close(round[2][1], (6, 0)))
+        // A single point gives nothing.
+        #expect(Self.pieces(Self.path([[(4, 4)]]), [2, 2], inset: 0).isEmpty)
+    }
+
+    @Test func theDashesCoverWhatThePatternSaysAlongAWiggle() {
+        // A long zigzag: the pieces' lengths plus their caps add up to the pattern's share of "on".
+        let points = (0...400).map { i in (Double(i) * 1.7, Double(i % 7) * 0.9) }
+        let p = Self.path([points])
+        var length = 0.0
+        for i in 1..<points.count {
+            let dx = points[i].0 - points[i - 1].0, dy = points[i].1 - points[i - 1].1
+            length += (dx * dx + dy * dy).squareRoot()
+        }
+        let inset = 0.55
+        let cut = Self.pieces(p, [4, 2.5], inset: inset)
+        var drawn = 0.0
+        for piece in cut {
+            for k in 1..<piece.count {
+                let dx = piece[k].x - piece[k - 1].x, dy = piece[k].y - piece[k - 1].y
+                drawn += (dx * dx + dy * dy).squareRoot()
+            }
+        }
+        let covered = drawn + Double(cut.count) * 2 * inset
+        #expect(abs(covered - length * 4 / 6.5) < 4 + 2 * inset, "covered \(covered) of \(length)")
+        #expect(abs(Double(cut.count) - (length / 6.5).rounded(.up)) <= 1)
+    }
+}
