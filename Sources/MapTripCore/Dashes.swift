@@ -2,9 +2,10 @@
 /// with offset 0) worked out ahead, so that a stroker that only draws solid round lines can draw
 /// dashed ones.
 ///
-/// A round-capped piece reaches half the line's width beyond its ends. `inset` cuts each dash short by
-/// that much at both ends, so that it covers the stretch of the path a butt-capped dash covers; with
-/// an inset of 0 the pieces are Cairo's round-capped dashes.
+/// A round-capped piece reaches half the line's width beyond its ends. `inset` cuts each piece short at
+/// both ends: by half the width, it covers the stretch of the path a flat-capped dash covers; by 0,
+/// the pieces are Cairo's round-capped dashes (a stroker whose pieces should ink what Cairo's dashes
+/// ink chooses its own: `RoundStroke.capInset`).
 public enum Dashes {
     /// Appends the "on" stretches of each of `path`'s subpaths under `pattern` to `xy` (x, y pairs)
     /// and `counts` (points a piece): lengths alternately on and off, starting on, restarting at each
@@ -12,12 +13,14 @@ public enum Dashes {
     /// pattern (nothing in it, a length below 0), gives each subpath whole (cut short by `inset` at
     /// both ends). A dash shorter than twice the inset becomes a dot (two equal points) at its middle;
     /// a dash of length 0 gives nothing with an inset (a flat cap), a dot without (a round one).
-    /// A closed path's subpaths end with their first point again.
-    public static func pieces(of path: PixelPath, pattern: [Double], inset: Double,
+    /// A closed path's subpaths end with their first point again. With `box`, a piece whose points all
+    /// lie on one side of it is left out (a band of a frame, drawn with the whole frame's lines so that
+    /// their dashes are counted from their starts).
+    public static func pieces(of path: PixelPath, pattern: [Double], inset: Double, within box: Box? = nil,
                               into xy: inout [Double], counts: inout [Int32]) {
         let dashes = pattern.count % 2 == 1 ? pattern + pattern : pattern
         let dashed = dashes.allSatisfy { $0 >= 0 && $0.isFinite } && dashes.reduce(0, +) > 0
-        var walk = Walk()
+        var walk = Walk(box: box)
         for k in 0..<path.subpathCount {
             walk.load(path, range: path.range(k))
             let length = walk.length
@@ -44,6 +47,10 @@ public enum Dashes {
         var xs: [Double] = [], ys: [Double] = [], at: [Double] = []
         /// The first point past the last distance asked for (distances are asked in order).
         var next = 1
+        /// Pieces wholly outside it are left out (nil: none).
+        let box: Box?
+
+        init(box: Box?) { self.box = box }
 
         var count: Int { xs.count }
         var length: Double { at.last ?? 0 }
@@ -81,19 +88,28 @@ public enum Dashes {
                 a = (from + to) / 2
                 b = a
             }
+            let first = xy.count
+            var extent = Box.empty
             let start = point(at: a)
             xy.append(start.x)
             xy.append(start.y)
+            extent.add(start.x, start.y)
             var n: Int32 = 1
             while next < at.count - 1 && at[next] < b {
                 xy.append(xs[next])
                 xy.append(ys[next])
+                extent.add(xs[next], ys[next])
                 n += 1
                 next += 1
             }
             let end = point(at: b)
             xy.append(end.x)
             xy.append(end.y)
+            extent.add(end.x, end.y)
+            if let box, !extent.intersects(box) {
+                xy.removeSubrange(first...)
+                return
+            }
             counts.append(n + 1)
         }
     }

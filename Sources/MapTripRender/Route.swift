@@ -310,6 +310,12 @@ enum RoundStroke {
                          min(clip.x1 + dx, surface.width), min(clip.y1 + dy, surface.height))
         }
 
+        /// The clip in user space, widened by `margin` on every side.
+        func box(margin: Double) -> Box {
+            Box(minX: Double(clip.x0 - dx) - margin, minY: Double(clip.y0 - dy) - margin,
+                maxX: Double(clip.x1 - dx) + margin, maxY: Double(clip.y1 - dy) + margin)
+        }
+
         /// Strokes the lines (user space) once per pass, in order (an outline, then the line), all
         /// passes in one call: drawn whole, or (out of memory only: the CPU was checked) not at all,
         /// false, for Cairo to stroke instead.

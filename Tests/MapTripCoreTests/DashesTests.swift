@@ -92,6 +92,20 @@ import Testing
         #expect(Self.pieces(Self.path([[(4, 4)]]), [2, 2], inset: 0).isEmpty)
     }
 
+    @Test func piecesWhollyOutsideTheBoxAreLeftOutAndTheRestKeepTheirPhase() {
+        // A line from x = -100 to 100; dashes of 4 on, 2 off; the box holds x in [10, 30] only.
+        let p = Self.path([[(-100, 0), (100, 0)]])
+        let all = Self.pieces(p, [4, 2], inset: 0)
+        var xy: [Double] = [], counts: [Int32] = []
+        Dashes.pieces(of: p, pattern: [4, 2], inset: 0, within: Box(minX: 10, minY: -1, maxX: 30, maxY: 1),
+                      into: &xy, counts: &counts)
+        // The same pieces as without the box, those that reach into it: [8,12] ... [32,36] shifted by -100.
+        let kept = all.filter { piece in piece.contains { $0.x >= 10 && $0.x <= 30 } || (piece[0].x < 10 && piece.last!.x > 30) }
+        #expect(counts.count == kept.count)
+        #expect(xy.count == 2 * kept.reduce(0) { $0 + $1.count })
+        #expect(abs(xy[0] - kept[0][0].x) < 1e-9)
+    }
+
     @Test func theDashesCoverWhatThePatternSaysAlongAWiggle() {
         // A long zigzag: the pieces' lengths plus their caps add up to the pattern's share of "on".
         let points = (0...400).map { i in (Double(i) * 1.7, Double(i % 7) * 0.9) }
