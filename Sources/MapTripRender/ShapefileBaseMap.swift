@@ -598,9 +598,7 @@ public final class ShapefileBaseMap: BaseMap {
                 cr.setSource(stroke.color.withAlpha(stroke.color.alpha * opacity))
                 let width = stroke.width * scale
                 cr.setLineWidth(width)
-                // Round joins and caps cost the rasteriser an arc at every vertex and dash end;
-                // on hairlines they look no different from bevels and flat ends.
-                let thin = width <= 2
+                let thin = Self.isHairline(width)
                 cr.setLineJoin(thin ? .bevel : .round)
                 cr.setLineCap(thin ? .butt : .round)
                 cr.setDash(stroke.dash.map { $0 * scale })
@@ -626,11 +624,17 @@ public final class ShapefileBaseMap: BaseMap {
         scratch.dashCounts.removeAll(keepingCapacity: true)
         // Flat caps on hairlines, round ones above, as Cairo strokes them (`drawLayers`).
         Dashes.pieces(of: path, pattern: stroke.dash.map { $0 * scale },
-                      inset: RoundStroke.capInset(width: width, flatCaps: width <= 2), within: target.box(margin: width / 2 + 1),
+                      inset: RoundStroke.capInset(width: width, flatCaps: Self.isHairline(width)),
+                      within: target.box(margin: width / 2 + 1),
                       into: &scratch.dashXY, counts: &scratch.dashCounts)
         return target.stroke(xy: &scratch.dashXY, counts: scratch.dashCounts,
                              passes: [(stroke.color.withAlpha(stroke.color.alpha * opacity), width)])
     }
+
+    /// Whether a map line this wide (pixels) is a hairline, which Cairo strokes with bevel joins and
+    /// flat ends (and maptrip's stroker cuts to ink as those do): round joins and caps cost Cairo's
+    /// rasteriser an arc at every vertex and dash end, and on hairlines look no different.
+    static func isHairline(_ width: Double) -> Bool { width <= 2 }
 
     /// Whether the layers' lines go through maptrip's own stroker where the context allows (false:
     /// Cairo strokes them all; the tests compare the two).
