@@ -107,6 +107,19 @@ public final class Recorder {
 
     private var preparedRange: Range<Int>?
 
+    /// The memory for converted frames waiting for the encoder, given a drawn picture's `picture` bytes:
+    /// a quarter more than a drawn picture; or, frames drawn straight into I420
+    /// (`FrameRenderer.renderPlanar`), which touch a band of BGRA rows rather than the drawing surface,
+    /// that surface's memory too (6 frames, 19 MB at 1080p). At most 50 MB all the same: a larger frame
+    /// keeps x264 busy for longer, so fewer of them keep the drawing as far ahead (four at 4K, not six).
+    /// The drawing runs as far ahead as it is let, so a render writes to every one of these frames: 4K
+    /// at `veryfast`, four frames rather than six took the peak from 1034 to 1014 MB at the same speed
+    /// (5 alternating runs of each: 0.99 the time). `makeConverters` makes at least two frames whatever
+    /// their size.
+    static func convertedFramesBudget(picture: Int, drawnIntoI420: Bool) -> Int {
+        min(drawnIntoI420 ? picture * 9 / 4 : picture * 5 / 4, 50 << 20)
+    }
+
     /// Records the trip, or only its frames `frames` (a part of it: frame n of the part is frame n of
     /// the whole, the first one always drawn, never a repeat). Check the range with `FrameRange.check`.
     public func record(to sink: FrameSink, frames: Range<Int>? = nil, cancellation: Cancellation = Cancellation(),
@@ -123,11 +136,8 @@ public final class Recorder {
         let total = range.count
         let converting = sink as? ConvertingSink
         let picture = renderer.surface.stride * renderer.surface.height
-        // Converted frames waiting for the encoder: a quarter more than a drawn picture's memory; or,
-        // frames drawn straight into I420 (`FrameRenderer.renderPlanar`), which touch a band of BGRA
-        // rows rather than the drawing surface, that surface's memory too (6 frames, 19 MB at 1080p).
-        let budget = converting?.converterPath == .i420 ? picture * 9 / 4 : picture * 5 / 4
-        let converters = try converting?.makeConverters(budget: budget)
+        let converters = try converting?.makeConverters(
+            budget: Self.convertedFramesBudget(picture: picture, drawnIntoI420: converting?.converterPath == .i420))
         let pipeline = DrawPipeline(buffers: converters == nil ? renderer.surfaces.count : 1, frames: converters?.count ?? 0)
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline,
                                     converters: converters)

@@ -225,6 +225,20 @@ struct RecorderTests {
         // (Against each picture drawn in BGRA and converted: PlanarCompositeTests, pixel by pixel.)
     }
 
+    @Test func largeFramesWaitFewerAtATime() throws {
+        // The frames waiting for the encoder take at most 50 MB: at 4K (12.4 MB a 4:2:0 frame) four,
+        // not the six a 1080p render keeps; still drawn and converted exactly (the first two frames).
+        var scene = try TripScene.korea.scene()
+        scene.video = Video(width: 3840, height: 2160, fps: scene.video.fps, scale: 2)
+        let big = ConvertedAhead(width: 3840, height: 2160, slow: false)
+        let summary = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets))
+            .record(to: big, frames: 0..<2)
+        #expect(big.converters == 4)
+        #expect(big.converters * 3840 * 2160 * 3 / 2 <= 50 << 20)
+        #expect(summary.frames == 2 && big.hashes.count == 2 && big.bgraWrites == 0)
+        #expect(big.hashes.allSatisfy { $0 != 0 })
+    }
+
     @Test func levelsReadFromTheGeometryCacheDrawTheSamePictures() throws {
         // The map's levels of detail kept on disk by one render and read back by the next: the same
         // pictures as levels built from the shapefiles.
