@@ -227,7 +227,8 @@ struct RecorderTests {
 
     @Test func largeFramesWaitFewerAtATime() throws {
         // The frames waiting for the encoder take at most 50 MB: at 4K (12.4 MB a 4:2:0 frame) four,
-        // not the six a 1080p render keeps; still drawn and converted exactly (the first two frames).
+        // not the six a 1080p render keeps. The first two frames, drawn straight into I420 (the drawing
+        // surface untouched), each a picture.
         var scene = try TripScene.korea.scene()
         scene.video = Video(width: 3840, height: 2160, fps: scene.video.fps, scale: 2)
         let big = ConvertedAhead(width: 3840, height: 2160, slow: false)
