@@ -20,7 +20,7 @@ import sqlite3
 import sys
 import unicodedata
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 # --- Normalization (keep in step with Sources/MapTripGazetteer/NameKey.swift) ---------------------
 #
@@ -93,6 +93,36 @@ COUNTRY_ALIASES = {
 }
 
 
+# The names of the regions (GeoNames' admin1: states, provinces, nations) people use to tell places of
+# one name apart within a country ("Springfield" is in nine US states), and the abbreviations they
+# write, where GeoNames' own code is not one (Canada's and Australia's codes are numbers):
+# (code, name, abbreviation). Elsewhere a region is known by its GeoNames code alone.
+REGIONS = {
+    "US": [(c, n, c) for c, n in [
+        ("AK", "Alaska"), ("AL", "Alabama"), ("AR", "Arkansas"), ("AZ", "Arizona"), ("CA", "California"),
+        ("CO", "Colorado"), ("CT", "Connecticut"), ("DC", "District of Columbia"), ("DE", "Delaware"),
+        ("FL", "Florida"), ("GA", "Georgia"), ("HI", "Hawaii"), ("IA", "Iowa"), ("ID", "Idaho"),
+        ("IL", "Illinois"), ("IN", "Indiana"), ("KS", "Kansas"), ("KY", "Kentucky"), ("LA", "Louisiana"),
+        ("MA", "Massachusetts"), ("MD", "Maryland"), ("ME", "Maine"), ("MI", "Michigan"), ("MN", "Minnesota"),
+        ("MO", "Missouri"), ("MS", "Mississippi"), ("MT", "Montana"), ("NC", "North Carolina"),
+        ("ND", "North Dakota"), ("NE", "Nebraska"), ("NH", "New Hampshire"), ("NJ", "New Jersey"),
+        ("NM", "New Mexico"), ("NV", "Nevada"), ("NY", "New York"), ("OH", "Ohio"), ("OK", "Oklahoma"),
+        ("OR", "Oregon"), ("PA", "Pennsylvania"), ("RI", "Rhode Island"), ("SC", "South Carolina"),
+        ("SD", "South Dakota"), ("TN", "Tennessee"), ("TX", "Texas"), ("UT", "Utah"), ("VA", "Virginia"),
+        ("VT", "Vermont"), ("WA", "Washington"), ("WI", "Wisconsin"), ("WV", "West Virginia"), ("WY", "Wyoming")]],
+    "CA": [("01", "Alberta", "AB"), ("02", "British Columbia", "BC"), ("03", "Manitoba", "MB"),
+           ("04", "New Brunswick", "NB"), ("05", "Newfoundland and Labrador", "NL"), ("07", "Nova Scotia", "NS"),
+           ("08", "Ontario", "ON"), ("09", "Prince Edward Island", "PE"), ("10", "Quebec", "QC"),
+           ("11", "Saskatchewan", "SK"), ("12", "Yukon", "YT"), ("13", "Northwest Territories", "NT"),
+           ("14", "Nunavut", "NU")],
+    "AU": [("01", "Australian Capital Territory", "ACT"), ("02", "New South Wales", "NSW"),
+           ("03", "Northern Territory", "NT"), ("04", "Queensland", "QLD"), ("05", "South Australia", "SA"),
+           ("06", "Tasmania", "TAS"), ("07", "Victoria", "VIC"), ("08", "Western Australia", "WA")],
+    "GB": [("ENG", "England", "ENG"), ("NIR", "Northern Ireland", "NIR"), ("SCT", "Scotland", "SCT"),
+           ("WLS", "Wales", "WLS")],
+}
+
+
 def place_names(place):
     """The names to index for a place: main name and alternates, cleaned, in input order."""
     names = [place["name"]]
@@ -119,6 +149,7 @@ CREATE TABLE places (
     geonameid INTEGER NOT NULL,
     name TEXT NOT NULL,
     country TEXT NOT NULL,        -- ISO alpha-2
+    region TEXT NOT NULL,         -- GeoNames admin1 code within the country ('MO', '08', 'SCT'), or ''
     population INTEGER NOT NULL,
     lat REAL NOT NULL,
     lon REAL NOT NULL
@@ -126,6 +157,14 @@ CREATE TABLE places (
 -- Every name of every place, by normalized key. The primary key is the index on the key: a lookup
 -- and a prefix range are one B-tree search, and the table holds nothing else.
 CREATE TABLE names (key TEXT NOT NULL, place INTEGER NOT NULL, PRIMARY KEY (key, place)) WITHOUT ROWID;
+-- The regions known by name (REGIONS above): a place's region code -> its name and abbreviation.
+CREATE TABLE regions (
+    country TEXT NOT NULL,
+    code TEXT NOT NULL,           -- as places.region
+    name TEXT NOT NULL,           -- e.g. 'Missouri', 'Ontario'
+    abbreviation TEXT NOT NULL,   -- e.g. 'MO', 'ON'
+    PRIMARY KEY (country, code)
+) WITHOUT ROWID;
 """
 
 
@@ -154,12 +193,19 @@ def build(source, output):
     name_keys = set()
     for pid, place in enumerate(sorted(cities.values(), key=lambda p: int(p["geonameid"])), start=1):
         place_rows.append((pid, int(place["geonameid"]), place["name"], place["countrycode"],
-                           int(place["population"]), round(float(place["latitude"]), 5),
+                           place.get("admin1code") or "", int(place["population"]), round(float(place["latitude"]), 5),
                            round(float(place["longitude"]), 5)))
         for name in place_names(place):
             key = normalize(name)
             if key:
                 name_keys.add((key, pid))
+
+    region_rows = sorted((country, code, name, abbreviation)
+                         for country, regions in REGIONS.items() for code, name, abbreviation in regions)
+    used = {(row[3], row[4]) for row in place_rows}
+    unused = [row for row in region_rows if (row[0], row[1]) not in used]
+    if unused:
+        print(f"regions no place is in (kept, for scenes that name them): {unused}", file=sys.stderr)
 
     tmp = output + ".tmp"
     if os.path.exists(tmp):
@@ -178,7 +224,8 @@ def build(source, output):
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         db.executemany("INSERT INTO countries VALUES (?, ?, ?)", country_rows)
         db.executemany("INSERT INTO country_names VALUES (?, ?)", sorted(country_keys))
-        db.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?)", place_rows)
+        db.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?)", place_rows)
+        db.executemany("INSERT INTO regions VALUES (?, ?, ?, ?)", region_rows)
         db.executemany("INSERT INTO names VALUES (?, ?)", sorted(name_keys, key=lambda r: (r[0].encode(), r[1])))
     db.execute("ANALYZE")
     db.execute("VACUUM")

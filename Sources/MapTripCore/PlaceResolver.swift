@@ -1,3 +1,5 @@
+import Foundation
+
 /// A place in a gazetteer: what a name in a scene resolves to.
 public struct GazetteerPlace: Equatable, Sendable, Codable {
     /// The place's main name in the gazetteer (the scene's label is kept as written).
@@ -9,17 +11,39 @@ public struct GazetteerPlace: Equatable, Sendable, Codable {
     public var population: Int
     public var lat: Double
     public var lon: Double
+    /// The region within the country (a state, province or nation) as GeoNames codes it ("MO", "08",
+    /// "SCT"); nil when GeoNames gives none.
+    public var region: String?
+    /// Its name and the abbreviation people write, where the gazetteer knows them ("Ontario", "ON").
+    public var regionName: String?
+    public var regionAbbreviation: String?
 
-    public init(name: String, country: String, countryName: String, population: Int, lat: Double, lon: Double) {
+    public init(name: String, country: String, countryName: String, population: Int, lat: Double, lon: Double,
+                region: String? = nil, regionName: String? = nil, regionAbbreviation: String? = nil) {
         self.name = name
         self.country = country
         self.countryName = countryName
         self.population = population
         self.lat = lat
         self.lon = lon
+        self.region = region
+        self.regionName = regionName
+        self.regionAbbreviation = regionAbbreviation
     }
 
     public var position: LonLat { LonLat(lon: lon, lat: lat) }
+
+    /// How a scene names its region in `"region"`: the abbreviation, else GeoNames' code.
+    public var regionKey: String? { regionAbbreviation ?? region }
+
+    /// Whether `text` names the place's region: its name, abbreviation or GeoNames code, whatever the
+    /// case and accents ("quebec" is Québec's "Quebec", "on" Ontario).
+    public func isIn(region text: String) -> Bool {
+        let wanted = text.trimmingCharacters(in: .whitespaces)
+        return [region, regionName, regionAbbreviation].contains { form in
+            form.map { $0.compare(wanted, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame } ?? false
+        }
+    }
 }
 
 /// Finds places by name, offline. Core asks it at resolve time; the implementation (a gazetteer over

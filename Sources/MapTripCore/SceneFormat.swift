@@ -45,9 +45,7 @@ public enum SceneFormat {
 
         /// One of a few values.
         public static func oneOf(_ values: [Double], noun: String) -> Rule {
-            let list = values.map(format)
-            let words = list.count == 2 ? "\(list[0]) or \(list[1])"
-                : list.dropLast().joined(separator: ", ") + " or " + list.last!
+            let words = Wording.alternatives(values.map(format))
             return Rule(accepts: { values.contains($0) }, message: { "\(noun) must be \(words), found \($0)" },
                         hint: nil, schema: [:], schemaEnum: values, summary: words)
         }
@@ -291,6 +289,8 @@ public enum SceneFormat {
         Field("lon", .number(.within(-180, 180, noun: "longitude")), "longitude in degrees (with lat)"),
         Field("country", .string(nonEmpty: true, noun: "country"),
               "narrows a lookup by name: ISO code (`FR`) or the country's name"),
+        Field("region", .string(nonEmpty: true, noun: "region"),
+              "narrows it further, to a state, province or nation: its name or abbreviation (`Illinois`, `IL`, `Ontario`, `ON`, `Scotland`) in the US, Canada, Australia and the UK, or GeoNames' code elsewhere (the error for an ambiguous name lists them)"),
         Field("dwell", .number(dwellRule), default: .words("the scene's"), "seconds this place holds the screen"),
         Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .words("automatic"),
               "web-map zoom (the world is 256 x 2^zoom pixels wide); without zoom or span, one that frames the place and its neighbours"),
@@ -343,7 +343,7 @@ public enum SceneFormat {
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
         "subdomains": "map", "contact": "map", "projection": "map", "graticule": "map",
         "lat": "a place in \"places\"", "lon": "a place in \"places\"", "zoom": "a place in \"places\"",
-        "country": "a place in \"places\"",
+        "country": "a place in \"places\"", "region": "a place in \"places\"",
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",
         "theme": "style", "span": "a place in \"places\"", "caption": "a place in \"places\"",
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",

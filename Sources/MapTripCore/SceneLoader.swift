@@ -116,6 +116,7 @@ public enum SceneLoader {
             "url": "tiles", "template": "tiles", "tileurl": "tiles",
             "place": "places", "stops": "places", "locations": "places",
             "music": "audio", "sound": "audio", "soundtrack": "audio", "countrycode": "country",
+            "state": "region", "province": "region", "admin1": "region",
         ]
         let lower = key.lowercased()
         if let synonym = synonyms[lower], allowed.contains(synonym) { return synonym }
@@ -303,22 +304,38 @@ private struct SceneBuilder {
                              hint: "add \"lat\": ..., \"lon\": ..., or \"name\": \"Busan\"")
                 return nil
             }
-            guard let found = resolve(name, country: c["country"], at: nameValue,
-                                      path: JSONPath.appending(key: "name", to: path)) else { return nil }
+            guard let found = resolve(name, country: c["country"], region: c["region"], at: nameValue,
+                                      place: path) else { return nil }
             place.position = found.position
             return place
         }
     }
 
-    /// Looks a name up; records an error (ambiguous, unknown) and returns nil when it cannot decide.
-    mutating func resolve(_ name: String, country: Checked?, at value: JSONValue, path: String) -> GazetteerPlace? {
+    /// Looks a name up (`value` at the place's path `place`, whose "country" and "region" narrow it);
+    /// records an error (ambiguous, unknown) and returns nil when it cannot decide.
+    mutating func resolve(_ name: String, country: Checked?, region: Checked?, at value: JSONValue,
+                          place: String) -> GazetteerPlace? {
+        let path = JSONPath.appending(key: "name", to: place)
         guard let resolver = openResolver(at: value, path: path) else { return nil }
-        let countryName = country?.string
+        let countryName = country?.string, regionName = region?.string
         do {
-            let matches = try resolver.matches(for: name, country: countryName)
+            let named = try resolver.matches(for: name, country: countryName)
+            let matches = regionName.map { r in named.filter { $0.isIn(region: r) } } ?? named
             if matches.count == 1 || (matches.count > 1
                                       && matches[0].population >= SceneLoader.dominance * max(1, matches[1].population)) {
                 return matches[0]
+            }
+            if matches.isEmpty, let regionName, !named.isEmpty {
+                // The name is there, but not in that region: say where it is.
+                let within = countryName.map { " in \($0)" } ?? ""
+                let regions = Array(Set(named.compactMap { p in p.regionKey.map { Self.describeRegion(of: p, key: $0) } }))
+                    .sorted()
+                let hint = regions.isEmpty
+                    ? "leave \"region\" out, or give \"lat\" and \"lon\""
+                    : "'\(name)'\(within) is in " + Wording.alternatives(regions)
+                checker.fail(region?.json ?? value, JSONPath.appending(key: "region", to: place),
+                             "no place called '\(name)'\(within) in region '\(regionName)'", hint: hint)
+                return nil
             }
             if matches.isEmpty {
                 let within = countryName.map { " in \($0)" } ?? ""
@@ -329,15 +346,25 @@ private struct SceneBuilder {
                 checker.fail(value, path, "no place called '\(name)'\(within) in the gazetteer", hint: hint)
                 return nil
             }
+            let countries = Set(matches.map(\.country))
+            let regions = Set(matches.map { "\($0.country) \($0.regionKey ?? "")" })
+            // Each candidate with the keys that would choose it.
             let shown = matches.prefix(5).map { p in
-                "\(p.name), \(p.countryName) (\"country\": \"\(p.country)\"), population \(p.population), "
+                let keys = ["\"country\": \"\(p.country)\""]
+                    + (regions.count > 1 ? p.regionKey.map { ["\"region\": \"\($0)\""] } ?? [] : [])
+                let at = p.regionName.map { "\(p.name), \($0), \(p.countryName)" } ?? "\(p.name), \(p.countryName)"
+                return "\(at) (\(keys.joined(separator: ", "))), population \(p.population), "
                     + String(format: "%.4f, %.4f", p.lat, p.lon)
             }
             let more = matches.count > 5 ? "; and \(matches.count - 5) more" : ""
-            let countries = Set(matches.map(\.country))
-            let fix = countries.count > 1
-                ? "add \"country\": \"\(matches[0].country)\" (or another's code) to the place, or give \"lat\" and \"lon\""
-                : "give \"lat\" and \"lon\" to choose one"
+            let fix: String
+            if countries.count > 1 {
+                fix = "add \"country\": \"\(matches[0].country)\" (or another's code) to the place, or give \"lat\" and \"lon\""
+            } else if regions.count > 1, let key = matches[0].regionKey {
+                fix = "add \"region\": \"\(key)\" (or another's) to the place, or give \"lat\" and \"lon\""
+            } else {
+                fix = "give \"lat\" and \"lon\" to choose one"
+            }
             checker.fail(value, path, "'\(name)' could be \(matches.count) places: " + shown.joined(separator: "; ") + more,
                          hint: fix)
             return nil
@@ -345,6 +372,11 @@ private struct SceneBuilder {
             checker.fail(value, path, "cannot look '\(name)' up: \(error)")
             return nil
         }
+    }
+
+    /// `Missouri ("MO")`, or the bare code where the gazetteer has no name for the region.
+    static func describeRegion(of place: GazetteerPlace, key: String) -> String {
+        place.regionName.map { "\($0) (\"\(key)\")" } ?? "\"\(key)\""
     }
 
     mutating func openResolver(at value: JSONValue, path: String) -> PlaceResolver? {

@@ -47,23 +47,21 @@ public enum GazetteerError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// ` (did you mean 'A', 'B' or 'C'?)`, or nothing when there are no suggestions.
     static func didYouMean(_ suggestions: [String]) -> String {
-        let quoted = suggestions.map { "'\($0)'" }
-        guard let last = quoted.last else { return "" }
-        let list = quoted.count == 1 ? last : quoted.dropLast().joined(separator: ", ") + " or " + last
-        return " (did you mean \(list)?)"
+        guard !suggestions.isEmpty else { return "" }
+        return " (did you mean \(Wording.alternatives(suggestions.map { "'\($0)'" }))?)"
     }
 }
 
 /// Places by name, offline: GeoNames' 34,000 places of more than 15,000 people, under every name
 /// GeoNames lists for them (any script), in `Assets/gazetteer.sqlite` (built by
 /// `tools/build-gazetteer.py`). Names are compared by `NameKey`: case, accents and punctuation do not
-/// matter. Opening reads only the country list (a few hundred rows); every lookup is a search of the
-/// index of names. Safe to share between threads (one lookup at a time).
+/// matter. Opening reads only the lists of countries and named regions (a few hundred rows); every
+/// lookup is a search of the index of names. Safe to share between threads (one lookup at a time).
 public final class Gazetteer: PlaceResolver, @unchecked Sendable {
     /// The gazetteer's file name in the Assets folder.
     public static let fileName = "gazetteer.sqlite"
     /// The schema this code reads (`meta.schema` in the file).
-    public static let schemaVersion = "1"
+    public static let schemaVersion = "2"
 
     /// The file opened.
     public let url: URL
@@ -75,6 +73,8 @@ public final class Gazetteer: PlaceResolver, @unchecked Sendable {
     private let countriesByCode: [String: GazetteerCountry]
     /// Normalized alpha-2, alpha-3, name and aliases -> alpha-2.
     private let countryKeys: [String: String]
+    /// The regions known by name: "country region" (alpha-2, GeoNames admin1 code) -> name, abbreviation.
+    private let regions: [String: (name: String, abbreviation: String)]
     /// Guards the connection and its statements, which are not for concurrent use.
     private let lock = NSLock()
     private let database: Database
@@ -116,8 +116,12 @@ public final class Gazetteer: PlaceResolver, @unchecked Sendable {
             let k = try database.prepare("SELECT key, code FROM country_names")
             while try k.step() { keys[k.text(0) ?? ""] = k.text(1) ?? "" }
             countryKeys = keys
+            var regions: [String: (name: String, abbreviation: String)] = [:]
+            let r = try database.prepare("SELECT country, code, name, abbreviation FROM regions")
+            while try r.step() { regions["\(r.text(0) ?? "") \(r.text(1) ?? "")"] = (r.text(2) ?? "", r.text(3) ?? "") }
+            self.regions = regions
 
-            let columns = "p.id, p.name, p.country, p.population, p.lat, p.lon"
+            let columns = "p.id, p.name, p.country, p.population, p.lat, p.lon, p.region"
             exactStatement = try database.prepare("""
                 SELECT \(columns) FROM names n JOIN places p ON p.id = n.place
                 WHERE n.key = ?1 AND (?2 IS NULL OR p.country = ?2)
@@ -254,10 +258,12 @@ public final class Gazetteer: PlaceResolver, @unchecked Sendable {
     }
 
     private func row(_ s: Statement) -> Row {
-        let code = s.text(2) ?? ""
+        let code = s.text(2) ?? "", region = s.text(6).flatMap { $0.isEmpty ? nil : $0 }
+        let named = region.flatMap { regions["\(code) \($0)"] }
         return Row(id: s.int(0), place: GazetteerPlace(
             name: s.text(1) ?? "", country: code, countryName: countriesByCode[code]?.name ?? code,
-            population: s.int(3), lat: s.double(4), lon: s.double(5)))
+            population: s.int(3), lat: s.double(4), lon: s.double(5),
+            region: region, regionName: named?.name, regionAbbreviation: named?.abbreviation))
     }
 
     private func exact(_ key: String, country: String?) throws -> [Row] {

@@ -22,8 +22,11 @@ struct PlacesCommand: ParsableCommand {
             commandName: "search",
             abstract: "List the places called TEXT, most populous first, then those whose name starts with it.",
             discussion: """
-                Prints one place a line: name, country code and name, population, latitude and \
-                longitude. When nothing matches, exits 1 with the nearest spellings.
+                Prints one place a line: name, region (a state, province or nation: its name where \
+                the gazetteer knows it, else GeoNames' code), country code and name, population, \
+                latitude and longitude. A scene's place takes the same "country" and "region" to \
+                choose among places of one name. When nothing matches, exits 1 with the nearest \
+                spellings.
                 """)
 
         @Argument(help: "A place name, in any script and any case, with or without accents.")
@@ -32,7 +35,10 @@ struct PlacesCommand: ParsableCommand {
         @Option(help: "Only places in this country: an ISO code (FR, fra) or its name (France).")
         var country: String?
 
-        @Flag(help: "Print a JSON array (name, country, countryName, population, lat, lon) instead of text.")
+        @Option(help: "Only places in this state, province or nation: its name, abbreviation or GeoNames code (Illinois, IL, ON).")
+        var region: String?
+
+        @Flag(help: "Print a JSON array (name, country, countryName, region, regionName, regionAbbreviation, population, lat, lon) instead of text.")
         var json = false
 
         @Option(help: "At most this many places.")
@@ -49,7 +55,12 @@ struct PlacesCommand: ParsableCommand {
             do {
                 let folder = try AssetLocator.locate(explicit: assets, environment: ProcessInfo.processInfo.environment)
                 let gazetteer = try Gazetteer(assets: folder)
-                let places = try gazetteer.search(text, country: country, limit: limit)
+                // Narrowed to the region after the search: ask for every place of the names found.
+                let found = try gazetteer.search(text, country: country, limit: region == nil ? limit : Int(Int32.max))
+                let places = Array(region.map { r in found.filter { $0.isIn(region: r) } }?.prefix(limit) ?? found[...])
+                if places.isEmpty, let region, !found.isEmpty {
+                    throw ValidationError("no place called '\(text)'\(country.map { " in \($0)" } ?? "") in region '\(region)' (leave --region out to see where they are)")
+                }
                 if places.isEmpty {
                     throw GazetteerError.noPlace(
                         text, country: country.flatMap(gazetteer.country),
@@ -67,20 +78,26 @@ struct PlacesCommand: ParsableCommand {
             }
         }
 
-        /// One aligned line per place: `Paris  FR  France  2,138,551  48.85341  2.34880`.
+        /// One aligned line per place: `Springfield  Missouri (MO)  US  United States  170,188  37.21533  -93.29824`.
         static func table(_ places: [GazetteerPlace]) -> String {
             let rows = places.map { p in
-                [p.name, p.country, p.countryName, grouped(p.population),
+                [p.name, region(p), p.country, p.countryName, grouped(p.population),
                  String(format: "%.5f", p.lat), String(format: "%.5f", p.lon)]
             }
-            let rightAligned: Set<Int> = [3, 4, 5]
-            let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            let rightAligned: Set<Int> = [4, 5, 6]
+            let widths = (0..<7).map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
                 row.enumerated().map { column, cell in
                     let pad = String(repeating: " ", count: widths[column] - cell.count)
                     return rightAligned.contains(column) ? pad + cell : cell + pad
                 }.joined(separator: "  ")
             }.joined(separator: "\n")
+        }
+
+        /// `Missouri (MO)`, `Scotland (SCT)`, GeoNames' code alone where the region has no name here, or `-`.
+        static func region(_ p: GazetteerPlace) -> String {
+            guard let key = p.regionKey else { return "-" }
+            return p.regionName.map { "\($0) (\(key))" } ?? key
         }
 
         /// `2,138,551`.

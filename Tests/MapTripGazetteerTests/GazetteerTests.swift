@@ -148,6 +148,30 @@ struct CountryTests {
         #expect(springfields.map(\.population) == springfields.map(\.population).sorted(by: >))
         #expect(springfields.prefix(4).allSatisfy { $0.name == "Springfield" }, "\(springfields)")
     }
+
+    @Test func placesCarryTheirRegion() throws {
+        // GeoNames' admin1 code, with the name and abbreviation people use where the gazetteer has them.
+        let springfields = try gazetteer.matches(for: "Springfield", country: "US")
+        let illinois = springfields.filter { $0.isIn(region: "IL") }
+        #expect(illinois.count == 1, "\(springfields)")
+        let only = try #require(illinois.first)
+        #expect((only.region, only.regionName, only.regionAbbreviation) == ("IL", "Illinois", "IL"))
+        #expect(illinois.first.map { abs($0.lat - 39.80172) < 1e-4 } == true)
+        #expect(Set(springfields.compactMap(\.regionName)).isSuperset(of: ["Missouri", "Massachusetts", "Ohio", "Oregon"]))
+
+        let london = try #require(try gazetteer.matches(for: "London", country: "CA").first)
+        #expect((london.region, london.regionName, london.regionAbbreviation) == ("08", "Ontario", "ON"))
+        #expect(london.isIn(region: "ontario") && london.isIn(region: "ON") && london.isIn(region: "08"))
+        #expect(!london.isIn(region: "QC"))
+        let montreal = try #require(try gazetteer.matches(for: "Montréal", country: "CA").first)
+        #expect(montreal.isIn(region: "Québec") && montreal.isIn(region: "quebec") && montreal.isIn(region: "QC"))
+        let perths = try gazetteer.matches(for: "Perth", country: nil)
+        #expect(perths.first { $0.isIn(region: "WA") }?.country == "AU", "\(perths)")
+        #expect(perths.first { $0.isIn(region: "Scotland") }?.regionAbbreviation == "SCT", "\(perths)")
+        // Elsewhere only the code: Paris is in Île-de-France, "11".
+        let paris = try #require(try gazetteer.matches(for: "Paris", country: "FR").first)
+        #expect((paris.region, paris.regionName, paris.regionKey) == ("11", nil, "11"))
+    }
 }
 
 @Suite("Gazetteer: search and suggestions")

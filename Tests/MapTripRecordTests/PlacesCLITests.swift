@@ -17,10 +17,11 @@ struct PlacesCLITests {
         #expect(result.stderr.isEmpty, "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(result)")
-        // name, code, country, population, lat, lon; columns aligned.
+        // name, region (GeoNames' code where it has no name here), code, country, population, lat, lon;
+        // columns aligned.
         let fields = lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
-        #expect(fields.first == ["Paris", "FR", "France", "2,138,551", "48.85341", "2.34880"], "\(lines)")
-        #expect(fields.last?.first == "Paris" && fields.last?[1] == "US", "\(lines)")
+        #expect(fields.first == ["Paris", "11", "FR", "France", "2,138,551", "48.85341", "2.34880"], "\(lines)")
+        #expect(fields.last?.prefix(4) == ["Paris", "Texas", "(TX)", "US"], "\(lines)")
         #expect(lines.last?.contains("United States") == true && lines.last?.hasSuffix("33.66094  -95.55551") == true,
                 "\(lines)")
         #expect(Set(lines.map { $0.count }).count == 1, "aligned columns: \(lines)")
@@ -38,7 +39,7 @@ struct PlacesCLITests {
         for country in ["us", "USA", "united states"] {
             let result = try search(["Paris", "--country", country, "--limit", "1"])
             #expect(result.status == 0, "\(result)")
-            #expect(result.stdout.hasPrefix("Paris  US  United States"), "\(country): \(result)")
+            #expect(result.stdout.hasPrefix("Paris  Texas (TX)  US  United States"), "\(country): \(result)")
         }
         let france = try search(["paris", "--country", "france", "--json", "--limit", "1"])
         #expect(france.stdout.contains("\"country\":\"FR\""), "\(france)")
@@ -52,7 +53,10 @@ struct PlacesCLITests {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(array.count == 3)
         let first = try #require(array.first)
-        #expect(Set(first.keys) == ["name", "country", "countryName", "population", "lat", "lon"])
+        #expect(Set(first.keys) == ["name", "country", "countryName", "region", "population", "lat", "lon"])
+        #expect(first["region"] as? String == "11")
+        let texas = try #require(array.last)
+        #expect(texas["regionName"] as? String == "Texas" && texas["regionAbbreviation"] as? String == "TX", "\(texas)")
         #expect(first["name"] as? String == "Paris")
         #expect(first["country"] as? String == "FR")
         #expect(first["countryName"] as? String == "France")
@@ -61,6 +65,20 @@ struct PlacesCLITests {
         #expect((first["lon"] as? Double).map { abs($0 - 2.3488) < 1e-9 } == true)
         let populations = array.compactMap { $0["population"] as? Int }
         #expect(populations == populations.sorted(by: >))
+    }
+
+    @Test func regionNarrowsTheList() throws {
+        let result = try search(["Springfield", "--region", "illinois"])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1 && lines[0].hasPrefix("Springfield  Illinois (IL)  US  United States"), "\(result)")
+        // All of them, each with its state.
+        let all = try search(["Springfield", "--country", "US", "--limit", "4"])
+        #expect(all.stdout.split(separator: "\n").map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
+                == ["Missouri", "Massachusetts", "Illinois", "Oregon"], "\(all)")
+        let nowhere = try search(["Springfield", "--region", "Texas"])
+        #expect(nowhere.status == 1, "\(nowhere)")
+        #expect(nowhere.stderr.hasPrefix("maptrip: error: no place called 'Springfield' in region 'Texas'"), "\(nowhere)")
     }
 
     @Test func noMatchExitsOneWithSuggestions() throws {
