@@ -38,14 +38,7 @@ public final class AudioEncoder {
     /// the stream header (`Muxer.needsGlobalHeader` says whether the container wants that).
     public init(name: String, sampleRate: Int, channels: Int, bitRate: Int? = nil,
                 options: [String: String] = [:], globalHeader: Bool = false) throws {
-        guard let codec = avcodec_find_encoder_by_name(name) else {
-            throw FFmpegError(code: FFmpegError.encoderNotFound, operation: "avcodec_find_encoder_by_name \(name)",
-                              message: "no encoder named \"\(name)\" in this FFmpeg build")
-        }
-        guard codec.pointee.type == AVMEDIA_TYPE_AUDIO else {
-            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avcodec_find_encoder_by_name \(name)",
-                              message: "\"\(name)\" is not an audio encoder")
-        }
+        let codec = try Encoder.find(name, AVMEDIA_TYPE_AUDIO, role: "an audio encoder")
         let what = "avcodec_open2 \(name) \(channels) ch \(sampleRate) Hz"
         guard channels > 0, channels <= 64 else {
             throw FFmpegError(code: FFmpegError.invalidArgument, operation: what,

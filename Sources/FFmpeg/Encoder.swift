@@ -15,14 +15,7 @@ public final class Encoder {
     /// of every keyframe (`Muxer.needsGlobalHeader` says whether the container wants that, as MP4 does).
     public init(video settings: VideoEncoderSettings, globalHeader: Bool = false) throws {
         let name = settings.codecName
-        guard let codec = avcodec_find_encoder_by_name(name) else {
-            throw FFmpegError(code: FFmpegError.encoderNotFound, operation: "avcodec_find_encoder_by_name \(name)",
-                              message: "no encoder named \"\(name)\" in this FFmpeg build")
-        }
-        guard codec.pointee.type == AVMEDIA_TYPE_VIDEO else {
-            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avcodec_find_encoder_by_name \(name)",
-                              message: "\"\(name)\" is not a video encoder")
-        }
+        let codec = try Self.find(name, AVMEDIA_TYPE_VIDEO, role: "a video encoder")
         let size = "\(settings.width)x\(settings.height)"
         guard settings.width > 0, settings.height > 0, settings.width <= 16384, settings.height <= 16384 else {
             throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avcodec_open2 \(name)",
@@ -97,6 +90,20 @@ public final class Encoder {
             }
         }
         try Self.send(frame, to: context, name: codecName, packet: packet, defaultDuration: frameDuration, handler)
+    }
+
+    /// The encoder called `name` in this FFmpeg build, which must encode `type` (`role`, "a video
+    /// encoder", says it in the error). Shared by the video and audio encoders.
+    static func find(_ name: String, _ type: AVMediaType, role: String) throws -> UnsafePointer<AVCodec> {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw FFmpegError(code: FFmpegError.encoderNotFound, operation: "avcodec_find_encoder_by_name \(name)",
+                              message: "no encoder named \"\(name)\" in this FFmpeg build")
+        }
+        guard codec.pointee.type == type else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "avcodec_find_encoder_by_name \(name)",
+                              message: "\"\(name)\" is not \(role)")
+        }
+        return codec
     }
 
     /// avcodec_send_frame (draining and retrying while the encoder is full), then every packet that
