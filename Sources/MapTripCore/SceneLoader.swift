@@ -616,6 +616,15 @@ private struct SceneBuilder {
                             + "\(JSONText.number(place.dwell)) s: it is cut to the slot and the place never rests",
                         hint: "shorten the flight or lengthen the dwell")
             }
+            // "country" and "region" only narrow a lookup by name: beside coordinates they do nothing.
+            if c["lat"] != nil, c["lon"] != nil {
+                for key in ["country", "region"] {
+                    guard let value = c[key]?.json else { continue }
+                    warning(value, JSONPath.appending(key: key, to: path),
+                            "\(key) is ignored: it narrows a lookup by name, and this place gives lat and lon",
+                            hint: "remove \"\(key)\", or remove \"lat\" and \"lon\" to look the name up")
+                }
+            }
             if let deepest, place.zoom > deepest {
                 let at = c["zoom"]?.json ?? c.json
                 let source = scene.map == nil ? "the embedded map's data" : "the tile source's maxZoom"

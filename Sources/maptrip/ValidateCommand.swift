@@ -11,7 +11,8 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             Each problem is printed as file:line:column: json.path: what is wrong (how to fix it). \
             Warnings (legal but odd choices: a flight longer than its slot, a zoom deeper than the \
-            map's data, a dwell under one frame, a tile map with no attribution) are marked \
+            map's data, a dwell under one frame, a tile map with no attribution, a country or \
+            region beside lat and lon) are marked \
             "warning:" and do not fail. Exit status: 0 when no file has errors, 1 otherwise.
             """)
 

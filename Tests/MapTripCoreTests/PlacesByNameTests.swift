@@ -127,6 +127,17 @@ struct PlacesByNameTests {
                 "\(top)")
     }
 
+    @Test func countryOrRegionBesideCoordinatesIsAWarning() throws {
+        let json = #"{"places": [{"name": "Springfield", "lat": 1, "lon": 2, "country": "US", "region": "IL"}, {"lat": 3, "lon": 4}]}"#
+        let report = SceneLoader.check(Data(json.utf8), file: "trip.json", resolver: Self.resolver)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(report.warnings.map(\.path) == ["places[0].country", "places[0].region"], "\(report.warnings)")
+        #expect(report.warnings.first?.message == "country is ignored: it narrows a lookup by name, and this place gives lat and lon")
+        #expect(report.warnings.last?.hint == "remove \"region\", or remove \"lat\" and \"lon\" to look the name up")
+        // The coordinates win, as always.
+        #expect(try decode(json).places[0].position == LonLat(lon: 2, lat: 1))
+    }
+
     @Test func noMatchSuggestsTheNearestSpellings() throws {
         let e = try #require(errors(#"{"places": [{"name": "Bussan"}]}"#).first)
         #expect(e.message == "no place called 'Bussan' in the gazetteer")
