@@ -36,6 +36,12 @@ public struct GazetteerPlace: Equatable, Sendable, Codable {
     /// How a scene names its region in `"region"`: the abbreviation, else GeoNames' code.
     public var regionKey: String? { regionAbbreviation ?? region }
 
+    /// The region for people to read: `Missouri (MO)`, or the key alone where the gazetteer has no
+    /// name for it; nil without a region. `quote` writes the key (`"MO"` in a scene's messages).
+    public func regionLabel(quote: (String) -> String = { $0 }) -> String? {
+        regionKey.map { key in regionName.map { "\($0) (\(quote(key)))" } ?? quote(key) }
+    }
+
     /// Whether `text` names the place's region: its name, abbreviation or GeoNames code, whatever the
     /// case and accents ("quebec" is Québec's "Quebec", "on" Ontario).
     public func isIn(region text: String) -> Bool {

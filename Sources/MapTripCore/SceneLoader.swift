@@ -325,11 +325,10 @@ private struct SceneBuilder {
                                       && matches[0].population >= SceneLoader.dominance * max(1, matches[1].population)) {
                 return matches[0]
             }
+            let within = countryName.map { " in \($0)" } ?? ""
             if matches.isEmpty, let regionName, !named.isEmpty {
                 // The name is there, but not in that region: say where it is.
-                let within = countryName.map { " in \($0)" } ?? ""
-                let regions = Array(Set(named.compactMap { p in p.regionKey.map { Self.describeRegion(of: p, key: $0) } }))
-                    .sorted()
+                let regions = Array(Set(named.compactMap { $0.regionLabel { "\"\($0)\"" } })).sorted()
                 let hint = regions.isEmpty
                     ? "leave \"region\" out, or give \"lat\" and \"lon\""
                     : "'\(name)'\(within) is in " + Wording.alternatives(regions)
@@ -338,7 +337,6 @@ private struct SceneBuilder {
                 return nil
             }
             if matches.isEmpty {
-                let within = countryName.map { " in \($0)" } ?? ""
                 let suggestions = try resolver.suggestions(for: name, country: countryName, limit: 3)
                 let hint = suggestions.isEmpty
                     ? "give \"lat\" and \"lon\" instead, or check the spelling"
@@ -372,11 +370,6 @@ private struct SceneBuilder {
             checker.fail(value, path, "cannot look '\(name)' up: \(error)")
             return nil
         }
-    }
-
-    /// `Missouri ("MO")`, or the bare code where the gazetteer has no name for the region.
-    static func describeRegion(of place: GazetteerPlace, key: String) -> String {
-        place.regionName.map { "\($0) (\"\(key)\")" } ?? "\"\(key)\""
     }
 
     mutating func openResolver(at value: JSONValue, path: String) -> PlaceResolver? {

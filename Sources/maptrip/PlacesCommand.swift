@@ -81,7 +81,7 @@ struct PlacesCommand: ParsableCommand {
         /// One aligned line per place: `Springfield  Missouri (MO)  US  United States  170,188  37.21533  -93.29824`.
         static func table(_ places: [GazetteerPlace]) -> String {
             let rows = places.map { p in
-                [p.name, region(p), p.country, p.countryName, grouped(p.population),
+                [p.name, p.regionLabel() ?? "-", p.country, p.countryName, grouped(p.population),
                  String(format: "%.5f", p.lat), String(format: "%.5f", p.lon)]
             }
             let rightAligned: Set<Int> = [4, 5, 6]
@@ -92,12 +92,6 @@ struct PlacesCommand: ParsableCommand {
                     return rightAligned.contains(column) ? pad + cell : cell + pad
                 }.joined(separator: "  ")
             }.joined(separator: "\n")
-        }
-
-        /// `Missouri (MO)`, `Scotland (SCT)`, GeoNames' code alone where the region has no name here, or `-`.
-        static func region(_ p: GazetteerPlace) -> String {
-            guard let key = p.regionKey else { return "-" }
-            return p.regionName.map { "\($0) (\(key))" } ?? key
         }
 
         /// `2,138,551`.
