@@ -93,7 +93,7 @@ struct BatchCommand: ParsableCommand {
                     Self.say("\(entries.count) scenes, \(failed.count) failed (\(name)/manifest.json, \(name)/index.html)")
                 }
                 for f in failed {
-                    FileHandle.standardError.write(Data("maptrip: error: \(f.scene): \(f.error ?? "failed")\n".utf8))
+                    printToStandardError("maptrip: error: \(f.scene): \(f.error ?? "failed")")
                 }
                 if !failed.isEmpty { throw ExitCode.failure }
                 return
@@ -161,7 +161,7 @@ struct BatchCommand: ParsableCommand {
                              ?? " (\(outputName)/manifest.json, \(outputName)/index.html)"))
                 }
                 for f in report.failed {
-                    FileHandle.standardError.write(Data("maptrip: error: \(f.scene): \(f.error ?? "failed")\n".utf8))
+                    printToStandardError("maptrip: error: \(f.scene): \(f.error ?? "failed")")
                 }
             }
             if !report.succeeded { throw ExitCode.failure }

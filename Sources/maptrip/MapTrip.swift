@@ -31,7 +31,7 @@ func fail(_ error: Error) -> ExitCode {
     var line = "maptrip: error: \(error)"
     if let cancelled = error as? CancelledError {
         line = "maptrip: \(cancelled)"
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        printToStandardError(line)
         return ExitCode(128 + cancelled.signal)
     }
     if let scene = error as? SceneErrors {
@@ -39,10 +39,17 @@ func fail(_ error: Error) -> ExitCode {
     } else if let e = error as? LocalizedError, let d = e.errorDescription {
         line = "maptrip: error: \(d)"
     }
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    printToStandardError(line)
     return ExitCode.failure
 }
 
 func warn(_ message: String) {
-    FileHandle.standardError.write(Data("maptrip: warning: \(message)\n".utf8))
+    printToStandardError("maptrip: warning: \(message)")
+}
+
+/// Writes `line` and a newline to standard error, after what has been printed to standard output so
+/// far: with both sent to one file or pipe (`2>&1`), the lines keep the order they were written in.
+func printToStandardError(_ line: String) {
+    fflush(nil)  // every C stream: standard output among them
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

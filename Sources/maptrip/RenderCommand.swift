@@ -105,7 +105,7 @@ struct RenderCommand: ParsableCommand {
                                   target == "-" ? "standard output" : target, summary.duration, summary.frames,
                                   summary.drawnFrames, summary.seconds, speed)
                 if target == "-" {
-                    FileHandle.standardError.write(Data((line + "\n").utf8))
+                    printToStandardError(line)
                 } else {
                     print(line)
                 }

@@ -61,7 +61,7 @@ struct ValidateCommand: ParsableCommand {
             let warnings = problems.count - errors
             let summary = "\(files.count) file\(files.count == 1 ? "" : "s"): "
                 + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
-            FileHandle.standardError.write(Data((summary + "\n").utf8))
+            printToStandardError(summary)
         }
         if failed > 0 { throw ExitCode.failure }
     }

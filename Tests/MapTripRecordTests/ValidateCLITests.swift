@@ -51,6 +51,21 @@ struct ValidateCLITests {
         }
     }
 
+    /// Problems go to standard output, the count to standard error: sent to one pipe (`2>&1`), the
+    /// count still comes last.
+    @Test func theCountComesAfterTheProblemsInOneStream() throws {
+        try Trip.withDirectory("validate") { dir in
+            try Data(Self.broken.utf8).write(to: dir.appendingPathComponent("broken.json"))
+            let result = try CLIProcess.run(["validate", "broken.json"], in: dir,
+                                            prefix: ["/bin/sh", "-c", #"exec "$0" "$@" 2>&1"#])
+            #expect(result.status == 1, "\(result)")
+            let lines = result.stdout.split(separator: "\n")
+            #expect(lines.count == 9, "\(result)")
+            #expect(lines.dropLast().allSatisfy { $0.hasPrefix("broken.json:") }, "\(result)")
+            #expect(lines.last == "1 file: 8 errors, 0 warnings", "\(result)")
+        }
+    }
+
     @Test func warningsDoNotFailAndJSONHasItsShape() throws {
         try Trip.withDirectory("validate") { dir in
             try Data(Self.odd.utf8).write(to: dir.appendingPathComponent("odd.json"))
