@@ -74,15 +74,24 @@ struct SceneChecker {
         for i in errors.indices where errors[i].path == path { errors[i].hint = hint }
     }
 
-    mutating func typeError(_ value: JSONValue, _ path: String, expected: String, hint: String? = nil) {
+    mutating func typeError(_ value: JSONValue, _ path: String, expected: String, hint: String? = nil,
+                            rule: SceneFormat.Rule? = nil) {
         var hint = hint
         if value.isNull {
             hint = "remove the key to use the default"
-        } else if expected.hasPrefix("a number") || expected.hasPrefix("an integer"),
-                  let s = value.string, Double(s.trimmingCharacters(in: .whitespaces)) != nil {
-            hint = "write the number without quotes"
+        } else if expected.hasPrefix("a number") || expected.hasPrefix("an integer"), let s = value.string {
+            if Double(s.trimmingCharacters(in: .whitespaces)) != nil {
+                hint = "write the number without quotes"
+            } else if let seconds = rule?.seconds(inText: s) {
+                hint = Self.secondsHint(seconds)
+            }
         }
         fail(value, path, "expected \(expected), found \(value.typeDescription)", hint: hint)
+    }
+
+    /// What to write for a time given as text with its unit ("3s"): the number of seconds alone.
+    static func secondsHint(_ seconds: Double) -> String {
+        "write \(JSONText.number(seconds)), a number of seconds without quotes or unit"
     }
 
     /// The checked value, or nil (with the problems recorded) when it does not fit `kind`.
@@ -100,7 +109,7 @@ struct SceneChecker {
             return .string(s, value)
         case .number(let rule):
             guard let n = value.number else {
-                typeError(value, path, expected: "a number")
+                typeError(value, path, expected: "a number", rule: rule)
                 return nil
             }
             guard n.value.isFinite else {
@@ -180,7 +189,8 @@ struct SceneChecker {
             if let s = value.string {
                 guard words.contains(s) else {
                     let list = words.map { "\"\($0)\"" }.joined(separator: " or ")
-                    fail(value, path, "unknown \(noun) '\(s)'", hint: "give a number of seconds or \(list)")
+                    let hint = rule?.seconds(inText: s).map { Self.secondsHint($0) + ", or \(list)" }
+                    fail(value, path, "unknown \(noun) '\(s)'", hint: hint ?? "give a number of seconds or \(list)")
                     return nil
                 }
                 return .string(s, value)

@@ -16,6 +16,8 @@ public enum SceneFormat {
         public let schemaEnum: [Double]?
         /// A short human form for the README ("16-8192", "> 0").
         public let summary: String
+        /// What the number counts ("seconds"), where a rule says.
+        public var unit: String? = nil
 
         /// `noun L is outside [a, b]`.
         public static func within(_ a: Double, _ b: Double, noun: String, hint: String? = nil) -> Rule {
@@ -27,13 +29,13 @@ public enum SceneFormat {
         /// Greater than 0.
         public static func positive(noun: String, unit: String) -> Rule {
             Rule(accepts: { $0 > 0 }, message: { "\(noun) must be greater than 0 \(unit), found \($0)" }, hint: nil,
-                 schema: ["exclusiveMinimum": 0], schemaEnum: nil, summary: "> 0")
+                 schema: ["exclusiveMinimum": 0], schemaEnum: nil, summary: "> 0", unit: unit)
         }
 
         /// 0 or more.
         public static func nonNegative(noun: String, unit: String, hint: String? = nil) -> Rule {
             Rule(accepts: { $0 >= 0 }, message: { "\(noun) must be 0 \(unit) or more, found \($0)" }, hint: hint,
-                 schema: ["minimum": 0], schemaEnum: nil, summary: ">= 0")
+                 schema: ["minimum": 0], schemaEnum: nil, summary: ">= 0", unit: unit)
         }
 
         /// Greater than 0 and at most `b`.
@@ -51,6 +53,20 @@ public enum SceneFormat {
         }
 
         static func format(_ x: Double) -> String { JSONText.number(x) }
+
+        /// A number of this rule's unit written as text with a unit of time ("3s", "1.5 sec", "500 ms",
+        /// "2 min"), for the hint that says what to write instead; nil for anything else, or where the
+        /// rule does not count seconds.
+        func seconds(inText text: String) -> Double? {
+            guard unit == "seconds" else { return nil }
+            let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let end = t.firstIndex(where: { !($0.isNumber || $0 == ".") }),
+                  let number = Double(t[..<end]) else { return nil }
+            let factors: [String: Double] = ["s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+                                             "ms": 0.001, "min": 60, "mins": 60, "minute": 60, "minutes": 60]
+            guard let factor = factors[t[end...].trimmingCharacters(in: .whitespaces)] else { return nil }
+            return number * factor
+        }
     }
 
     /// What a key holds.

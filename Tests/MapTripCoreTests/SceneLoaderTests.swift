@@ -134,6 +134,18 @@ struct SceneLoaderTests {
              message: "dwell must be greater than 0 seconds, found -2"),
         Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": null}]}"#, path: "places[0].dwell", at: "null",
              message: "expected a number, found null", hint: "remove the key to use the default"),
+        // A time with its unit: the number of seconds to write instead. Not where the key counts no time.
+        Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": "1.5 sec"}]}"#, path: "places[0].dwell",
+             at: #""1.5 sec""#, message: "expected a number, found a string",
+             hint: "write 1.5, a number of seconds without quotes or unit"),
+        Case(json: #"{"places": [{"lat": 1, "lon": 2}], "dwell": "250ms"}"#, path: "dwell", at: #""250ms""#,
+             message: "expected a number, found a string", hint: "write 0.25, a number of seconds without quotes or unit"),
+        Case(json: #"{"places": [{"lat": 1, "lon": 2}], "outro": "2 Minutes"}"#, path: "outro", at: #""2 Minutes""#,
+             message: "expected a number, found a string", hint: "write 120, a number of seconds without quotes or unit"),
+        Case(json: #"{"places": [{"lat": 1, "lon": 2, "flight": "2s"}]}"#, path: "places[0].flight", at: #""2s""#,
+             message: "unknown flight '2s'", hint: #"write 2, a number of seconds without quotes or unit, or "auto""#),
+        Case(json: #"{"places": [{"lat": 1, "lon": 2, "flight": "fast"}]}"#, path: "places[0].flight", at: #""fast""#,
+             message: "unknown flight 'fast'", hint: #"give a number of seconds or "auto""#),
         Case(json: #"{"places": [{"lat": 1, "lon": 2, "zoom": 23}]}"#, path: "places[0].zoom", at: "23",
              message: "zoom 23 is outside [0, 22]"),
         Case(json: #"{"places": [{"lat": 1, "lon": 2, "zoom": -1}]}"#, path: "places[0].zoom", at: "-1",
@@ -260,6 +272,16 @@ struct SceneLoaderTests {
         #expect(error.column == expected.column, "\(error)")
         #expect(error.message.contains(c.message), "\(error.message)")
         if let hint = c.hint { #expect(error.hint == hint) }
+    }
+
+    @Test func aTimeWithAnUnknownUnitOrWhereNoTimeBelongsHasNoSecondsHint() throws {
+        for json in [#"{"places": [{"lat": 1, "lon": 2, "dwell": "3 parsecs"}]}"#,
+                     #"{"places": [{"lat": 1, "lon": 2, "dwell": "s"}]}"#,
+                     #"{"places": [{"lat": "3s", "lon": 2}]}"#] {
+            let error = try #require(decodeError(json, file: "bad.json"))
+            #expect(error.message == "expected a number, found a string", "\(json)")
+            #expect(error.hint == nil, "\(json): \(error)")
+        }
     }
 
     @Test func errorsPointAcrossLines() throws {
