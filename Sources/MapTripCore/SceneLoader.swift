@@ -128,33 +128,12 @@ public enum SceneLoader {
         let lower = word.lowercased()
         var best: (key: String, distance: Int)?
         for candidate in candidates {
-            let d = editDistance(lower, candidate.lowercased())
+            let d = EditDistance.between(lower, candidate.lowercased()) ?? .max
             if d < (best?.distance ?? .max) { best = (candidate, d) }
         }
         guard let best else { return nil }
         let limit = min(word.count, best.key.count) <= 4 ? 1 : 2
         return best.distance <= limit ? best.key : nil
-    }
-
-    /// Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var row = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            row[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    row[j] = min(row[j], previous2[j - 2] + 1)
-                }
-            }
-            (previous2, previous, row) = (previous, row, previous2)
-        }
-        return previous[b.count]
     }
 }
 

@@ -295,27 +295,3 @@ public final class Gazetteer: PlaceResolver, @unchecked Sendable {
         for key in found { try body(key) }
     }
 }
-
-/// Levenshtein distance between two sequences of code points.
-enum EditDistance {
-    /// The number of insertions, deletions and substitutions that turn `a` into `b`, or nil when
-    /// it is more than `bound` (computed no further than needed to know that).
-    static func between(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], atMost bound: Int) -> Int? {
-        if abs(a.count - b.count) > bound { return nil }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMin = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                rowMin = min(rowMin, current[j])
-            }
-            if rowMin > bound { return nil }
-            swap(&previous, &current)
-        }
-        return previous[b.count] <= bound ? previous[b.count] : nil
-    }
-}

@@ -40,7 +40,7 @@ struct PlacesByNameTests {
         }
 
         func suggestions(for name: String, country: String?, limit: Int) throws -> [String] {
-            Array(Set(Self.places.map(\.name)).filter { SceneLoader.editDistance($0.lowercased(), name.lowercased()) <= 2 }
+            Array(Set(Self.places.map(\.name)).filter { EditDistance.between($0.lowercased(), name.lowercased(), atMost: 2) != nil }
                 .sorted().prefix(limit))
         }
     }

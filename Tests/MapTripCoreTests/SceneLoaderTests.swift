@@ -328,9 +328,15 @@ struct SceneLoaderTests {
         #expect(SceneLoader.suggestion(for: "Longitude", among: SceneLoader.placeKeys) == "lon")
         #expect(SceneLoader.suggestion(for: "colour", among: SceneLoader.placeKeys) == nil)
         #expect(SceneLoader.suggestion(for: "x", among: SceneLoader.videoKeys) == nil)
-        #expect(SceneLoader.editDistance("fps", "fsp") == 1)
-        #expect(SceneLoader.editDistance("kitten", "sitting") == 3)
-        #expect(SceneLoader.editDistance("", "abc") == 3)
+        #expect(EditDistance.between("fps", "fsp") == 1)
+        #expect(EditDistance.between("kitten", "sitting") == 3)
+        #expect(EditDistance.between("", "abc") == 3)
+        #expect(EditDistance.between("kitten", "sitting", atMost: 2) == nil)
+        #expect(EditDistance.between("kitten", "sitting", atMost: 3) == 3)
+        #expect(EditDistance.between("ab", "abcdef", atMost: 3) == nil)
+        // A swap counts once where it is not the cheapest path's only one.
+        #expect(EditDistance.between("paris", "pairs") == 1)
+        #expect(EditDistance.between("ca", "abc") == 3)
     }
 
     @Test func loadsFromAFile() throws {
