@@ -60,7 +60,7 @@ let package = Package(
                 dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample", "YUV"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl"]),
-        .target(name: "MapTripOutput", dependencies: ["FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
+        .target(name: "MapTripOutput", dependencies: ["MapTripCore", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
                                "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap"]),

@@ -31,4 +31,18 @@ public enum EditDistance {
     public static func between(_ a: String, _ b: String, atMost bound: Int = .max) -> Int? {
         between(Array(a), Array(b), atMost: bound)
     }
+
+    /// The candidate nearest `word` (case aside), if it is near enough to be what was meant: one edit
+    /// from a word of four letters or fewer, two from a longer one.
+    public static func nearest(to word: String, among candidates: [String]) -> String? {
+        let lower = word.lowercased()
+        var best: (key: String, distance: Int)?
+        for candidate in candidates {
+            let d = between(lower, candidate.lowercased(), atMost: 2) ?? .max
+            if d < (best?.distance ?? .max) { best = (candidate, d) }
+        }
+        guard let best else { return nil }
+        let limit = min(word.count, best.key.count) <= 4 ? 1 : 2
+        return best.distance <= limit ? best.key : nil
+    }
 }

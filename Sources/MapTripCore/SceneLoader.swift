@@ -120,20 +120,7 @@ public enum SceneLoader {
         ]
         let lower = key.lowercased()
         if let synonym = synonyms[lower], allowed.contains(synonym) { return synonym }
-        return nearest(to: key, among: allowed)
-    }
-
-    /// The candidate within a small edit distance (ignoring case), if any.
-    public static func nearest(to word: String, among candidates: [String]) -> String? {
-        let lower = word.lowercased()
-        var best: (key: String, distance: Int)?
-        for candidate in candidates {
-            let d = EditDistance.between(lower, candidate.lowercased()) ?? .max
-            if d < (best?.distance ?? .max) { best = (candidate, d) }
-        }
-        guard let best else { return nil }
-        let limit = min(word.count, best.key.count) <= 4 ? 1 : 2
-        return best.distance <= limit ? best.key : nil
+        return EditDistance.nearest(to: key, among: allowed)
     }
 }
 

@@ -1,5 +1,6 @@
 import FFmpeg
 import Foundation
+import MapTripCore
 
 /// What the user asked of the encoder: quality, speed, keyframes, pixel format. Every field is
 /// optional: nil takes the codec's default. A field the codec has no use for is an error
@@ -137,7 +138,8 @@ public struct CodecProfile: Sendable {
                 "--crf \(Self.format(crf)) is outside \(Self.format(range.lowerBound))-\(Self.format(range.upperBound)) for \(name)")
         }
         if let preset = options.preset, !presets.contains(preset) {
-            throw OutputError.invalidOption("unknown --preset '\(preset)' for \(name); use one of "
+            let guess = EditDistance.nearest(to: preset, among: presets).map { " (did you mean '\($0)'?)" } ?? ""
+            throw OutputError.invalidOption("unknown --preset '\(preset)' for \(name)\(guess); use one of "
                                             + presets.joined(separator: ", "))
         }
         if let bitrate = options.bitrate, bitrate < 1000 {

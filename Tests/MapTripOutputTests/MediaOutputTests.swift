@@ -182,7 +182,12 @@ struct MediaOutputTests {
         let preset = #expect(throws: OutputError.self) {
             try MediaOutput(file: target, width: 320, height: 240, fps: 30, options: EncodingOptions(preset: "ludicrous"))
         }
-        #expect(preset?.description.contains("unknown --preset 'ludicrous' for h264") == true)
+        #expect(preset?.description.contains("unknown --preset 'ludicrous' for h264; use one of ultrafast") == true)
+        let misspelt = #expect(throws: OutputError.self) {
+            try MediaOutput(file: target, width: 320, height: 240, fps: 30, options: EncodingOptions(preset: "fastest"))
+        }
+        #expect(misspelt?.description.contains("unknown --preset 'fastest' for h264 (did you mean 'faster'?); use one of")
+                == true, "\(String(describing: misspelt))")
         #expect(Self.contents(dir).isEmpty)
 
         #expect(throws: OutputError.self) { try MediaOutput(file: target, width: 321, height: 240, fps: 30) }
