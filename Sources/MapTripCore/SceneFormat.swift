@@ -54,18 +54,11 @@ public enum SceneFormat {
 
         static func format(_ x: Double) -> String { JSONText.number(x) }
 
-        /// A number of this rule's unit written as text with a unit of time ("3s", "1.5 sec", "500 ms",
-        /// "2 min"), for the hint that says what to write instead; nil for anything else, or where the
-        /// rule does not count seconds.
+        /// A number of this rule's unit written as text ("3s", "1.5 sec", "500 ms", "2 min", "0:05"),
+        /// for the hint that says what to write instead; nil for anything else, or where the rule does
+        /// not count seconds.
         func seconds(inText text: String) -> Double? {
-            guard unit == "seconds" else { return nil }
-            let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let end = t.firstIndex(where: { !($0.isNumber || $0 == ".") }),
-                  let number = Double(t[..<end]) else { return nil }
-            let factors: [String: Double] = ["s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-                                             "ms": 0.001, "min": 60, "mins": 60, "minute": 60, "minutes": 60]
-            guard let factor = factors[t[end...].trimmingCharacters(in: .whitespaces)] else { return nil }
-            return number * factor
+            unit == "seconds" ? TimeText.seconds(in: text) : nil
         }
     }
 

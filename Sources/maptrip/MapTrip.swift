@@ -53,3 +53,15 @@ func printToStandardError(_ line: String) {
     fflush(nil)  // every C stream: standard output among them
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
+
+/// A time on the command line: seconds (`12.5`), with a unit (`12.5s`, `500ms`, `2min`), or a clock as
+/// `maptrip plan` prints one (`0:12.5`). A minus sign is kept, for the command to say what range it takes.
+struct TimeArgument: ExpressibleByArgument {
+    var seconds: Double
+
+    init?(argument: String) {
+        let negative = argument.hasPrefix("-")
+        guard let s = TimeText.seconds(in: negative ? String(argument.dropFirst()) : argument) else { return nil }
+        seconds = negative ? -s : s
+    }
+}

@@ -18,8 +18,9 @@ struct PreviewCommand: ParsableCommand {
     @Argument(help: "The scene file (JSON).")
     var scene: String
 
-    @Option(help: ArgumentHelp("The frame at this time, in seconds.", valueName: "seconds"))
-    var at: Double?
+    @Option(help: ArgumentHelp("The frame at this time: seconds (12.5, 12.5s) or a clock as `plan` prints it (0:12.5).",
+                               valueName: "time"))
+    var at: TimeArgument?
 
     @Option(help: ArgumentHelp("Place N (numbered from 1, as in `plan`) at rest: the last frame of its slot.",
                                valueName: "n"))
@@ -51,10 +52,10 @@ struct PreviewCommand: ParsableCommand {
         LibraryLogging.configure(verbose: false)
         do {
             if [at != nil, place != nil, sheet].filter({ $0 }).count > 1 {
-                throw UsageError(description: "give one of --at SECONDS, --place N and --sheet")
+                throw UsageError(description: "give one of --at TIME, --place N and --sheet")
             }
             let sceneURL = URL(fileURLWithPath: scene)
-            let subject: PreviewJob.Subject = sheet ? .sheet : at.map { .time($0) } ?? .place(place ?? 1)
+            let subject: PreviewJob.Subject = sheet ? .sheet : at.map { .time($0.seconds) } ?? .place(place ?? 1)
             let job = PreviewJob(scene: sceneURL, subject: subject, output: output.map { URL(fileURLWithPath: $0) },
                                  width: width, environment: try common.environment())
             let signals = SignalCancellation()

@@ -32,8 +32,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Also write a poster image: --poster [FILE.jpg|.png] (default: the output's name with .jpg).")
     var poster: String?
 
-    @Option(name: .customLong("poster-at"), help: "The poster's time in seconds (default: the first place at rest).")
-    var posterAt: Double?
+    @Option(name: .customLong("poster-at"),
+            help: ArgumentHelp("The poster's time: seconds (12.5) or a clock (0:12.5) (default: the first place at rest).",
+                               valueName: "time"))
+    var posterAt: TimeArgument?
 
     @Option(help: "Stream live, paced by the clock: rtmp://, srt://, udp:// or a .m3u8 playlist (HLS).")
     var live: String?
@@ -85,7 +87,7 @@ struct RenderCommand: ParsableCommand {
                 let path = poster == Self.defaultPoster
                     ? ((target as NSString).deletingPathExtension.replacingOccurrences(of: "_%05d", with: "") + ".jpg")
                     : poster
-                posterRequest = PosterRequest(path: path, time: posterAt)
+                posterRequest = PosterRequest(path: path, time: posterAt?.seconds)
             }
             var job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
                                 audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil,

@@ -158,10 +158,11 @@ enum Preview {
     @Test func previewAtATimeIsTheFrameRenderEncodes() throws {
         try Trip.withDirectory("preview") { dir in
             let file = try Self.korea.write(to: dir)
-            // 1.75 s: frame 42, Busan at rest; 1.1 s: frame 26, in the flight from Seoul.
+            // 1.75 s: frame 42, Busan at rest; 1.1 s: frame 26, in the flight from Seoul (written as
+            // `plan` prints it).
             let grabbed = try FrameGrabber.record(try Self.korea.scene(), directory: dir, wanted: [42, 26])
-            for (time, frame) in [(1.75, 42), (1.1, 26)] {
-                let result = try CLIProcess.run(["preview", "scene.json", "--at", "\(time)", "-o", "f\(frame).png"], in: dir)
+            for (time, frame) in [("1.75", 42), ("0:01.1", 26)] {
+                let result = try CLIProcess.run(["preview", "scene.json", "--at", time, "-o", "f\(frame).png"], in: dir)
                 #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
                 #expect(result.stdout.hasPrefix("wrote f\(frame).png: frame \(frame) of 84 at "), "\(result)")
                 let png = try Preview.decodePNG(dir.appendingPathComponent("f\(frame).png"))
@@ -360,8 +361,8 @@ enum Preview {
         (["--place", "4", "-o", "out/p.png"], "maptrip: error: --place 4: the scene has 3 places; give a number from 1 to 3"),
         (["--at", "3.6"], "maptrip: error: --at 3.6: the trip is 3.500 s long; give a time from 0 to 3.5"),
         (["--at=-1"], "maptrip: error: --at -1: the trip is 3.500 s long; give a time from 0 to 3.5"),
-        (["--at", "1", "--place", "2"], "maptrip: error: give one of --at SECONDS, --place N and --sheet"),
-        (["--sheet", "--place", "2"], "maptrip: error: give one of --at SECONDS, --place N and --sheet"),
+        (["--at", "1", "--place", "2"], "maptrip: error: give one of --at TIME, --place N and --sheet"),
+        (["--sheet", "--place", "2"], "maptrip: error: give one of --at TIME, --place N and --sheet"),
         (["-o", "frame.gif"], "maptrip: error: preview "),
         (["-o", "link.png"], "maptrip: error: preview link.png is the scene file"),
         (["--width", "8"], "maptrip: error: --width 8 is outside 16-8192"),
