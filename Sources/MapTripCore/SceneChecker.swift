@@ -188,7 +188,7 @@ struct SceneChecker {
         case .numberOr(let words, let rule, let noun):
             if let s = value.string {
                 guard words.contains(s) else {
-                    let list = words.map { "\"\($0)\"" }.joined(separator: " or ")
+                    let list = Wording.alternatives(words.map { "\"\($0)\"" })
                     let hint = rule?.seconds(inText: s).map { Self.secondsHint($0) + ", or \(list)" }
                     fail(value, path, "unknown \(noun) '\(s)'", hint: hint ?? "give a number of seconds or \(list)")
                     return nil
