@@ -334,8 +334,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// levels are made, its style and layers, the pixel ratio, the cache's tiles.
     func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
         var lines = ["maptrip drawn tiles/3", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)",
-                     ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "strokes \(strokesItself ? "maptrip" : "cairo")", "style \(String(reflecting: style))",
-                     "layers \(String(reflecting: layers))"]
+                     ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "strokes \(strokesItself ? "maptrip" : "cairo")",
+                     "fills \(fillsItself ? "maptrip" : "cairo")", "style \(String(reflecting: style))", "layers \(String(reflecting: layers))"]
         for source in Set(layers.map(\.source)).sorted() {
             let base = directory.appendingPathComponent(source).path
             lines.append(source + " " + GeometryCache.identity(of: [base + ".shp", base + ".shx", base + ".prj"]))
@@ -585,6 +585,10 @@ public final class ShapefileBaseMap: BaseMap {
                self.stroke(path, stroke, opacity: opacity, scale: scale, in: cr, scratch: scratch) {
                 continue
             }
+            if case .fill(let color) = layer.symbolizer, fillsItself, let target = PixelTarget(cr),
+               target.fill(path, color: color.withAlpha(color.alpha * opacity)) {
+                continue
+            }
             // One path for all copies of the world, filled once: pieces that meet at the
             // antimeridian are rasterised together, so no seam shows between them.
             cr.newPath()
@@ -615,7 +619,7 @@ public final class ShapefileBaseMap: BaseMap {
     /// frames 28-32% less. False where the context does not allow it: Cairo strokes.
     private func stroke(_ path: PixelPath, _ stroke: MapStyle.Stroke, opacity: Double, scale: Double, in cr: Context,
                         scratch: DrawScratch) -> Bool {
-        guard strokesItself, let target = RoundStroke.Target(cr) else { return false }
+        guard strokesItself, let target = PixelTarget(cr) else { return false }
         let width = stroke.width * scale
         // Dashes finer than a pixel are left to Cairo (which draws them as a fainter solid line): as
         // pieces, a long line would be millions of them.
@@ -639,6 +643,11 @@ public final class ShapefileBaseMap: BaseMap {
     /// Whether the layers' lines go through maptrip's own stroker where the context allows (false:
     /// Cairo strokes them all; the tests compare the two).
     public var strokesItself = true
+
+    /// Whether the layers' fills (land, lakes) go through maptrip's own filler where the context
+    /// allows (`PixelTarget.fill`: exact area cover, the land's whole pixels written without a blend;
+    /// false: Cairo fills them all; the tests compare the two).
+    public var fillsItself = true
 
     /// The pixels geometry is clipped to on a surface of this size: a little beyond its edges, so that
     /// strokes and antialiasing don't show the clip; or, with `rows`, a little beyond those rows.

@@ -157,13 +157,17 @@ enum Trip {
         return "pixel (\(Int(p.x)), \(Int(p.y))) is r\(px.r) g\(px.g) b\(px.b)"
     }
 
-    /// Pin-red pixels (r > 150, g < 100, b < 100) in a box around (x, y), clipped to the image.
+    /// Pin-red pixels in a box around (x, y), clipped to the image: red well above green and blue
+    /// (r > 120, r - g > 60, r - b > 40). A 480x270 frame's pin is a dozen pixels, its crimson
+    /// darkened by 4:2:0 chroma and the codec (r 130-190, g 50-100): land (r - g of 3) and sea (green
+    /// above red) never count.
     static func redPixels(_ image: BGRAImage, x: ClosedRange<Int>, y: ClosedRange<Int>) -> Int {
         var count = 0
         for py in max(0, y.lowerBound)...min(image.height - 1, y.upperBound) {
             for px in max(0, x.lowerBound)...min(image.width - 1, x.upperBound) {
                 let p = image.pixel(x: px, y: py)
-                if p.r > 150 && p.g < 100 && p.b < 100 { count += 1 }
+                let r = Int(p.r), g = Int(p.g), b = Int(p.b)
+                if r > 120 && r - g > 60 && r - b > 40 { count += 1 }
             }
         }
         return count

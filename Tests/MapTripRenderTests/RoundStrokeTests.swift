@@ -55,7 +55,7 @@ import Testing
         cairo.flush()
         var drawn = false
         try ours.withContext { cr in
-            let target = try #require(RoundStroke.Target(cr))
+            let target = try #require(PixelTarget(cr))
             drawn = target.stroke(Self.lines, passes: [(color, width)])
         }
         ours.flush()
@@ -79,7 +79,7 @@ import Testing
         let color = Color(red: 0.2, green: 0.2, blue: 0.2, alpha: 1)
         let cairo = try Self.background(), ours = try Self.background()
         try cairo.withContext { cr in Self.cairoStroke(cut, width: 3, color: color, in: cr) }
-        try ours.withContext { cr in _ = try #require(RoundStroke.Target(cr)).stroke(far, passes: [(color, 3)]) }
+        try ours.withContext { cr in _ = try #require(PixelTarget(cr)).stroke(far, passes: [(color, 3)]) }
         cairo.flush()
         ours.flush()
         let blocks = AlphaBlocks.difference(ours, cairo)
@@ -93,7 +93,7 @@ import Testing
         let color = Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 1)
         let whole = try Self.background()
         try whole.withContext { cr in
-            _ = try #require(RoundStroke.Target(cr)).stroke(Self.lines, passes: [(color, 4)])
+            _ = try #require(PixelTarget(cr)).stroke(Self.lines, passes: [(color, 4)])
         }
         whole.flush()
         // Rows 100-159 drawn into a band of their own, through a clip and a translation, as a frame's
@@ -108,7 +108,7 @@ import Testing
             cr.rectangle(0, 10, 420, 40)
             cr.clip()
             cr.translate(0, -100)
-            _ = try #require(RoundStroke.Target(cr)).stroke(Self.lines, passes: [(color, 4)])
+            _ = try #require(PixelTarget(cr)).stroke(Self.lines, passes: [(color, 4)])
         }
         band.flush()
         for y in 0..<60 {
@@ -131,11 +131,11 @@ import Testing
         let together = try Self.background(), apart = try Self.background()
         var drawn = false
         try together.withContext { cr in
-            drawn = try #require(RoundStroke.Target(cr)).stroke(
+            drawn = try #require(PixelTarget(cr)).stroke(
                 inside, passes: [(under, outline), (over, 0), (Color(red: 0, green: 0, blue: 0, alpha: 0), 9), (over, line)])
         }
         try apart.withContext { cr in
-            let target = try #require(RoundStroke.Target(cr))
+            let target = try #require(PixelTarget(cr))
             _ = target.stroke(inside, passes: [(under, outline)])
             _ = target.stroke(inside, passes: [(over, line)])
         }
@@ -157,31 +157,31 @@ import Testing
     @Test func itStepsAsideWhereItCannotDrawStraightIntoPixels() throws {
         let surface = try ImageSurface(width: 64, height: 64)
         try surface.withContext { cr in
-            #expect((RoundStroke.Target(cr) != nil) == BilinearResample.isAvailable, "an image, unmoved, unclipped")
+            #expect((PixelTarget(cr) != nil) == BilinearResample.isAvailable, "an image, unmoved, unclipped")
             cr.save()
             cr.scale(2, 2)
-            #expect(RoundStroke.Target(cr) == nil, "scaled")
+            #expect(PixelTarget(cr) == nil, "scaled")
             cr.restore()
             cr.save()
             cr.translate(0.5, 0)
-            #expect(RoundStroke.Target(cr) == nil, "moved by half a pixel")
+            #expect(PixelTarget(cr) == nil, "moved by half a pixel")
             cr.restore()
             cr.save()
             cr.arc(x: 32, y: 32, radius: 10)
             cr.clip()
-            #expect(RoundStroke.Target(cr) == nil, "clipped to a circle")
+            #expect(PixelTarget(cr) == nil, "clipped to a circle")
             cr.restore()
             cr.save()
             cr.setOperator(.source)
-            #expect(RoundStroke.Target(cr) == nil, "another operator")
+            #expect(PixelTarget(cr) == nil, "another operator")
             cr.restore()
             cr.pushGroup()
-            #expect(RoundStroke.Target(cr) == nil, "a group pushed")
+            #expect(PixelTarget(cr) == nil, "a group pushed")
             cr.popGroupToSource()
         }
         let recording = try RecordingSurface()
         let rc = try Context(recording: recording)
-        #expect(RoundStroke.Target(rc) == nil, "a recording")
+        #expect(PixelTarget(rc) == nil, "a recording")
     }
 }
 

@@ -1,4 +1,5 @@
 #include "resample.h"
+#include "solid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,13 +48,10 @@ static int clip_segment(double *ax, double *ay, double *bx, double *by, double x
     return 1;
 }
 
-static inline uint32_t div255(uint32_t v) { v += 128; return (v + (v >> 8)) >> 8; }
-
-// One pass of a stroke: its half width and reach (half width + half a pixel), and its colour,
-// premultiplied, 0...255.
+// One pass of a stroke: its half width and reach (half width + half a pixel), and its colour.
 typedef struct {
     float r, reach;
-    uint32_t sa, sr, sg, sb;
+    solid_t color;
 } pass_t;
 
 __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0,
@@ -79,11 +77,7 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         q->r = (float)(width / 2);
         q->reach = q->r + 0.5f;
         if (q->reach > widest) widest = q->reach;
-        const float a255 = (float)(fmin(alpha, 1) * 255);
-        q->sa = (uint32_t)lrintf(a255);
-        q->sr = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k], 0), 1) * a255);
-        q->sg = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k + 1], 0), 1) * a255);
-        q->sb = (uint32_t)lrintf((float)fmin(fmax(colors[4 * k + 2], 0), 1) * a255);
+        q->color = solid_from(colors + 4 * k);
     }
     int n = 0;
     const double *p = xy;
@@ -115,7 +109,6 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
     const __m256 f255 = _mm256_set1_ps(255);
     const __m256 lane = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
-    const __m256i c128 = _mm256_set1_epi32(128), c255 = _mm256_set1_epi32(255), lo8 = _mm256_set1_epi32(0xff);
     int next = 0, nactive = 0;
     const int first_row = n ? segs[0].row0 : clip_y1;
     for (int row = first_row; row < clip_y1 && (next < n || nactive > 0); row++) {
@@ -177,42 +170,25 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
                 for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
                 prefetched = 1;
             }
-            const uint32_t sa = q->sa, sr = q->sr, sg = q->sg, sb = q->sb;
-            const __m256i vsa = _mm256_set1_epi32((int)sa), vsr = _mm256_set1_epi32((int)sr);
-            const __m256i vsg = _mm256_set1_epi32((int)sg), vsb = _mm256_set1_epi32((int)sb);
+            const solid8_t color = solid8_from(q->color);
             // Eight pixels at a time while they are within the clip, then one by one: the source at
             // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
             int x = lo;
-#define DIV255(v) _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32((v), c128), _mm256_srli_epi32(_mm256_add_epi32((v), c128), 8)), 8)
             for (; x + 8 <= end; x += 8) {
                 float *c = cover + (x - clip_x0);
                 const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(c), zero), one);
                 _mm256_storeu_ps(c, zero);
                 const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(v, f255));
-                const __m256i a = DIV255(_mm256_mullo_epi32(vsa, m)), ia = _mm256_sub_epi32(c255, a);
                 const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
-                const __m256i b0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsb, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(px, lo8), ia)));
-                const __m256i g0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsg, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 8), lo8), ia)));
-                const __m256i r0 = _mm256_add_epi32(DIV255(_mm256_mullo_epi32(vsr, m)), DIV255(_mm256_mullo_epi32(_mm256_and_si256(_mm256_srli_epi32(px, 16), lo8), ia)));
-                const __m256i a0 = _mm256_add_epi32(a, DIV255(_mm256_mullo_epi32(_mm256_srli_epi32(px, 24), ia)));
-                const __m256i out = _mm256_or_si256(_mm256_or_si256(b0, _mm256_slli_epi32(g0, 8)),
-                                                    _mm256_or_si256(_mm256_slli_epi32(r0, 16), _mm256_slli_epi32(a0, 24)));
-                _mm256_storeu_si256((__m256i *)(d + x), out);
+                _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, m, color));
             }
-#undef DIV255
             for (; x < hi; x++) {
                 float v = cover[x - clip_x0];
                 cover[x - clip_x0] = 0;
                 if (x >= end || v <= 0) continue;
                 const uint32_t m = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
                 if (m == 0) continue;
-                const uint32_t a = div255(sa * m);
-                const uint32_t px = d[x], ia = 255 - a;
-                const uint32_t b0 = div255(sb * m) + div255((px & 0xff) * ia);
-                const uint32_t g0 = div255(sg * m) + div255(((px >> 8) & 0xff) * ia);
-                const uint32_t r0 = div255(sr * m) + div255(((px >> 16) & 0xff) * ia);
-                const uint32_t a0 = a + div255((px >> 24) * ia);
-                d[x] = b0 | (g0 << 8) | (r0 << 16) | (a0 << 24);
+                d[x] = solid_over1(d[x], m, q->color);
             }
         }
     }

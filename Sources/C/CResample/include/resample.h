@@ -38,6 +38,17 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,
                          int passes);
 
+/// Fills polygons (`rings` closed rings, the points of ring r from `starts[r]` up to the next ring's start
+/// or `points`, at `xs`, `ys` in user space, which is device space moved by `dx`, `dy`) by the non-zero
+/// rule over premultiplied BGRA `pixels`, within the clip rectangle (x0, y0) ... (x1, y1) in device
+/// pixels, in one colour (`color`: straight red, green, blue and alpha, 0...1): each pixel at the area
+/// of it the polygons cover (where rings overlap, their areas added up to the whole pixel). Returns 1
+/// when filled (or nothing to fill), 0 when it cannot (no AVX2, no memory): nothing drawn, fill with
+/// Cairo.
+int maptrip_fill_nonzero(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
+                         const double *xs, const double *ys, const ptrdiff_t *starts, int rings, int points,
+                         double dx, double dy, const double *color);
+
 /// Blends a premultiplied BGRA overlay (`width` x `height`, transparent where nothing is drawn) over
 /// an I420 picture of the same size (BT.601 limited range, libyuv's ARGBToI420 coefficients): each
 /// pixel's Y, and each 2x2 block's U and V with the block's average overlay. Blocks of the overlay
