@@ -48,12 +48,7 @@ import Testing
     static func cairoFill(_ rings: [[(x: Double, y: Double)]], color: Color, in cr: Context) {
         cr.setFillRule(.winding)
         cr.setSource(color)
-        cr.newPath()
-        for ring in rings {
-            cr.move(to: ring[0].x, ring[0].y)
-            for q in ring.dropFirst() { cr.line(to: q.x, q.y) }
-            cr.closePath()
-        }
+        RoundStrokeTests.trace(rings, closed: true, in: cr)
         cr.fill()
     }
 

@@ -26,12 +26,18 @@ import Testing
         cr.setLineJoin(.round)
         cr.setLineWidth(width)
         cr.setSource(color)
+        trace(lines, closed: false, in: cr)
+        cr.stroke()
+    }
+
+    /// A new path of the lines (closed: rings).
+    static func trace(_ lines: [[(x: Double, y: Double)]], closed: Bool, in cr: Context) {
         cr.newPath()
         for line in lines {
             cr.move(to: line[0].x, line[0].y)
             for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+            if closed { cr.closePath() }
         }
-        cr.stroke()
     }
 
     /// A surface with something under the lines (they go over it), as the route goes over the map.
