@@ -144,6 +144,26 @@ import Testing
         }
     }
 
+    /// A point that is not a number (a projection's failure) is left out and its neighbours joined:
+    /// the ring stays closed, and fills as the ring without it (Cairo is not given such points).
+    @Test func aPointThatIsNotANumberIsLeftOut() throws {
+        guard BilinearResample.isAvailable else { return }
+        let color = Color(red: 0.5, green: 0.2, blue: 0.1, alpha: 1)
+        let coast = Self.rings[0]
+        var broken = coast
+        broken.insert((x: .nan, y: 40), at: 30)
+        broken.insert((x: 100, y: .infinity), at: 61)
+        broken.insert((x: .nan, y: .nan), at: 0)
+        let with = try RoundStrokeTests.background(), without = try RoundStrokeTests.background()
+        try with.withContext { cr in _ = try #require(PixelTarget(cr)).fill(Self.path([broken]), color: color) }
+        try without.withContext { cr in _ = try #require(PixelTarget(cr)).fill(Self.path([coast]), color: color) }
+        with.flush()
+        without.flush()
+        let bytes = AlphaBlocks.bytes(with, without)
+        #expect(bytes.differing == 0, "\(bytes)")
+        #expect(AlphaBlocks.difference(with, try RoundStrokeTests.background()).total > 20_000 * 255 / 2)
+    }
+
     @Test func nothingOutsideTheClipOrOfNoAlphaIsDrawn() throws {
         guard BilinearResample.isAvailable else { return }
         let surface = try RoundStrokeTests.background(), untouched = try RoundStrokeTests.background()

@@ -1,4 +1,5 @@
 #include "resample.h"
+#include "rows.h"
 #include "solid.h"
 
 #include <math.h>
@@ -27,15 +28,10 @@ typedef struct {
     int row0, row1;
 } edge_t;
 
-static int by_first_row(const void *a, const void *b) {
-    const edge_t *s = a, *t = b;
-    return (s->row0 > t->row0) - (s->row0 < t->row0);
-}
-
 // Adds the edge a-b (user space) if it crosses rows [uy0, uy1) and is not wholly right of x = ux1.
 static void add_edge(edge_t *edges, int *n, double ax, double ay, double bx, double by, double ux1, int uy0,
                      int uy1) {
-    if (!isfinite(ax) || !isfinite(ay) || !isfinite(bx) || !isfinite(by) || ay == by) return;
+    if (ay == by) return;
     if (fmin(ax, bx) >= ux1) return;
     edge_t *e = &edges[*n];
     e->dir = ay < by ? 1 : -1;
@@ -130,24 +126,34 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
     if (clip_x1 <= clip_x0 || clip_y1 <= clip_y0 || rings <= 0 || points <= 0 || !(color[3] > 0)) return 1;
     const int w = clip_x1 - clip_x0;
     edge_t *edges = malloc(sizeof(edge_t) * (size_t)points);
-    edge_t **active = malloc(sizeof(edge_t *) * (size_t)points);
+    edge_t **active = malloc(sizeof(edge_t *) * (size_t)points), **order = malloc(sizeof(edge_t *) * (size_t)points);
     // Cells 0 ... w + 1 (an edge at x = w leaves its area in w and w + 1), and room for eight past them.
     float *acc = calloc((size_t)w + 16, sizeof(float));
-    if (!edges || !active || !acc) { free(edges); free(active); free(acc); return 0; }
+    if (!edges || !active || !order || !acc) { free(edges); free(active); free(order); free(acc); return 0; }
     // The clip in user space (device space moved by dx, dy): columns from ux0, rows uy0 ... uy1.
     const double ux0 = clip_x0 - dx, ux1 = clip_x1 - dx;
-    if (fabs(dy) > 1e9 || dy != floor(dy)) { free(edges); free(active); free(acc); return 0; }
+    if (fabs(dy) > 1e9 || dy != floor(dy)) { free(edges); free(active); free(order); free(acc); return 0; }
     const int uy0 = clip_y0 - (int)dy, uy1 = clip_y1 - (int)dy;
     int n = 0;
     for (int r = 0; r < rings; r++) {
         const ptrdiff_t first = starts[r], last = r + 1 < rings ? starts[r + 1] : points;
         if (first < 0 || last > points || last - first < 2) continue;
+        // Closed: the last point back to the first. A point that is not a number (a projection's
+        // failure) is left out, its neighbours joined: the ring stays closed.
+        ptrdiff_t head = -1, prev = -1;
         for (ptrdiff_t i = first; i < last; i++) {
-            const ptrdiff_t j = i + 1 < last ? i + 1 : first;  // closed: the last point back to the first
-            add_edge(edges, &n, xs[i], ys[i], xs[j], ys[j], ux1, uy0, uy1);
+            if (!isfinite(xs[i]) || !isfinite(ys[i])) continue;
+            if (prev >= 0) add_edge(edges, &n, xs[prev], ys[prev], xs[i], ys[i], ux1, uy0, uy1);
+            else head = i;
+            prev = i;
         }
+        if (head >= 0 && prev != head) add_edge(edges, &n, xs[prev], ys[prev], xs[head], ys[head], ux1, uy0, uy1);
     }
-    qsort(edges, (size_t)n, sizeof(edge_t), by_first_row);
+    // The edges by first row (each within the clip's rows).
+    if (!order_by_first_row(edges, sizeof(edge_t), offsetof(edge_t, row0), n, uy0, uy1, (void **)order)) {
+        free(edges); free(active); free(order); free(acc);
+        return 0;
+    }
     const solid_t c1 = solid_from(color);
     const solid8_t c8 = solid8_from(c1);
     const uint32_t solid = c1.sb | (c1.sg << 8) | (c1.sr << 16) | (c1.sa << 24);
@@ -157,12 +163,12 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
     const __m256 sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
     const __m256i last_lane = _mm256_set1_epi32(7);
     int next = 0, nactive = 0;
-    for (int row = n ? edges[0].row0 : uy1; row < uy1 && (next < n || nactive > 0); row++) {
-        while (next < n && edges[next].row0 <= row) active[nactive++] = &edges[next++];
+    for (int row = n ? order[0]->row0 : uy1; row < uy1 && (next < n || nactive > 0); row++) {
+        while (next < n && order[next]->row0 <= row) active[nactive++] = order[next++];
         int k = 0;
         for (int i = 0; i < nactive; i++) if (active[i]->row1 > row) active[k++] = active[i];
         nactive = k;
-        if (nactive == 0) { if (next < n) row = edges[next].row0 - 1; continue; }
+        if (nactive == 0) { if (next < n) row = order[next]->row0 - 1; continue; }
         int lo = w + 2, hi = 0;
         for (int i = 0; i < nactive; i++) accumulate(acc, active[i], row, ux0, w, &lo, &hi);
         if (lo >= hi) continue;
@@ -215,7 +221,7 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
             for (; x < w; x++) d[x] = solid_over1(d[x], m, c1);
         }
     }
-    free(edges); free(active); free(acc);
+    free(edges); free(active); free(order); free(acc);
     return 1;
 }
 

@@ -1,4 +1,5 @@
 #include "resample.h"
+#include "rows.h"
 #include "solid.h"
 
 #include <math.h>
@@ -21,11 +22,6 @@ typedef struct {
     float dx, dy, inv_len2;
     int row0, row1;        // rows [row0, row1)
 } seg_t;
-
-static int by_first_row(const void *a, const void *b) {
-    const seg_t *s = a, *t = b;
-    return (s->row0 > t->row0) - (s->row0 < t->row0);
-}
 
 // Liang-Barsky: the part of segment a-b within the box, or 0 when none of it is (a point: whether
 // it is inside).
@@ -64,9 +60,12 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     if (total == 0) return 1;
     seg_t *segs = malloc(sizeof(seg_t) * (size_t)total);
     float *cover = calloc((size_t)(clip_x1 - clip_x0) + 8, sizeof(float));
-    seg_t **active = malloc(sizeof(seg_t *) * (size_t)total);
+    seg_t **active = malloc(sizeof(seg_t *) * (size_t)total), **order = malloc(sizeof(seg_t *) * (size_t)total);
     pass_t *ps = malloc(sizeof(pass_t) * (size_t)passes);
-    if (!segs || !cover || !active || !ps) { free(segs); free(cover); free(active); free(ps); return 0; }
+    if (!segs || !cover || !active || !order || !ps) {
+        free(segs); free(cover); free(active); free(order); free(ps);
+        return 0;
+    }
     // The passes that draw anything, in order; the segments are set up once, for the widest of them.
     int np = 0;
     float widest = 0;
@@ -103,20 +102,24 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         }
         p += 2 * counts[l];
     }
-    qsort(segs, (size_t)n, sizeof(seg_t), by_first_row);
+    // The segments by first row (each within the clip's rows).
+    if (!order_by_first_row(segs, sizeof(seg_t), offsetof(seg_t, row0), n, clip_y0, clip_y1, (void **)order)) {
+        free(segs); free(cover); free(active); free(order); free(ps);
+        return 0;
+    }
     // Vector constants: covers (the pixel centres of eight pixels), then the compositing of
     // premultiplied 8-bit channels.
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
     const __m256 f255 = _mm256_set1_ps(255);
     const __m256 lane = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
     int next = 0, nactive = 0;
-    const int first_row = n ? segs[0].row0 : clip_y1;
+    const int first_row = n ? order[0]->row0 : clip_y1;
     for (int row = first_row; row < clip_y1 && (next < n || nactive > 0); row++) {
-        while (next < n && segs[next].row0 <= row) active[nactive++] = &segs[next++];
+        while (next < n && order[next]->row0 <= row) active[nactive++] = order[next++];
         int k = 0;
         for (int i = 0; i < nactive; i++) if (active[i]->row1 > row) active[k++] = active[i];
         nactive = k;
-        if (nactive == 0) { if (next < n) row = segs[next].row0 - 1; continue; }
+        if (nactive == 0) { if (next < n) row = order[next]->row0 - 1; continue; }
         const float cy = (float)row + 0.5f;
         uint32_t *d = (uint32_t *)(pixels + (ptrdiff_t)row * stride);
         int prefetched = 0;
@@ -192,7 +195,7 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
             }
         }
     }
-    free(segs); free(cover); free(active); free(ps);
+    free(segs); free(cover); free(active); free(order); free(ps);
     return 1;
 }
 
