@@ -120,11 +120,23 @@ __attribute__((target("avx2"))) static inline __m256 prefix8(__m256 x) {
     return _mm256_add_ps(x, _mm256_permute2f128_ps(low_last, low_last, 0x08));
 }
 
+// Eight pixels at covers `m` (32-bit lanes, 0...255): left as they are where none, written as the
+// colour where whole and the colour is opaque (most of the land), the colour over them otherwise.
+__attribute__((target("avx2"))) static inline void paint8(uint32_t *d, __m256i m, solid_t c1, solid8_t c8) {
+    if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(m, _mm256_setzero_si256())) == -1) return;
+    if (c1.sa == 255 && _mm256_movemask_epi8(_mm256_cmpeq_epi32(m, _mm256_set1_epi32(255))) == -1) {
+        _mm256_storeu_si256((__m256i *)d, _mm256_set1_epi32((int)(c1.sb | (c1.sg << 8) | (c1.sr << 16) | (c1.sa << 24))));
+        return;
+    }
+    _mm256_storeu_si256((__m256i *)d, solid_over8(_mm256_loadu_si256((const __m256i *)d), m, c8));
+}
+
 __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0,
                                                              int clip_x1, int clip_y1, const double *xs,
                                                              const double *ys, const ptrdiff_t *starts, int rings,
                                                              int points, double dx, double dy, const double *color) {
     if (clip_x1 <= clip_x0 || clip_y1 <= clip_y0 || rings <= 0 || points <= 0 || !(color[3] > 0)) return 1;
+    if (fabs(dy) > 1e9 || dy != floor(dy)) return 0;
     const int w = clip_x1 - clip_x0;
     edge_t *edges = malloc(sizeof(edge_t) * (size_t)points);
     edge_t **active = malloc(sizeof(edge_t *) * (size_t)points), **order = malloc(sizeof(edge_t *) * (size_t)points);
@@ -133,7 +145,6 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
     if (!edges || !active || !order || !acc) { free(edges); free(active); free(order); free(acc); return 0; }
     // The clip in user space (device space moved by dx, dy): columns from ux0, rows uy0 ... uy1.
     const double ux0 = clip_x0 - dx, ux1 = clip_x1 - dx;
-    if (fabs(dy) > 1e9 || dy != floor(dy)) { free(edges); free(active); free(order); free(acc); return 0; }
     const int uy0 = clip_y0 - (int)dy, uy1 = clip_y1 - (int)dy;
     int n = 0;
     for (int r = 0; r < rings; r++) {
@@ -157,9 +168,6 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
     }
     const solid_t c1 = solid_from(color);
     const solid8_t c8 = solid8_from(c1);
-    const uint32_t solid = c1.sb | (c1.sg << 8) | (c1.sr << 16) | (c1.sa << 24);
-    const __m256i solid_v = _mm256_set1_epi32((int)solid), zero_i = _mm256_setzero_si256();
-    const __m256i full_i = _mm256_set1_epi32(255);
     const __m256 one = _mm256_set1_ps(1), f255 = _mm256_set1_ps(255);
     const __m256 sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
     const __m256i last_lane = _mm256_set1_epi32(7);
@@ -187,14 +195,7 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
             const __m256 cover = _mm256_min_ps(_mm256_andnot_ps(sign, sum), one);
             const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(cover, f255));
             if (x + 8 <= w) {
-                const __m256i none = _mm256_cmpeq_epi32(m, zero_i);
-                if (_mm256_movemask_epi8(none) == -1) continue;
-                if (c1.sa == 255 && _mm256_movemask_epi8(_mm256_cmpeq_epi32(m, full_i)) == -1) {
-                    _mm256_storeu_si256((__m256i *)(d + x), solid_v);
-                    continue;
-                }
-                const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
-                _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, m, c8));
+                paint8(d + x, m, c1, c8);
             } else {
                 int lanes[8];
                 _mm256_storeu_si256((__m256i *)lanes, m);
@@ -210,17 +211,9 @@ __attribute__((target("avx2"))) static int fill_nonzero_avx2(uint8_t *pixels, pt
         const float cover = fminf(fabsf(run), 1);
         const uint32_t m = (uint32_t)lrintf(cover * 255);
         if (m == 0) continue;
-        if (m == 255 && c1.sa == 255) {
-            for (; x + 8 <= w; x += 8) _mm256_storeu_si256((__m256i *)(d + x), solid_v);
-            for (; x < w; x++) d[x] = solid;
-        } else {
-            const __m256i mv = _mm256_set1_epi32((int)m);
-            for (; x + 8 <= w; x += 8) {
-                const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
-                _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, mv, c8));
-            }
-            for (; x < w; x++) d[x] = solid_over1(d[x], m, c1);
-        }
+        const __m256i mv = _mm256_set1_epi32((int)m);
+        for (; x + 8 <= w; x += 8) paint8(d + x, mv, c1, c8);
+        for (; x < w; x++) d[x] = solid_over1(d[x], m, c1);
     }
     free(edges); free(active); free(order); free(acc);
     return 1;
