@@ -1,3 +1,4 @@
+import CResample
 import Cairo
 import Foundation
 import MapTripCore
@@ -159,6 +160,39 @@ struct BilinearResampleTests {
                 }
             }
             #expect(differing == 0, "scale \(scale), origin (\(ox), \(oy)): \(differing) samples differ")
+        }
+    }
+
+    /// The AVX-512 kernel (taken where the CPU has it) gives the AVX2 kernel's bytes: scales up to the
+    /// limit of two source columns a sample, rectangles beside and across the source's edges, widths on
+    /// and off its 64-sample step, sources wider than its stack buffer.
+    @Test(.enabled(if: maptrip_resample_plane_level() >= 2, "the CPU has no AVX-512 VBMI"))
+    func bothPlaneKernelsGiveTheSameBytes() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        for (sw, sh) in [(258, 258), (1500, 40), (7, 5), (65, 64)] {
+            let source = UnsafeMutablePointer<UInt8>.allocate(capacity: sw * sh)
+            defer { source.deallocate() }
+            for i in 0..<(sw * sh) { source[i] = UInt8(truncatingIfNeeded: i * 31 + (i / sw) * 7 + next(3)) }
+            for _ in 0..<40 {
+                let width = 1 + next(sw == 1500 ? 1400 : 300), height = 1 + next(50)
+                let dx = Int32(16384 + next(2 * 65536 - 16384 + 1)), dy = Int32(16384 + next(2 * 65536 - 16384))
+                let x0 = Int32(next(sw * 2 * 65536)) - Int32(sw / 2 * 65536), y0 = Int32(next(sh * 65536 * 2)) - Int32(sh * 65536 / 2)
+                var outputs: [[UInt8]] = []
+                for level in [Int32(1), 2] {
+                    var out = [UInt8](repeating: 7, count: (width + 70) * height)
+                    let written = out.withUnsafeMutableBufferPointer {
+                        maptrip_resample_plane_at(level, $0.baseAddress!, width + 70, Int32(width), Int32(height),
+                                                  source, sw, Int32(sw), Int32(sh), x0, y0, dx, dy)
+                    }
+                    #expect(written == 1)
+                    outputs.append(out)
+                }
+                #expect(outputs[0] == outputs[1], "source \(sw)x\(sh), \(width)x\(height) at (\(x0), \(y0)) step (\(dx), \(dy))")
+            }
         }
     }
 }

@@ -262,29 +262,147 @@ static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, i
     }
 }
 
+// The same on AVX-512 (F, BW and VBMI: Zen 4 and later, Intel's since Ice Lake), without reading back
+// what was just written at another size: on AMD's cores a load spanning two earlier stores, or reading
+// from a masked one, waits for them to reach the cache instead of taking their bytes (the AVX2 kernel's
+// row re-reads took a third of its time there). Each row's source columns are blended down 64 at a time
+// into whole, aligned 64-byte chunks; across, each run of 32 samples picks its samples' two neighbours
+// from two neighbouring chunks with one two-register byte permute (vpermt2b), by indices clamped to the
+// source's columns (pixman's EXTEND_PAD, with no padding written): 32 samples at most 2 apart span at
+// most 64 bytes, so within 128 from their chunk's start. The same arithmetic as the AVX2 kernel, so the
+// same bytes.
+typedef struct {
+    _Alignas(64) uint8_t control[64];
+    int8_t weights[64];
+    int32_t chunk;
+} run32_t;
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,prfchw")))
+static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
+                                  const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                  int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
+                                  __m512i *chunks, run32_t *runs) {
+    // Source columns c0 ... c1 are blended (those the clamped indices reach), into nchunks chunks.
+    const int c0 = clamp_int(first, 0, src_width - 1), c1 = clamp_int(last, 0, src_width - 1);
+    const int ncols = c1 - c0 + 1, nchunks = (ncols + 63) / 64;
+    const int nruns = padded / 32;
+    for (int g = 0; g < nruns; g++) {
+        run32_t *p = &runs[g];
+        const int base = clamp_int((x0 + 32 * g * dx) >> 16, 0, src_width - 1) - c0;
+        p->chunk = base >> 6;
+        for (int k = 0; k < 32; k++) {
+            const int32_t x = x0 + (32 * g + k) * dx;
+            const int i = x >> 16, f = (x >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
+            p->control[2 * k] = (uint8_t)(clamp_int(i, 0, src_width - 1) - c0 - 64 * p->chunk);
+            p->control[2 * k + 1] = (uint8_t)(clamp_int(i + 1, 0, src_width - 1) - c0 - 64 * p->chunk);
+            p->weights[2 * k] = (int8_t)(WEIGHT_ONE - f);
+            p->weights[2 * k + 1] = (int8_t)f;
+        }
+    }
+    // The chunk after the last, read by runs whose indices stay within the one before: defined bytes.
+    chunks[nchunks] = _mm512_setzero_si512();
+    const __m512i half = _mm512_set1_epi16(1 << (15 - WEIGHT_BITS));
+    // packus interleaves the two runs' eight-sample groups by lane: qwords 0 2 4 6 are the first run's.
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __mmask64 tail = ncols % 64 ? ((__mmask64)1 << (ncols % 64)) - 1 : ~(__mmask64)0;
+    for (int r = 0; r < height; r++) {
+        const int32_t y = y0 + r * dy;
+        const int iy = y >> 16, wy = (y >> (16 - WEIGHT_BITS)) & (WEIGHT_ONE - 1);
+        const uint8_t *top = src + (ptrdiff_t)clamp_int(iy, 0, src_height - 1) * src_stride + c0;
+        const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride + c0;
+        const __m512i wv = _mm512_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
+        for (int c = 0; c < nchunks; c++) {
+            _mm_prefetch((const char *)(bottom + 12 * src_stride + 64 * c), _MM_HINT_T0);
+            const __mmask64 m = c + 1 < nchunks ? ~(__mmask64)0 : tail;
+            const __m512i t = _mm512_maskz_loadu_epi8(m, top + 64 * c);
+            const __m512i u = _mm512_maskz_loadu_epi8(m, bottom + 64 * c);
+            const __m512i lo = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(_mm512_unpacklo_epi8(t, u), wv), half);
+            const __m512i hi = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(_mm512_unpackhi_epi8(t, u), wv), half);
+            _mm512_store_si512(&chunks[c], _mm512_packus_epi16(lo, hi));
+        }
+
+        uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
+        prefetch_row_for_writing(d, dst_stride, r, height, width);
+        for (int g = 0; g < nruns; g += 2) {
+            const run32_t *p = &runs[g], *q = &runs[g + 1];
+            const __m512i v0 = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(
+                _mm512_permutex2var_epi8(chunks[p->chunk], _mm512_load_si512(p->control), chunks[p->chunk + 1]),
+                _mm512_load_si512(p->weights)), half);
+            const __m512i v1 = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(
+                _mm512_permutex2var_epi8(chunks[q->chunk], _mm512_load_si512(q->control), chunks[q->chunk + 1]),
+                _mm512_load_si512(q->weights)), half);
+            const __m512i packed = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(v0, v1));
+            const int j = 32 * g;
+            if (j + 64 <= width) {
+                _mm512_storeu_si512(d + j, packed);
+            } else {
+                _mm512_mask_storeu_epi8(d + j, ((__mmask64)1 << (width - j)) - 1, packed);
+            }
+        }
+    }
+}
+
+static int avx512_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi");
+}
+
+int maptrip_resample_plane_level(void) {
+    static int level = -1;
+    if (level < 0) level = avx512_available() ? 2 : (maptrip_resample_available() ? 1 : 0);
+    return level;
+}
+
+int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                              const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                              int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
+    if (width <= 0 || height <= 0) return 1;
+    if (level > maptrip_resample_plane_level() || level < 1) return 0;
+    // AVX2: eight samples of a lane read 16 bytes at most, 32 resampled a step. AVX-512: 32 samples
+    // read 64 bytes at most, 64 a step.
+    const int step = level == 2 ? 64 : 32;
+    if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, step)) return 0;
+    int padded, first, last;
+    columns_read(width, step, x0, dx, &padded, &first, &last);
+    // The blended row (with room for the widest read from its last run's offset), then the plan.
+    const size_t row_bytes = ((size_t)(last - first + 1) + 2 * 64) & ~(size_t)63;
+    const size_t plan_bytes = level == 2 ? sizeof(run32_t) * (size_t)(padded / 32) : sizeof(run16_t) * (size_t)(padded / 16);
+    const size_t bytes = row_bytes + plan_bytes;
+    _Alignas(64) uint8_t local[1100 + 128 + sizeof(run32_t) * 36];
+    uint8_t *memory = local;
+    if (bytes > sizeof local && posix_memalign((void **)&memory, 64, bytes) != 0) return 0;
+    if (level == 2) {
+        resample_plane_avx512(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
+                              x0, y0, dx, dy, first, last, (__m512i *)memory, (run32_t *)(memory + row_bytes));
+    } else {
+        resample_plane_avx2(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
+                            x0, y0, dx, dy, first, last, memory, (run16_t *)(memory + row_bytes));
+    }
+    if (memory != local) free(memory);
+    return 1;
+}
+
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
-    if (width <= 0 || height <= 0) return 1;
-    // Eight samples of a lane read 16 bytes at most; the vector loop resamples 32 at a time.
-    if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, 32)) return 0;
-    int padded, first, last;
-    columns_read(width, 32, x0, dx, &padded, &first, &last);
-    // The blended row (with room for a lane's 16-byte read from its last run's offset), then the plan.
-    const size_t row_bytes = ((size_t)(last - first + 1) + 32 + 31) & ~(size_t)31;
-    const size_t bytes = row_bytes + sizeof(run16_t) * (size_t)(padded / 16);
-    _Alignas(32) uint8_t local[1100 + 64 + sizeof(run16_t) * 70];
-    uint8_t *memory = bytes <= sizeof local ? local : malloc(bytes);
-    if (!memory) return 0;
-    resample_plane_avx2(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
-                        x0, y0, dx, dy, first, last, memory, (run16_t *)(memory + row_bytes));
-    if (memory != local) free(memory);
-    return 1;
+    return maptrip_resample_plane_at(maptrip_resample_plane_level(), dst, dst_stride, width, height, src, src_stride,
+                                     src_width, src_height, x0, y0, dx, dy);
 }
 
 #else
 
 int maptrip_resample_available(void) { return 0; }
+
+int maptrip_resample_plane_level(void) { return 0; }
+
+int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                              const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                              int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
+    (void)level; (void)dst; (void)dst_stride; (void)width; (void)height; (void)src; (void)src_stride;
+    (void)src_width; (void)src_height; (void)x0; (void)y0; (void)dx; (void)dy;
+    return 0;
+}
 
 int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                               const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,

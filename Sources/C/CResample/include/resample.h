@@ -27,6 +27,15 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy);
 
+/// Which kernel `maptrip_resample_plane` runs on this CPU: 2 AVX-512 (F, BW, VBMI), 1 AVX2, 0 none.
+int maptrip_resample_plane_level(void);
+
+/// `maptrip_resample_plane` on the kernel of `level` (1 or 2, at most this CPU's): the same bytes from
+/// either. Returns 0 (nothing written) for a level this CPU lacks.
+int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
+                              const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                              int32_t x0, int32_t y0, int32_t dx, int32_t dy);
+
 /// Strokes `lines` polylines (`counts[l]` points each, x y pairs one line after the other in `xy`, in
 /// the surface's pixels) with round caps and joins over premultiplied BGRA `pixels`, within the clip
 /// rectangle (x0, y0) ... (x1, y1), in `passes` passes one over the other (an outline, then the line):
