@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "MapTripRender",
                 dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample", "YUV"]),
         .target(name: "MapTripTiles",
-                dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl"]),
+                dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl", "CResample"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripCore", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",

@@ -1,3 +1,4 @@
+import CResample
 import Cairo
 import Foundation
 import MapTripCore
@@ -881,7 +882,11 @@ struct TileSampler: @unchecked Sendable {
         let s0 = (Double(cell.px0) + 0.5 - cell.x0) / dx, ds = 1 / dx
         let two = levels.a1 > 0
         let pixels = row.assumingMemoryBound(to: UInt32.self)
-        guard hasTiles, w0.start(lx, ly, rx, ry, s0, ds), !two || w1.start(lx, ly, rx, ry, s0, ds) else {
+        // Where the row `LevelWalk.rowsAhead` rows below starts and ends (the walk asks for its texels early).
+        let k = Double(LevelWalk.rowsAhead) / (cell.y1 - cell.y0)
+        let ax = ((c01.x - c00.x) + (c11.x - c10.x)) / 2 * k, ay = ((c01.y - c00.y) + (c11.y - c10.y)) / 2 * k
+        guard hasTiles, w0.start(lx, ly, rx, ry, s0, ds, ahead: (ax, ay)),
+              !two || w1.start(lx, ly, rx, ry, s0, ds, ahead: (ax, ay)) else {
             for px in cell.px0..<cell.px1 {
                 let s = (Double(px) + 0.5 - cell.x0) / dx
                 pixels[px] = color(lx + (rx - lx) * s, ly + (ry - ly) * s, levels)
@@ -1078,6 +1083,8 @@ struct LevelWalk {
     private let mask: Int
     private let scale: Double
     private var u = 0, v = 0, du = 0, dv = 0
+    /// The texels `rowsAhead` frame rows below the walk's, relative to its own.
+    private var aheadU = 0, aheadV = 0
     private var tx = Int.min, ty = Int.min
     /// The tile in hand (nil: none to read directly).
     private var tile: TileTexels?
@@ -1095,9 +1102,16 @@ struct LevelWalk {
         scale = Double(n) * Double(size)
     }
 
+    /// How far ahead, in frame rows, a run asks for the texels it will read (they come from memory: a
+    /// frame reads most of its tiles' texels once, row after row): `--projections`, 3 runs, the globe
+    /// on tiles 12.4 ms a frame without; 9.9, 7.6, 7.5 and 7.6 with 2, 8, 12 and 16 rows.
+    static let rowsAhead = 12
+
     /// Starts a row from the unit-world points at its left (l) and right (r) edges; `s0` is the first
-    /// pixel's fraction between them and `ds` a pixel's. False when the row is beyond fixed point.
-    mutating func start(_ lx: Double, _ ly: Double, _ rx: Double, _ ry: Double, _ s0: Double, _ ds: Double) -> Bool {
+    /// pixel's fraction between them and `ds` a pixel's; `ahead`, the unit-world step to the row
+    /// `rowsAhead` below. False when the row is beyond fixed point.
+    mutating func start(_ lx: Double, _ ly: Double, _ rx: Double, _ ry: Double, _ s0: Double, _ ds: Double,
+                        ahead: (x: Double, y: Double)) -> Bool {
         let ua = lx * scale - 0.5, ub = rx * scale - 0.5, va = ly * scale - 0.5, vb = ry * scale - 0.5
         let u0 = (ua + (ub - ua) * s0) * 65536, v0 = (va + (vb - va) * s0) * 65536
         let dU = (ub - ua) * ds * 65536, dV = (vb - va) * ds * 65536
@@ -1107,6 +1121,10 @@ struct LevelWalk {
         v = Int(v0)
         du = Int(dU)
         dv = Int(dV)
+        // Beyond a tile's width, ahead is no use (and never read: only asked for).
+        let au = ahead.x * scale, av = ahead.y * scale
+        aheadU = abs(au) < Double(mask + 1) ? Int(au) : 0
+        aheadV = abs(av) < Double(mask + 1) ? Int(av) : 0
         return true
     }
 
@@ -1139,6 +1157,7 @@ struct LevelWalk {
         var u = self.u, v = self.v
         let base = tile.data, stride = tile.stride
         let du = self.du, dv = self.dv, shift = self.shift, mask = self.mask, tx = self.tx, ty = self.ty
+        let ahead = aheadV &* stride &+ aheadU &* 4
         // The steps that stay inside the tile's interior, each texel with its right and lower
         // neighbours in it (positions move linearly, so that is a count, not a test per pixel).
         let n = min(count, Self.steps(u, du, lo: tx &<< shift, hi: (tx &<< shift) &+ mask &- 1),
@@ -1147,6 +1166,7 @@ struct LevelWalk {
         @inline(__always) func texel() -> UInt32 {
             let i = (u &>> 16) & mask, j = (v &>> 16) & mask
             let p = base + (j &* stride &+ i &* 4)
+            maptrip_prefetch(p + ahead)
             let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
             return ReprojectionPixel.bilinear(top: p.loadUnaligned(as: UInt64.self),
                                               bottom: p.loadUnaligned(fromByteOffset: stride, as: UInt64.self), fx, fy)

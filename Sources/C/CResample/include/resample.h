@@ -70,3 +70,6 @@ int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, p
 int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
                                          int height);
+
+/// Asks for the cache line at `p` ahead of its use (a hint: never faults).
+static inline void maptrip_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
