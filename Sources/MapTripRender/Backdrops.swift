@@ -23,11 +23,18 @@ public enum GlobeBackdrop {
         cr.setSource(space)
         cr.paint()
         let glow = max(r * reach, minimumReach * viewport.scale)
+        let a = atmosphere
+        let stops = [(0.0, a.withAlpha(a.alpha * 0.85)), (0.35, a.withAlpha(a.alpha * 0.35)), (1, a.withAlpha(0))]
+        // maptrip's own gradients where the context lets it (pixman's take a tenth of a globe frame).
+        if let target = PixelTarget(cr),
+           target.radial(cx: cx, cy: cy, inner: r * 0.98, outer: r + glow, from: r * 0.98, to: r + glow, stops: stops),
+           target.radial(cx: cx, cy: cy, inner: 0, outer: r, from: 0, to: r, stops: [(0, sea)]) {
+            return
+        }
         if let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.98, x1: cx, y1: cy, r1: r + glow) {
-            let a = atmosphere
-            g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.85)
-            g.addStop(0.35, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.35)
-            g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: 0)
+            for (offset, color) in stops {
+                g.addStop(offset, red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
+            }
             annulus(cx, cy, inner: r * 0.98, outer: r + glow, cr)
             cr.setSource(g)
             cr.fill()
@@ -42,10 +49,16 @@ public enum GlobeBackdrop {
     public static func drawRim(_ viewport: Viewport, atmosphere: Color, in cr: Context) {
         let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
         guard r * 0.9 < hypot(cx, cy) else { return }
-        guard let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.9, x1: cx, y1: cy, r1: r) else { return }
         let a = atmosphere
-        g.addStop(0, red: a.red, green: a.green, blue: a.blue, alpha: 0)
-        g.addStop(1, red: a.red, green: a.green, blue: a.blue, alpha: a.alpha * 0.45)
+        let stops = [(0.0, a.withAlpha(0)), (1, a.withAlpha(a.alpha * 0.45))]
+        if let target = PixelTarget(cr),
+           target.radial(cx: cx, cy: cy, inner: r * 0.9, outer: r, from: r * 0.9, to: r, stops: stops) {
+            return
+        }
+        guard let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.9, x1: cx, y1: cy, r1: r) else { return }
+        for (offset, color) in stops {
+            g.addStop(offset, red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
+        }
         cr.save()
         annulus(cx, cy, inner: r * 0.9, outer: r, cr)
         cr.setSource(g)

@@ -95,6 +95,26 @@ struct PixelTarget {
         }
     }
 
+    /// Paints the ring between radii `inner` and `outer` about (cx, cy) (user space; `inner` 0: the
+    /// disc) over the clip in a concentric radial gradient of `stops` (offset, colour) from radius
+    /// `from` to `to` (`maptrip_radial_over`): painted whole, or (no AVX2, a position that is not a
+    /// number) not at all, false, for Cairo to paint instead.
+    func radial(cx: Double, cy: Double, inner: Double, outer: Double, from g0: Double, to g1: Double,
+                stops: [(offset: Double, color: Color)]) -> Bool {
+        let offsets = stops.map(\.offset)
+        let colors = stops.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
+        let x = cx + Double(dx), y = cy + Double(dy), count = Int32(stops.count)
+        return offsets.withUnsafeBufferPointer { offsets in
+            colors.withUnsafeBufferPointer { colors in
+                let table = Unshared((offsets.baseAddress, colors.baseAddress))
+                return inBands { data, stride, x0, y0, x1, y1 in
+                    maptrip_radial_over(data, stride, x0, y0, x1, y1, x, y, inner, outer, g0, g1, table.value.0,
+                                        table.value.1, count) != 0
+                }
+            }
+        }
+    }
+
     /// Runs `draw` (a rasteriser over the device rectangle x0, y0 ... x1, y1 of the surface's pixels:
     /// true when drawn) over the clip: a clip of at least `bandRows` rows in two bands of rows at once,
     /// on two threads (`DrawingThreads.perform`), a shorter one whole. The rasterisers work out each

@@ -58,6 +58,19 @@ int maptrip_fill_nonzero(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xs, const double *ys, const ptrdiff_t *starts, int rings, int points,
                          double dx, double dy, const double *color);
 
+/// Paints over premultiplied BGRA `pixels`, within the clip rectangle (x0, y0) ... (x1, y1) in device
+/// pixels, the ring between radii `r_in` and `r_out` about (cx, cy) (device space; r_in <= 0: the
+/// whole disc) in a concentric radial gradient: at distance d from the centre, the colour of the
+/// stops (`offsets`, ascending in 0...1, and `colors`: straight red, green, blue, alpha, 0...1, four
+/// per stop) at t = (d - g0) / (g1 - g0), clamped to 0...1, from a table of 256 (straight colours
+/// mixed, then premultiplied, as pixman does; before the first stop and after the last, theirs, as
+/// Cairo's EXTEND_PAD); each pixel at the share of it the ring covers, from its centre's distance to
+/// each circle (half a pixel either side). Returns 1 when painted (or nothing to paint), 0 when it
+/// cannot (no AVX2, a position that is not a number): nothing painted, paint with Cairo.
+int maptrip_radial_over(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
+                        double cx, double cy, double r_in, double r_out, double g0, double g1,
+                        const double *offsets, const double *colors, int stops);
+
 /// Blends a premultiplied BGRA overlay (`width` x `height`, transparent where nothing is drawn) over
 /// an I420 picture of the same size (BT.601 limited range, libyuv's ARGBToI420 coefficients): each
 /// pixel's Y, and each 2x2 block's U and V with the block's average overlay. Blocks of the overlay
