@@ -240,6 +240,14 @@ public struct PixelPath: Sendable {
     }
 
     public var subpathCount: Int { starts.count }
+
+    /// Appends `other`'s sub-paths after this one's.
+    public mutating func append(_ other: PixelPath) {
+        let offset = xs.count
+        xs.append(contentsOf: other.xs)
+        ys.append(contentsOf: other.ys)
+        starts.append(contentsOf: other.starts.lazy.map { $0 + offset })
+    }
     public func range(_ k: Int) -> Range<Int> { starts[k]..<(k + 1 < starts.count ? starts[k + 1] : xs.count) }
 }
 

@@ -76,6 +76,16 @@ public struct SphereGeometry: Sendable {
     }
 
     public var vertexCount: Int { xs.count }
+
+    /// The part at which the parts' vertices are split about in half (for two threads).
+    public var middlePart: Int {
+        var count = 0
+        for (k, part) in parts.enumerated() {
+            count += part.end - part.start
+            if 2 * count >= vertexCount { return k + 1 }
+        }
+        return parts.count
+    }
 }
 
 /// The globe's picture of the sphere: the orthographic view of a `Viewport`, in frame pixels.
@@ -113,12 +123,12 @@ extension PathClipper {
     /// the far side is drawn along the limb at the same azimuth, so each ring winds around every
     /// visible point exactly as it does on the sphere (and a ring whose inside holds the point
     /// opposite the camera gets the limb circle added back, since that is the one point the picture
-    /// cannot show).
+    /// cannot show). `parts`: only these parts (nil: all).
     public mutating func appendGlobe(_ geometry: SphereGeometry, viewport: Viewport, clip: Box,
-                                     to path: inout PixelPath) {
+                                     parts: Range<Int>? = nil, to path: inout PixelPath) {
         let picture = GlobePicture(viewport)
         path.closed = geometry.isPolygon
-        for part in geometry.parts {
+        for part in geometry.parts[parts ?? geometry.parts.indices] {
             // A part wholly on the far side (clear of the antipode, so it cannot wind around it) or
             // wholly off the frame adds nothing.
             let (back, off) = classify(part.cap, picture, clip)
