@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
 
         // maptrip itself.
-        .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own AVX2 bilinear kernel
+        .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own pixel kernels (AVX2, AVX-512)
         .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
         .target(name: "MapTripRender",
                 dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample", "YUV"]),

@@ -30,8 +30,8 @@ struct PixelTarget {
     }
 
     /// Strokes the lines (user space) once per pass, in order (an outline, then the line), all
-    /// passes in one call: drawn whole, or (out of memory only: the CPU was checked) not at all,
-    /// false, for Cairo to stroke instead.
+    /// passes in one call (in two bands of rows at once, see `inBands`): drawn whole, or (out of
+    /// memory only: the CPU was checked) false, for Cairo to stroke instead.
     func stroke(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> Bool {
         var xy: [Double] = []
         xy.reserveCapacity(2 * lines.reduce(0) { $0 + $1.count })
@@ -73,8 +73,8 @@ struct PixelTarget {
     }
 
     /// Fills `path`'s rings (user space; closed) by the non-zero rule in `color`
-    /// (`maptrip_fill_nonzero`): filled whole, or (out of memory only: the CPU was checked) not at all,
-    /// false, for Cairo to fill instead.
+    /// (`maptrip_fill_nonzero`, in two bands of rows at once, see `inBands`): filled whole, or (out of
+    /// memory only: the CPU was checked) false, for Cairo to fill instead.
     func fill(_ path: PixelPath, color: Color) -> Bool {
         guard path.subpathCount > 0 else { return true }
         let rgba = [color.red, color.green, color.blue, color.alpha]
