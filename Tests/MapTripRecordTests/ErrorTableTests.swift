@@ -477,6 +477,8 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         | ThreadSanitizer again, after the base map's files were loaded on two threads: the shapefile, render, batch and raster-cache suites and the three above (49 tests) | all pass, no race reported |
         | valgrind memcheck: `maptrip render` (320x180, 2 places) | 0 errors |
         | valgrind memcheck: `maptrip tiles world.mbtiles --max-zoom 2` | 0 errors |
+        | AddressSanitizer and ThreadSanitizer again, 2026-11-27, after the kernels and bands of the performance log's twenty-sixth round (AVX-512 plane kernel, gradients, fills and strokes in two bands, the globe clipped on two threads): the kernel, fill, stroke, gradient, compositing, projection and recorder suites (83 tests) | all pass, no race reported |
+        | valgrind memcheck on Swift 6.3 builds (2026-11-27) | does not run: valgrind 3.19 (Debian 12's) reads neither the DWARF 5 debug information the toolchain writes ("possibly corrupted debuginfo", before the program starts) nor, with it stripped, an AVX2 encoding clang 21 emits in the filler (`vmovq xmm, xmm`, VEX 0F D6): the rows above were taken before; the sanitizer runs cover the C kernels |
         | 200 short renders in one `maptrip batch --jobs 1` process | 92.9 MB resident after 20 clips, 94.0 MB after 200 (+1.3%) |
 
         What AddressSanitizer found: `malloc_trim` (maptrip gives the memory of loading a map back to the
