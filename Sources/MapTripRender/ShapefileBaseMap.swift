@@ -562,6 +562,11 @@ public final class ShapefileBaseMap: BaseMap {
                 // a globe frame): the same path, in the same order.
                 let data = try datasource(layer.source).sphere(zoom: zoom, scale: scale)
                 let other = scratch[1], middle = data.middlePart
+                guard middle < data.parts.count else {
+                    // The last part holds half the vertices or more (a single part, say): nothing to share.
+                    s.clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &s.path)
+                    return
+                }
                 other.path.removeAll()
                 DrawingThreads.perform(iterations: 2) { k in
                     let (half, parts) = k == 0 ? (s, 0..<middle) : (other, middle..<data.parts.count)

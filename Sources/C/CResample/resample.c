@@ -349,9 +349,7 @@ static int avx512_available(void) {
 }
 
 int maptrip_resample_plane_level(void) {
-    static int level = -1;
-    if (level < 0) level = avx512_available() ? 2 : (maptrip_resample_available() ? 1 : 0);
-    return level;
+    return avx512_available() ? 2 : (maptrip_resample_available() ? 1 : 0);
 }
 
 int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
