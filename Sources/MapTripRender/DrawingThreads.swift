@@ -36,9 +36,14 @@ public enum DrawingThreads {
 
     /// Runs `body` with a crew of `helpers` threads (started now, from the calling thread: at its
     /// priority) taking the items of every `perform` the calling thread makes, stopped after.
+    ///
+    /// `shares`, asked at each `perform`: whether to hand its items to the helpers now (nil: always).
+    /// Waking a helper costs both threads some microseconds of the CPU the encoder would use; where
+    /// the encoder has frames enough waiting, the drawing is not in a hurry and does its items alone.
     public static func withCrew<T>(helpers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1),
+                                   shares: (@Sendable () -> Bool)? = nil,
                                    _ body: () throws -> T) rethrows -> T {
-        let crew = DrawingCrew(helpers: helpers)
+        let crew = DrawingCrew(helpers: helpers, shares: shares)
         let thread = Thread.current
         thread.threadDictionary[crewKey] = crew
         defer {
@@ -70,8 +75,11 @@ final class DrawingCrew: @unchecked Sendable {
     private var iterations = 0, next = 0, unfinished = 0
     private var stopped = false
     private let finished = DispatchGroup()
+    /// Whether a `perform` hands its items to the helpers (nil: always; see `DrawingThreads.withCrew`).
+    private let shares: (@Sendable () -> Bool)?
 
-    init(helpers: Int) {
+    init(helpers: Int, shares: (@Sendable () -> Bool)? = nil) {
+        self.shares = shares
         for k in 0..<helpers {
             finished.enter()
             let thread = Thread { [self] in
@@ -109,6 +117,10 @@ final class DrawingCrew: @unchecked Sendable {
 
     func perform(iterations count: Int, _ body: (Int) -> Void) {
         guard count > 0 else { return }
+        if count == 1 || shares?() == false {
+            for i in 0..<count { body(i) }
+            return
+        }
         condition.lock()
         guard self.body == nil else {
             condition.unlock()

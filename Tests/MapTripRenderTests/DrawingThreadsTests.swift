@@ -99,4 +99,33 @@ import Testing
         #expect(inner == 30)
         #expect(lowered.allSatisfy { $0 >= 3 }, "\(lowered)")
     }
+
+    /// A crew told not to share (the encoder has frames enough waiting) runs every item on the calling
+    /// thread; told again to share, its helpers take items.
+    @Test func aCrewNotInAHurryRunsItemsOnTheCaller() {
+        let (alone, shared) = Self.onOwnThread { () -> (Set<ObjectIdentifier>, Set<ObjectIdentifier>) in
+            let lock = NSLock()
+            let hurry = Box<Bool>()
+            hurry.value = false
+            let threads = Box<Set<ObjectIdentifier>>()
+            func run() -> Set<ObjectIdentifier> {
+                threads.value = []
+                DrawingThreads.perform(iterations: 8) { _ in
+                    lock.withLock { _ = threads.value!.insert(ObjectIdentifier(Thread.current)) }
+                    guard lock.withLock({ hurry.value! }) else { return }
+                    // Each item waits (2 s at most) for a second thread to take one.
+                    let deadline = Date().addingTimeInterval(2)
+                    while lock.withLock({ threads.value!.count }) < 2 && Date() < deadline { usleep(200) }
+                }
+                return threads.value!
+            }
+            return DrawingThreads.withCrew(helpers: 1, shares: { lock.withLock { hurry.value! } }) {
+                let alone = run()
+                lock.withLock { hurry.value = true }
+                return (alone, run())
+            }
+        }
+        #expect(alone.count == 1, "every item on the caller")
+        #expect(shared.count == 2, "a helper took items once told to share")
+    }
 }
