@@ -99,15 +99,24 @@ public final class FrameRenderer {
                 if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
                 continue
             }
+            // An overlay of pictures: each painted on the bands it meets, its rectangle blended.
+            if let marks = try overlay.marks(frame) {
+                let placed = marks.compactMap { mark in
+                    Self.evenRect(mark.rect, width: width, height: height).map { (mark, $0) }
+                }
+                if let top = placed.map(\.1.y).min(), let bottom = placed.map({ $0.1.y + $0.1.height }).max() {
+                    inks.append(.marks(placed, top..<bottom))
+                }
+                continue
+            }
             let recording = try RecordingSurface()
             let rc = try Context(recording: recording)
             try overlay.draw(frame, in: rc)
             try rc.checkStatus("record overlay")
-            guard let ink = recording.inkExtents else { continue }
-            // Within the frame, bounds rounded out to even (the chroma's 2x2 blocks).
-            let x0 = max(0, ink.x) & ~1, y0 = max(0, ink.y) & ~1
-            let x1 = min(width, (ink.x + ink.width + 1) & ~1), y1 = min(height, (ink.y + ink.height + 1) & ~1)
-            if x1 > x0, y1 > y0 { inks.append(.recorded(recording, OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))) }
+            guard let ink = recording.inkExtents,
+                  let rect = Self.evenRect(OverlayRect(x: ink.x, y: ink.y, width: ink.width, height: ink.height),
+                                           width: width, height: height) else { continue }
+            inks.append(.recorded(recording, rect))
         }
         guard let top = inks.map(\.rows.lowerBound).min(), let bottom = inks.map(\.rows.upperBound).max() else { return true }
         for rows in stride(from: top, to: bottom, by: band.height).map({ $0..<min($0 + band.height, bottom) }) {
@@ -127,6 +136,16 @@ public final class FrameRenderer {
                         cr.clip()
                         cr.setSource(recording, x: 0, y: -Double(rows.lowerBound))
                         cr.paint()
+                    case .marks(let marks, _):
+                        for (mark, rect) in marks where rect.y < rows.upperBound && rect.y + rect.height > rows.lowerBound {
+                            let y0 = max(rect.y, rows.lowerBound), y1 = min(rect.y + rect.height, rows.upperBound)
+                            cr.save()
+                            cr.rectangle(Double(rect.x), Double(y0 - rows.lowerBound), Double(rect.width), Double(y1 - y0))
+                            cr.clip()
+                            cr.setSource(mark.picture, x: Double(mark.x), y: Double(mark.y - rows.lowerBound))
+                            if mark.alpha >= 1 { cr.paint() } else { cr.paint(alpha: mark.alpha) }
+                            cr.restore()
+                        }
                     case .cells(let overlay, _, _):
                         // One clip box around the cells (Cairo cuts a stroke's polygon against each box of
                         // a clip of several); the line inks nothing outside its cells, so blending those
@@ -176,6 +195,14 @@ public final class FrameRenderer {
     }
 
     private var planarBandSurface: ImageSurface?
+
+    /// `rect` within the frame, its bounds rounded out to even (the chroma's 2x2 blocks); nil if none of
+    /// it is.
+    private static func evenRect(_ rect: OverlayRect, width: Int, height: Int) -> OverlayRect? {
+        let x0 = max(0, rect.x) & ~1, y0 = max(0, rect.y) & ~1
+        let x1 = min(width, (rect.x + rect.width + 1) & ~1), y1 = min(height, (rect.y + rect.height + 1) & ~1)
+        return x1 > x0 && y1 > y0 ? OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
 }
 
 /// A rectangle of a frame's pixels an overlay draws in.
@@ -186,12 +213,14 @@ typealias OverlayRect = InkCells.Rect
 private enum OverlayInk {
     case recorded(RecordingSurface, OverlayRect)
     case cells(Overlay, InkCells, Range<Int>)
+    /// Pictures, each with its rectangle (within the frame, even), and the rows they cover.
+    case marks([(Mark, OverlayRect)], Range<Int>)
 
     /// The frame's rows it inks.
     var rows: Range<Int> {
         switch self {
         case .recorded(_, let r): r.y..<(r.y + r.height)
-        case .cells(_, _, let rows): rows
+        case .cells(_, _, let rows), .marks(_, let rows): rows
         }
     }
 
@@ -201,6 +230,11 @@ private enum OverlayInk {
         case .recorded(_, let r):
             let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
             return y1 > y0 ? [OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0)] : []
+        case .marks(let marks, _):
+            return marks.compactMap { _, r in
+                let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
+                return y1 > y0 ? OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0) : nil
+            }
         case .cells(_, let cells, _):
             return cells.runs(in: band).map { OverlayRect(x: $0.x, y: $0.y - band.lowerBound, width: $0.width, height: $0.height) }
         }

@@ -27,10 +27,16 @@ public protocol Overlay: AnyObject {
     /// of rows, clipped to its cells there, and blends only those cells: a diagonal line's bounding
     /// box is most of the frame, its cells a few percent of it.
     func inkCells(_ frame: FrameContext) throws -> InkCells?
+    /// For an overlay of pictures drawn once (labels, pins, the credit): what it paints on `frame`, in
+    /// order, as `draw` paints it; nil where it draws otherwise on this frame. A frame drawn into I420
+    /// paints each such picture on the bands of rows it meets, and blends only their rectangles,
+    /// without recording the overlay first.
+    func marks(_ frame: FrameContext) throws -> [Mark]?
 }
 
 extension Overlay {
     public func inkCells(_ frame: FrameContext) throws -> InkCells? { nil }
+    public func marks(_ frame: FrameContext) throws -> [Mark]? { nil }
 }
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
@@ -91,8 +97,14 @@ final class TextCache {
 
     private var layouts: [LayoutKey: Layout] = [:]
     private var fonts: [FontKey: FontDescription] = [:]
+    /// A context of an image surface, untransformed, as the frames' are: for laying out text to be
+    /// drawn as a picture (a layout is made for a context's font options and transformation).
+    private lazy var scratch: Result<Context, Error> = Result {
+        try Context(surface: try ImageSurface(width: 1, height: 1))
+    }
 
-    func layout(_ text: String, _ style: TextStyle, scale: Double, width: Double? = nil, in cr: Context) throws -> Layout {
+    /// `cr`: the context the layout will be drawn on (nil: the frames' kind, see `scratch`).
+    func layout(_ text: String, _ style: TextStyle, scale: Double, width: Double? = nil, in cr: Context? = nil) throws -> Layout {
         let fontKey = FontKey(family: style.family, weight: style.weight, size: style.size * scale)
         let key = LayoutKey(font: fontKey, width: width, text: text)
         if let l = layouts[key] { return l }
@@ -101,7 +113,7 @@ final class TextCache {
             font = try style.font(scale: scale)
             fonts[fontKey] = font
         }
-        let l = try Layout(context: cr)
+        let l = try Layout(context: cr ?? scratch.get())
         l.setFont(font)
         if let width {
             l.setWidth(width)
@@ -121,16 +133,17 @@ final class TextCache {
         var name: Name, size: Double, halo: Double
     }
 
-    /// `draw`, through a picture of the label drawn once: for labels that move from frame to frame.
-    func drawMoving(_ l: Layout, _ style: TextStyle, key: some Hashable, x: Double, y: Double, scale: Double,
-                    alpha: Double = 1, in cr: Context) throws {
+    /// A picture of the label drawn once, placed as `draw` would draw it: for labels that move from
+    /// frame to frame.
+    func movingMark(_ l: Layout, _ style: TextStyle, key: some Hashable, x: Double, y: Double, scale: Double,
+                    alpha: Double = 1) throws -> Mark {
         let (w, h) = l.size
         let ink = l.inkRect
         let halo = style.haloWidth * scale / 2 + 1
         let extent = Box(minX: min(0, ink.x) - halo, minY: min(0, ink.y) - halo,
                          maxX: max(w, ink.x + ink.width) + halo, maxY: max(h, ink.y + ink.height) + halo)
-        try sprites.paint(SpriteKey(name: key, size: style.size * scale, halo: style.haloWidth * scale), x: x, y: y, extent: extent,
-                          alpha: alpha, in: cr) { sc in
+        return try sprites.mark(SpriteKey(name: key, size: style.size * scale, halo: style.haloWidth * scale), x: x, y: y,
+                                extent: extent, alpha: alpha) { sc in
             draw(l, style, x: 0, y: 0, scale: scale, in: sc)
         }
     }
@@ -164,9 +177,42 @@ public final class PlacesOverlay: Overlay {
 
     public init() {}
 
+    /// What the overlay paints on a frame, in order: pictures drawn once, or a pin drawn as it is
+    /// (popping in, it changes size every frame).
+    private enum Item {
+        case mark(Mark)
+        case pin(x: Double, y: Double, size: Double, color: Color, alpha: Double)
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
+        for item in try items(frame) {
+            switch item {
+            case .mark(let mark):
+                mark.paint(in: cr)
+            case .pin(let x, let y, let size, let color, let alpha) where alpha < 1:
+                // The whole pin (shadow, body, dot) fades as one.
+                cr.pushGroup()
+                drawPin(x: x, y: y, size: size, color: color, in: cr)
+                cr.popGroupToSource()
+                cr.paint(alpha: alpha)
+            case .pin(let x, let y, let size, let color, _):
+                drawPin(x: x, y: y, size: size, color: color, in: cr)
+            }
+        }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
+        var marks: [Mark] = []
+        for item in try items(frame) {
+            guard case .mark(let mark) = item else { return nil }
+            marks.append(mark)
+        }
+        return marks
+    }
+
+    private func items(_ frame: FrameContext) throws -> [Item] {
         let pins = frame.values.pins
-        guard !pins.isEmpty else { return }
+        guard !pins.isEmpty else { return [] }
         let layout = frame.layout, style = frame.scene.style
         let margin = layout.size(60)
         struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
@@ -181,6 +227,7 @@ public final class PlacesOverlay: Overlay {
             let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
             shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin, facing: facing))
         }
+        var items: [Item] = []
         // Older pins first, the current one last (on top).
         for p in shown.filter({ !$0.pin.current }) + shown.filter(\.pin.current) {
             let color = p.pin.current ? style.currentPin : style.pin
@@ -188,17 +235,12 @@ public final class PlacesOverlay: Overlay {
                 // Settled (not popping in): the same picture every frame, faded as one on the globe.
                 let r = 11 * p.size, rim = p.size + 1
                 let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
-                try pinPictures.paint(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent, alpha: p.facing, in: cr) { sc in
+                items.append(.mark(try pinPictures.mark(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent,
+                                                        alpha: p.facing) { sc in
                     drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
-                }
-            } else if p.facing < 1 {
-                // The whole pin (shadow, body, dot) fades as one.
-                cr.pushGroup()
-                drawPin(x: p.x, y: p.y, size: p.size, color: color, in: cr)
-                cr.popGroupToSource()
-                cr.paint(alpha: p.facing)
+                }))
             } else {
-                drawPin(x: p.x, y: p.y, size: p.size, color: color, in: cr)
+                items.append(.pin(x: p.x, y: p.y, size: p.size, color: color, alpha: p.facing))
             }
         }
 
@@ -210,7 +252,7 @@ public final class PlacesOverlay: Overlay {
             let label = p.pin.current ? style.currentLabel : style.label
             let ts = TextStyle(family: style.font, weight: p.pin.current ? "Bold" : "Semi-Bold", size: label.size,
                                color: label.color, halo: label.halo, haloWidth: 4)
-            let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit, in: cr)
+            let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit)
             let (w, h) = l.size
             let k = p.pin.current ? 1.3 : 1.0
             requests.append(LabelPlacer.Request(anchorX: p.x, anchorY: p.y, width: w, height: h,
@@ -239,10 +281,12 @@ public final class PlacesOverlay: Overlay {
             guard let box else { continue }
             let (l, ts) = layouts[k]
             let place = ordered[k]
-            try text.drawMoving(l, ts, key: LabelKey(current: place.pin.current, name: frame.scene.places[place.place].name),
-                                x: box.minX,
-                                y: box.minY, scale: layout.unit, alpha: place.pin.appear * place.facing, in: cr)
+            items.append(.mark(try text.movingMark(l, ts, key: LabelKey(current: place.pin.current,
+                                                                       name: frame.scene.places[place.place].name),
+                                                   x: box.minX, y: box.minY, scale: layout.unit,
+                                                   alpha: place.pin.appear * place.facing)))
         }
+        return items
     }
 
     /// A settled pin's picture: its size and colour.
@@ -372,28 +416,39 @@ struct TextCard {
     }
 }
 
-/// The base map's credit (or its missing-credit warning) in the bottom-right corner.
+/// The base map's credit (or its missing-credit warning) in the bottom-right corner: the same
+/// picture every frame, drawn once.
 public final class AttributionOverlay: Overlay {
     public var style = TextStyle(weight: "Regular", size: 13, color: Color(hex: "#333333")!, haloWidth: 0)
     public var warningStyle = TextStyle(weight: "Bold", size: 14, color: Color(hex: "#b3261e")!, haloWidth: 0)
     private let text = TextCache()
+    private let pictures = Sprites(limitBytes: 1 << 20)
 
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
+        try marks(frame)?.forEach { $0.paint(in: cr) }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
         let warning = frame.baseMap.attributionWarning
-        guard let line = warning ?? frame.baseMap.attribution, !line.isEmpty else { return }
+        guard let line = warning ?? frame.baseMap.attribution, !line.isEmpty else { return [] }
         let s = frame.layout.unit
         let st = warning == nil ? style : warningStyle
-        let l = try text.layout(line, st, scale: s, in: cr)
+        let l = try text.layout(line, st, scale: s)
         let (w, h) = l.size
         let pad = 6 * s
-        let x = frame.layout.width - w - 2 * pad, y = frame.layout.height - h - 2 * pad
-        cr.save()
-        cr.rectangle(x - pad, y - pad / 2, w + 2 * pad, h + pad)
-        cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.7))
-        cr.fill()
-        text.draw(l, st, x: x, y: y, scale: s, in: cr)
-        cr.restore()
+        // The box's top-left is the picture's anchor.
+        let x = frame.layout.width - w - 3 * pad, y = frame.layout.height - h - 2.5 * pad
+        let box = Box(minX: 0, minY: 0, maxX: w + 2 * pad, maxY: h + pad)
+        let key = Key(line: line, warning: warning != nil, unit: s)
+        return [try pictures.mark(key, x: x, y: y, extent: box) { cr in
+            cr.rectangle(0, 0, box.maxX, box.maxY)
+            cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.7))
+            cr.fill()
+            text.draw(l, st, x: pad, y: pad / 2, scale: s, in: cr)
+        }]
     }
+
+    private struct Key: Hashable { var line: String, warning: Bool, unit: Double }
 }

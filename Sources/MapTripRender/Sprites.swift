@@ -25,42 +25,61 @@ public final class Sprites {
 
     public init(limitBytes: Int = 2 << 20) { self.limitBytes = limitBytes }
 
-    /// Paints the mark `name` (the same name: the same picture; any hashable value, so that a frame
-    /// names its marks without formatting strings) with its anchor at (x, y), at
-    /// `alpha`. `extent`: a box around the anchor holding everything `draw` draws; `draw` draws the
-    /// mark with its anchor at the origin.
-    public func paint(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
-               draw: (Context) throws -> Void) throws {
+    /// The mark `name` (the same name: the same picture; any hashable value, so that a frame names its
+    /// marks without formatting strings) placed with its anchor at (x, y), at `alpha`. `extent`: a box
+    /// around the anchor holding everything `draw` draws; `draw` draws the mark with its anchor at the
+    /// origin. The picture has a transparent margin of a pixel or more on every side.
+    public func mark(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double = 1,
+                     draw: (Context) throws -> Void) throws -> Mark {
         let hx = (x * 2).rounded(), hy = (y * 2).rounded()
         let ix = Int((hx / 2).rounded(.down)), iy = Int((hy / 2).rounded(.down))
         let fx = hx / 2 - Double(ix), fy = hy / 2 - Double(iy)
         let key = Key(name: AnyHashable(name), phase: (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0))
         tick &+= 1
-        let picture: (surface: ImageSurface, x0: Int, y0: Int)
         if let p = pictures[key] {
             pictures[key]!.tick = tick
-            picture = (p.surface, p.x0, p.y0)
-        } else {
-            let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
-            let x1 = Int(extent.maxX.rounded(.up)) + 2, y1 = Int(extent.maxY.rounded(.up)) + 2
-            let surface = try ImageSurface(width: max(1, x1 - x0), height: max(1, y1 - y0))
-            try surface.withContext { sc in
-                sc.translate(Double(-x0) + fx, Double(-y0) + fy)
-                try draw(sc)
-            }
-            surface.flush()
-            drawn += 1
-            let size = surface.byteCount
-            while bytes + size > limitBytes, let oldest = pictures.min(by: { $0.value.tick < $1.value.tick }) {
-                bytes -= oldest.value.surface.byteCount
-                pictures[oldest.key] = nil
-            }
-            pictures[key] = (surface, x0, y0, tick)
-            bytes += size
-            picture = (surface, x0, y0)
+            return Mark(picture: p.surface, x: ix + p.x0, y: iy + p.y0, alpha: alpha)
         }
+        let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
+        let x1 = Int(extent.maxX.rounded(.up)) + 2, y1 = Int(extent.maxY.rounded(.up)) + 2
+        let surface = try ImageSurface(width: max(1, x1 - x0), height: max(1, y1 - y0))
+        try surface.withContext { sc in
+            sc.translate(Double(-x0) + fx, Double(-y0) + fy)
+            try draw(sc)
+        }
+        surface.flush()
+        drawn += 1
+        let size = surface.byteCount
+        while bytes + size > limitBytes, let oldest = pictures.min(by: { $0.value.tick < $1.value.tick }) {
+            bytes -= oldest.value.surface.byteCount
+            pictures[oldest.key] = nil
+        }
+        pictures[key] = (surface, x0, y0, tick)
+        bytes += size
+        return Mark(picture: surface, x: ix + x0, y: iy + y0, alpha: alpha)
+    }
+
+    /// Paints the mark `name` (see `mark`).
+    public func paint(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
+                      draw: (Context) throws -> Void) throws {
+        try mark(name, x: x, y: y, extent: extent, alpha: alpha, draw: draw).paint(in: cr)
+    }
+}
+
+/// A picture placed on the frame at whole pixels (its top-left at (x, y)), painted at `alpha`: an
+/// overlay's label, pin or credit as `Sprites` keeps it.
+public struct Mark {
+    public var picture: ImageSurface
+    public var x: Int, y: Int
+    public var alpha: Double
+
+    /// The frame's pixels it covers (before clipping to the frame).
+    public var rect: InkCells.Rect { InkCells.Rect(x: x, y: y, width: picture.width, height: picture.height) }
+
+    /// Paints it on `cr`, whose origin is the frame's.
+    public func paint(in cr: Context) {
         cr.save()
-        cr.setSource(picture.surface, x: Double(ix + picture.x0), y: Double(iy + picture.y0))
+        cr.setSource(picture, x: Double(x), y: Double(y))
         if alpha >= 1 { cr.paint() } else { cr.paint(alpha: alpha) }
         cr.restore()
     }
