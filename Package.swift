@@ -73,7 +73,7 @@ let package = Package(
         ]),
         .executableTarget(name: "maptrip-bench",
                          dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore",
-                                        "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV", "Cairo"]),
+                                        "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV", "Cairo", "Heap"]),
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
         .testTarget(name: "WrapperTests",

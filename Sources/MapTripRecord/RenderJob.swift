@@ -1,4 +1,5 @@
 import Foundation
+import Heap
 import MapTripCore
 import MapTripOutput
 import MapTripRender
@@ -196,6 +197,8 @@ public struct RenderJob {
         let text = DispatchGroup()
         DispatchQueue.global().async(group: text) { TextSetup.warmUp() }
         defer { text.wait() }
+        // Before the encoder allocates its pictures (see `Heap.avoidHugePages`).
+        Heap.avoidHugePages()
         let prepared = try prepare()
         let scene = prepared.scene
         let plan = prepared.plan

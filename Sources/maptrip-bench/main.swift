@@ -16,6 +16,7 @@ import Cairo
 import FFmpeg
 import MapTripTiles
 import Foundation
+import Heap
 import MapTripBatch
 import MapTripCore
 import MapTripGazetteer
@@ -237,6 +238,8 @@ func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ heigh
                 _ preset: String, threads: Int? = nil, clock: FrameClock? = nil) throws {
     let out = NSTemporaryDirectory() + "maptrip-bench-encoder-\(getpid()).mp4"
     defer { try? FileManager.default.removeItem(atPath: out) }
+    // The floor as a render runs it: without transparent huge pages (see `RenderJob.run`).
+    Heap.avoidHugePages()
     let (settings, _) = try CodecProfile.profile(for: .h264).settings(
         options: EncodingOptions(preset: preset, threads: threads), width: width, height: height, fps: fps, transparent: false)
     let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out,

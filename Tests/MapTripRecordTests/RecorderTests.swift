@@ -61,6 +61,11 @@ struct RecorderTests {
             #expect(info.colorTags.rangeName == "tv")
             #expect(info.colorTags == .bt601Limited)
             #expect(try reader.countFrames() == 84)
+            // The render turned transparent huge pages off for the process (see `Heap.avoidHugePages`).
+            let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("THP_enabled:") }) {
+                #expect(line.split(separator: "\t").last == "0", "\(line)")
+            }
         }
     }
 
