@@ -519,7 +519,9 @@ final class RasterCache {
         let width = Double(levelWidth(use.level))
         let job = PlanarCompositeJob(s: viewport.worldSize / width, cx: viewport.center.x * width,
                                      cy: viewport.center.y * width, levelWidth: width, n: tileCount(level: use.level),
-                                     tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) },
+                                     // A column at a time: its tiles share the kernel's plan of their columns.
+                                     tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) }
+                                        .sorted { ($0.1, $0.2) < ($1.1, $1.2) },
                                      width: W, height: H, tileSize: tileSize, border: border,
                                      outside: try samples(of: outside))
         let bands = picture.bands

@@ -195,4 +195,63 @@ struct BilinearResampleTests {
             }
         }
     }
+
+    /// A thread keeps the kernel's plan of the last call's columns for the next call with the same ones
+    /// (a frame's tiles in one column share it): a call with the same columns gives the bytes of one
+    /// that made its plan afresh, and a call differing in any of them (its first column, step, width,
+    /// the source's width) makes its own.
+    @Test func aKeptPlanServesOnlyTheSameColumns() throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let sw = 300, sh = 120
+        let source = UnsafeMutablePointer<UInt8>.allocate(capacity: sw * sh)
+        defer { source.deallocate() }
+        for i in 0..<(sw * sh) { source[i] = UInt8(truncatingIfNeeded: i * 13 + (i / sw) * 5 + next(7)) }
+        struct Call { var width: Int, height: Int, sourceWidth: Int, x0: Int32, y0: Int32, dx: Int32, dy: Int32 }
+        func run(_ level: Int32, _ c: Call) -> [UInt8] {
+            var out = [UInt8](repeating: 7, count: (c.width + 70) * c.height)
+            let written = out.withUnsafeMutableBufferPointer {
+                maptrip_resample_plane_at(level, $0.baseAddress!, c.width + 70, Int32(c.width), Int32(c.height),
+                                          source, sw, Int32(c.sourceWidth), Int32(sh), c.x0, c.y0, c.dx, c.dy)
+            }
+            #expect(written == 1)
+            return out
+        }
+        // A call with other columns: whatever plan it leaves, the next call with these does not match it.
+        let other = Call(width: 50, height: 3, sourceWidth: sw, x0: 123_456, y0: 0, dx: 80_000, dy: 65536)
+        for level in (1...maptrip_resample_plane_level()).map({ Int32($0) }) {
+            for _ in 0..<30 {
+                let call = Call(width: 1 + next(250), height: 1 + next(40), sourceWidth: 200 + next(100),
+                                x0: Int32(next(100 * 65536)) - 20 * 65536, y0: Int32(next(60 * 65536)),
+                                dx: Int32(40_000 + next(60_000)), dy: Int32(30_000 + next(60_000)))
+                _ = run(level, other)
+                let fresh = run(level, call)
+                // The same columns, other rows: from the kept plan.
+                var rows = call
+                rows.y0 = Int32(next(60 * 65536))
+                rows.height = 1 + next(40)
+                let kept = run(level, rows)
+                _ = run(level, other)
+                #expect(kept == run(level, rows), "level \(level): other rows")
+                #expect(run(level, call) == fresh)
+                // Each column parameter changed alone, right after a call with the plan kept.
+                for k in 0..<4 {
+                    var changed = call
+                    switch k {
+                    case 0: changed.x0 += 1 + Int32(next(3 * 65536))
+                    case 1: changed.dx += 1 + Int32(next(500))
+                    case 2: changed.width = call.width + 1 + next(60)
+                    default: changed.sourceWidth = call.sourceWidth - 1 - next(50)
+                    }
+                    _ = run(level, call)
+                    let afterKept = run(level, changed)
+                    _ = run(level, other)
+                    #expect(afterKept == run(level, changed), "level \(level): column parameter \(k) changed")
+                }
+            }
+        }
+    }
 }

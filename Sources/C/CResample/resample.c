@@ -202,11 +202,8 @@ typedef struct {
     int8_t weights[32];
 } run16_t;
 
-__attribute__((target("avx2,prfchw")))
-static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
-                                const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
-                                int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
-                                uint8_t *row, run16_t *runs) {
+// The AVX2 kernel's plan of a call's columns: each run of 16 samples' offsets, indices and weights.
+static void plan_avx2(run16_t *runs, int padded, int32_t x0, int32_t dx, int first) {
     const int nruns = padded / 16;
     for (int g = 0; g < nruns; g++) {
         run16_t *p = &runs[g];
@@ -224,6 +221,13 @@ static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, i
             }
         }
     }
+}
+
+__attribute__((target("avx2,prfchw")))
+static void resample_plane_avx2(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
+                                const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                int32_t y0, int32_t dy, int first, int last, uint8_t *row, const run16_t *runs) {
+    const int nruns = padded / 16;
     const __m256i half = _mm256_set1_epi16(1 << (15 - WEIGHT_BITS));
     for (int r = 0; r < height; r++) {
         const int32_t y = y0 + r * dy;
@@ -277,14 +281,9 @@ typedef struct {
     int32_t chunk;
 } run32_t;
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi,prfchw")))
-static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
-                                  const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
-                                  int32_t x0, int32_t y0, int32_t dx, int32_t dy, int first, int last,
-                                  __m512i *chunks, run32_t *runs) {
-    // Source columns c0 ... c1 are blended (those the clamped indices reach), into nchunks chunks.
-    const int c0 = clamp_int(first, 0, src_width - 1), c1 = clamp_int(last, 0, src_width - 1);
-    const int ncols = c1 - c0 + 1, nchunks = (ncols + 63) / 64;
+// The AVX-512 kernel's plan of a call's columns: each run of 32 samples' chunk, indices and weights.
+static void plan_avx512(run32_t *runs, int padded, int32_t x0, int32_t dx, int src_width, int first) {
+    const int c0 = clamp_int(first, 0, src_width - 1);
     const int nruns = padded / 32;
     for (int g = 0; g < nruns; g++) {
         run32_t *p = &runs[g];
@@ -299,6 +298,16 @@ static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width,
             p->weights[2 * k + 1] = (int8_t)f;
         }
     }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,prfchw")))
+static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width, int padded, int height,
+                                  const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                  int32_t y0, int32_t dy, int first, int last, __m512i *chunks, const run32_t *runs) {
+    // Source columns c0 ... c1 are blended (those the clamped indices reach), into nchunks chunks.
+    const int c0 = clamp_int(first, 0, src_width - 1), c1 = clamp_int(last, 0, src_width - 1);
+    const int ncols = c1 - c0 + 1, nchunks = (ncols + 63) / 64;
+    const int nruns = padded / 32;
     // The chunk after the last, read by runs whose indices stay within the one before: defined bytes.
     chunks[nchunks] = _mm512_setzero_si512();
     const __m512i half = _mm512_set1_epi16(1 << (15 - WEIGHT_BITS));
@@ -342,6 +351,16 @@ static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width,
     }
 }
 
+// The plan of the last call on this thread, kept for the next with the same columns (a plan depends
+// only on them): the tiles of one column of a frame share it, their calls differing only in rows.
+typedef struct {
+    int level, padded, src_width, first;
+    int32_t x0, dx;
+} plan_key_t;
+static _Thread_local plan_key_t kept_plan_key;
+static _Thread_local int kept_plan_valid;
+static _Thread_local _Alignas(64) uint8_t kept_plan[sizeof(run32_t) * 40];
+
 static int avx512_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -363,19 +382,30 @@ int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int
     if (!fits(width, height, src_width, src_height, x0, y0, dx, dy, step)) return 0;
     int padded, first, last;
     columns_read(width, step, x0, dx, &padded, &first, &last);
-    // The blended row (with room for the widest read from its last run's offset), then the plan.
+    // The blended row (with room for the widest read from its last run's offset), then the plan, if
+    // it is not the one this thread keeps.
     const size_t row_bytes = ((size_t)(last - first + 1) + 2 * 64) & ~(size_t)63;
     const size_t plan_bytes = level == 2 ? sizeof(run32_t) * (size_t)(padded / 32) : sizeof(run16_t) * (size_t)(padded / 16);
-    const size_t bytes = row_bytes + plan_bytes;
+    const int keeps = plan_bytes <= sizeof kept_plan;
+    const size_t bytes = row_bytes + (keeps ? 0 : plan_bytes);
     _Alignas(64) uint8_t local[1100 + 128 + sizeof(run32_t) * 36];
     uint8_t *memory = local;
     if (bytes > sizeof local && posix_memalign((void **)&memory, 64, bytes) != 0) return 0;
+    plan_key_t key;
+    memset(&key, 0, sizeof key);
+    key.level = level, key.padded = padded, key.src_width = src_width, key.first = first, key.x0 = x0, key.dx = dx;
+    void *plan = keeps ? (void *)kept_plan : (void *)(memory + row_bytes);
+    if (!keeps || !kept_plan_valid || memcmp(&key, &kept_plan_key, sizeof key) != 0) {
+        if (level == 2) plan_avx512((run32_t *)plan, padded, x0, dx, src_width, first);
+        else plan_avx2((run16_t *)plan, padded, x0, dx, first);
+        if (keeps) kept_plan_key = key, kept_plan_valid = 1;
+    }
     if (level == 2) {
         resample_plane_avx512(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
-                              x0, y0, dx, dy, first, last, (__m512i *)memory, (run32_t *)(memory + row_bytes));
+                              y0, dy, first, last, (__m512i *)memory, (const run32_t *)plan);
     } else {
         resample_plane_avx2(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
-                            x0, y0, dx, dy, first, last, memory, (run16_t *)(memory + row_bytes));
+                            y0, dy, first, last, memory, (const run16_t *)plan);
     }
     if (memory != local) free(memory);
     return 1;
