@@ -322,9 +322,10 @@ static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width,
         const __m512i wv = _mm512_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
         for (int c = 0; c < nchunks; c++) {
             _mm_prefetch((const char *)(bottom + 12 * src_stride + 64 * c), _MM_HINT_T0);
-            const __mmask64 m = c + 1 < nchunks ? ~(__mmask64)0 : tail;
-            const __m512i t = _mm512_maskz_loadu_epi8(m, top + 64 * c);
-            const __m512i u = _mm512_maskz_loadu_epi8(m, bottom + 64 * c);
+            // Plain loads but for the last chunk (a masked load is slower on some cores even unmasked).
+            const int whole = c + 1 < nchunks;
+            const __m512i t = whole ? _mm512_loadu_si512(top + 64 * c) : _mm512_maskz_loadu_epi8(tail, top + 64 * c);
+            const __m512i u = whole ? _mm512_loadu_si512(bottom + 64 * c) : _mm512_maskz_loadu_epi8(tail, bottom + 64 * c);
             const __m512i lo = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(_mm512_unpacklo_epi8(t, u), wv), half);
             const __m512i hi = _mm512_mulhrs_epi16(_mm512_maddubs_epi16(_mm512_unpackhi_epi8(t, u), wv), half);
             _mm512_store_si512(&chunks[c], _mm512_packus_epi16(lo, hi));
