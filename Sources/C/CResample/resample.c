@@ -321,7 +321,9 @@ static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width,
         const uint8_t *bottom = src + (ptrdiff_t)clamp_int(iy + 1, 0, src_height - 1) * src_stride + c0;
         const __m512i wv = _mm512_set1_epi16((short)(((wy & 0xff) << 8) | (WEIGHT_ONE - wy)));
         for (int c = 0; c < nchunks; c++) {
-            _mm_prefetch((const char *)(bottom + 12 * src_stride + 64 * c), _MM_HINT_T0);
+            // 24 rows ahead (12: the AVX2 kernel's; here the kernel's samples in 3 renders, alternated:
+            // 4 rows 1703-1779, 12 1577-1583, 24 1505-1649, 36 1637-1742, 64 1781-1843).
+            _mm_prefetch((const char *)(bottom + 24 * src_stride + 64 * c), _MM_HINT_T0);
             // Plain loads but for the last chunk (a masked load is slower on some cores even unmasked).
             const int whole = c + 1 < nchunks;
             const __m512i t = whole ? _mm512_loadu_si512(top + 64 * c) : _mm512_maskz_loadu_epi8(tail, top + 64 * c);
