@@ -32,7 +32,19 @@ public enum DrawingThreads {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
     }
 
-    fileprivate static let crewKey = "maptrip.drawing-crew"
+    /// The calling thread's crew: a thread-specific value (a thread's dictionary costs a bridged
+    /// string key's hash at every `perform`, several a frame).
+    private static let crewKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The crew of the calling thread (set by `withCrew` for its duration, and on each helper).
+    fileprivate static var crew: DrawingCrew? {
+        get { pthread_getspecific(crewKey).map { Unmanaged<DrawingCrew>.fromOpaque($0).takeUnretainedValue() } }
+        set { pthread_setspecific(crewKey, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
+    }
 
     /// Runs `body` with a crew of `helpers` threads (started now, from the calling thread: at its
     /// priority) taking the items of every `perform` the calling thread makes, stopped after.
@@ -44,20 +56,20 @@ public enum DrawingThreads {
                                    shares: (@Sendable () -> Bool)? = nil,
                                    _ body: () throws -> T) rethrows -> T {
         let crew = DrawingCrew(helpers: helpers, shares: shares)
-        let thread = Thread.current
-        thread.threadDictionary[crewKey] = crew
+        let outer = Self.crew
+        Self.crew = crew
         defer {
-            thread.threadDictionary.removeObject(forKey: crewKey)
+            Self.crew = outer
             crew.stop()
         }
-        return try body()
+        return try withExtendedLifetime(crew) { try body() }
     }
 
     /// Items 0..<iterations of `body`, on several threads at once, returning when all are done: on the
     /// crew of the calling thread (see `withCrew`; a crew's helpers belong to it too) where it has one,
     /// else on libdispatch's `concurrentPerform`.
     public static func perform(iterations: Int, _ body: @Sendable (Int) -> Void) {
-        if let crew = Thread.current.threadDictionary[crewKey] as? DrawingCrew {
+        if let crew = Self.crew {
             crew.perform(iterations: iterations, body)
         } else {
             DispatchQueue.concurrentPerform(iterations: iterations, execute: body)
@@ -83,7 +95,7 @@ final class DrawingCrew: @unchecked Sendable {
         for k in 0..<helpers {
             finished.enter()
             let thread = Thread { [self] in
-                Thread.current.threadDictionary[DrawingThreads.crewKey] = self
+                DrawingThreads.crew = self
                 work()
                 finished.leave()
             }
