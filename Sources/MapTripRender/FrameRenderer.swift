@@ -1,3 +1,4 @@
+import CResample
 import Cairo
 import Foundation
 import MapTripCore
@@ -137,15 +138,10 @@ public final class FrameRenderer {
                         cr.setSource(recording, x: 0, y: -Double(rows.lowerBound))
                         cr.paint()
                     case .marks(let marks, _):
-                        for (mark, rect) in marks where rect.y < rows.upperBound && rect.y + rect.height > rows.lowerBound {
-                            let y0 = max(rect.y, rows.lowerBound), y1 = min(rect.y + rect.height, rows.upperBound)
-                            cr.save()
-                            cr.rectangle(Double(rect.x), Double(y0 - rows.lowerBound), Double(rect.width), Double(y1 - y0))
-                            cr.clip()
-                            cr.setSource(mark.picture, x: Double(mark.x), y: Double(mark.y - rows.lowerBound))
-                            if mark.alpha >= 1 { cr.paint() } else { cr.paint(alpha: mark.alpha) }
-                            cr.restore()
-                        }
+                        // Painted by maptrip's own OVER (pixman's bytes), without Cairo's set-up per picture.
+                        band.flush()
+                        for (mark, _) in marks { Self.paint(mark, on: band, rows: rows) }
+                        band.markDirty()
                     case .cells(let overlay, _, _):
                         // One clip box around the cells (Cairo cuts a stroke's polygon against each box of
                         // a clip of several); the line inks nothing outside its cells, so blending those
@@ -195,6 +191,19 @@ public final class FrameRenderer {
     }
 
     private var planarBandSurface: ImageSurface?
+
+    /// Paints `mark` on `band`, the frame's rows `rows`, as Cairo paints it there (see `maptrip_over_bgra`).
+    private static func paint(_ mark: Mark, on band: ImageSurface, rows: Range<Int>) {
+        let picture = mark.picture
+        let x0 = max(mark.x, 0), x1 = min(mark.x + picture.width, band.width)
+        let y0 = max(mark.y, rows.lowerBound), y1 = min(mark.y + picture.height, rows.upperBound)
+        guard x1 > x0, y1 > y0 else { return }
+        // Cairo's opacity as pixman gets it: 16 bits, rounded, then their top 8.
+        let alpha = Int32(Int((min(max(mark.alpha, 0), 1) * 65535 + 0.5).rounded(.down)) >> 8)
+        maptrip_over_bgra(band.data + (y0 - rows.lowerBound) * band.stride + x0 * 4, band.stride,
+                          picture.data + (y0 - mark.y) * picture.stride + (x0 - mark.x) * 4, picture.stride,
+                          Int32(x1 - x0), Int32(y1 - y0), alpha)
+    }
 
     /// `rect` within the frame, its bounds rounded out to even (the chroma's 2x2 blocks); nil if none of
     /// it is.

@@ -118,6 +118,54 @@ struct PlanarCompositeTests {
         }
     }
 
+    /// An overlay's picture painted on a band by maptrip's own OVER (`maptrip_over_bgra`, and its C
+    /// reference) gives Cairo's bytes, at full opacity and faded, over a band holding other ink.
+    @Test func picturesPaintedOnABandMatchCairo() throws {
+        var state: UInt64 = 0x853C_49E6_748F_EA9B
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        /// Random premultiplied pixels: transparent, opaque and in between (each channel at most alpha).
+        func fill(_ surface: ImageSurface) {
+            for r in 0..<surface.height {
+                let row = surface.data + r * surface.stride
+                for x in 0..<surface.width {
+                    let a = [0, 255, next(256)][next(3)]
+                    for c in 0..<3 { row[4 * x + c] = UInt8(a == 0 ? 0 : next(a + 1)) }
+                    row[4 * x + 3] = UInt8(a)
+                }
+            }
+            surface.markDirty()
+        }
+        let picture = try ImageSurface(width: 37, height: 23)
+        fill(picture)
+        for alpha in [1.0, 0.5, 0.3, 0.77, 0.013, 0.999] {
+            let band = try ImageSurface(width: 64, height: 40)
+            fill(band)
+            band.flush()
+            let bytes = band.stride * band.height
+            let before = Array(UnsafeBufferPointer(start: band.data, count: bytes))
+            // Cairo: the picture at (9, 7), as a mark is painted everywhere else.
+            try band.withContext { cr in
+                Mark(picture: picture, x: 9, y: 7, alpha: alpha).paint(in: cr)
+            }
+            band.flush()
+            let cairo = Array(UnsafeBufferPointer(start: band.data, count: bytes))
+            let a = Int32(Int((alpha * 65535 + 0.5).rounded(.down)) >> 8)
+            for reference in [false, true] {
+                var ours = before
+                ours.withUnsafeMutableBufferPointer { d in
+                    _ = (reference ? maptrip_over_bgra_reference : maptrip_over_bgra)(
+                        d.baseAddress! + 7 * band.stride + 9 * 4, band.stride, picture.data, picture.stride,
+                        Int32(picture.width), Int32(picture.height), a)
+                }
+                let differing = zip(ours, cairo).filter { $0 != $1 }.count
+                #expect(differing == 0, "alpha \(alpha), reference \(reference): \(differing) bytes differ")
+            }
+        }
+    }
+
     @Test func thePlaneKernelComputesWhatItsReferenceDoes() throws {
         // Noise, so that any sample taken from the wrong neighbour shows; widths on both sides of the
         // kernel's 32-sample steps, scales from enlarging to halving, positions before and past the edges.

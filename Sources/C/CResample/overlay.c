@@ -179,3 +179,96 @@ int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, p
 #endif
     return maptrip_blend_overlay_i420_reference(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height);
 }
+
+// A picture over a band, as pixman's OVER with a solid mask: each channel of the source times the
+// mask's alpha, then the destination times 255 less the source's alpha, added, every product rounded
+// as pixman rounds it (x * a / 255: t = x * a + 128, (t + (t >> 8)) >> 8).
+static inline uint32_t mul_un8(uint32_t x, uint32_t a) {
+    const uint32_t t = x * a + 128;
+    return (t + (t >> 8)) >> 8;
+}
+
+static inline uint32_t over1(uint32_t d, uint32_t s, uint32_t alpha) {
+    uint32_t out = 0;
+    if (alpha < 255) {
+        uint32_t scaled = 0;
+        for (int k = 0; k < 32; k += 8) scaled |= mul_un8((s >> k) & 0xff, alpha) << k;
+        s = scaled;
+    }
+    const uint32_t ia = 255 - (s >> 24);
+    for (int k = 0; k < 32; k += 8) {
+        const uint32_t v = ((s >> k) & 0xff) + mul_un8((d >> k) & 0xff, ia);
+        out |= (v > 255 ? 255 : v) << k;
+    }
+    return out;
+}
+
+int maptrip_over_bgra_reference(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
+                                int width, int height, int alpha) {
+    if (alpha <= 0) return 1;
+    if (alpha > 255) alpha = 255;
+    for (int r = 0; r < height; r++) {
+        uint32_t *d = (uint32_t *)(dst + (ptrdiff_t)r * dst_stride);
+        const uint32_t *s = (const uint32_t *)(src + (ptrdiff_t)r * src_stride);
+        for (int x = 0; x < width; x++) {
+            if (s[x] == 0) continue;
+            d[x] = over1(d[x], s[x], (uint32_t)alpha);
+        }
+    }
+    return 1;
+}
+
+#if defined(__x86_64__)
+// x * a / 255 in each 16-bit lane, rounded as `mul_un8`.
+__attribute__((target("avx2"))) static inline __m256i mul_un8x16(__m256i x, __m256i a) {
+    const __m256i t = _mm256_add_epi16(_mm256_mullo_epi16(x, a), _mm256_set1_epi16(128));
+    return _mm256_srli_epi16(_mm256_add_epi16(t, _mm256_srli_epi16(t, 8)), 8);
+}
+
+// Eight pixels widened to 16 bits (four a lane), over eight: the same integers as `over1`.
+__attribute__((target("avx2"))) static inline __m256i over8_16(__m256i d, __m256i s, __m256i alpha, int masked) {
+    // Each pixel's alpha (its fourth 16-bit lane) in all four of its lanes.
+    const __m256i spread = _mm256_setr_epi8(6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15,
+                                            6, 7, 6, 7, 6, 7, 6, 7, 14, 15, 14, 15, 14, 15, 14, 15);
+    if (masked) s = mul_un8x16(s, alpha);
+    const __m256i ia = _mm256_sub_epi16(_mm256_set1_epi16(255), _mm256_shuffle_epi8(s, spread));
+    return _mm256_add_epi16(s, mul_un8x16(d, ia));
+}
+
+__attribute__((target("avx2"))) static void over_bgra_avx2(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src,
+                                                          ptrdiff_t src_stride, int width, int height, int alpha) {
+    const __m256i a = _mm256_set1_epi16((short)alpha);
+    const int masked = alpha < 255;
+    for (int r = 0; r < height; r++) {
+        uint8_t *d = dst + (ptrdiff_t)r * dst_stride;
+        const uint8_t *s = src + (ptrdiff_t)r * src_stride;
+        int x = 0;
+        for (; x + 8 <= width; x += 8) {
+            const __m256i sv = _mm256_loadu_si256((const __m256i *)(s + 4 * x));
+            if (_mm256_testz_si256(sv, sv)) continue;  // transparent: the band as it is
+            const __m256i dv = _mm256_loadu_si256((const __m256i *)(d + 4 * x));
+            const __m256i zero = _mm256_setzero_si256();
+            const __m256i lo = over8_16(_mm256_unpacklo_epi8(dv, zero), _mm256_unpacklo_epi8(sv, zero), a, masked);
+            const __m256i hi = over8_16(_mm256_unpackhi_epi8(dv, zero), _mm256_unpackhi_epi8(sv, zero), a, masked);
+            // packus saturates each sum at 255, as `over1` does.
+            _mm256_storeu_si256((__m256i *)(d + 4 * x), _mm256_packus_epi16(lo, hi));
+        }
+        if (x < width) {
+            maptrip_over_bgra_reference(d + 4 * x, 0, s + 4 * x, 0, width - x, 1, alpha);
+        }
+    }
+}
+#endif
+
+int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride, int width,
+                      int height, int alpha) {
+    if (alpha <= 0 || width <= 0 || height <= 0) return 1;
+    if (alpha > 255) alpha = 255;
+#if defined(__x86_64__)
+    if (maptrip_resample_available()) {
+        over_bgra_avx2(dst, dst_stride, src, src_stride, width, height, alpha);
+        return 1;
+    }
+#endif
+    return maptrip_over_bgra_reference(dst, dst_stride, src, src_stride, width, height, alpha);
+}

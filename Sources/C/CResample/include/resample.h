@@ -84,5 +84,14 @@ int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uin
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
                                          int height);
 
+/// `src` (premultiplied BGRA, `width` x `height` pixels) at `alpha` (0-255) over `dst` (premultiplied
+/// BGRA), as pixman composites a picture painted with an opacity (OVER through a solid mask): the same
+/// bytes. For overlays' pictures painted on a band of a frame drawn into I420. Returns 1.
+int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride, int width,
+                      int height, int alpha);
+/// The same, one pixel at a time (the reference the AVX2 path is tested against).
+int maptrip_over_bgra_reference(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
+                                int width, int height, int alpha);
+
 /// Asks for the cache line at `p` ahead of its use (a hint: never faults).
 static inline void maptrip_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
