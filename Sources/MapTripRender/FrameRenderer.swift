@@ -54,6 +54,29 @@ public final class FrameRenderer {
                      height: scene.video.height, scale: scene.video.scale)
     }
 
+    /// Starts the overlays' `prepare` on another thread: a render calls it as it starts, and the first
+    /// frame drawn waits for it before its overlays (its base map drawn meanwhile). The first frames
+    /// of a trip are drawn while the encoder is still opening and one core has little to do; laying
+    /// out the places' names and drawing their labels there takes that work off the frames drawn
+    /// while the encoder has both cores. A failure is left for the frame that meets it to report.
+    public func prepareOverlays() {
+        guard overlaysPrepared == nil else { return }
+        let group = DispatchGroup()
+        let work = OverlayPreparation(overlays: overlays, scene: scene, layout: layout)
+        DispatchQueue.global().async(group: group) {
+            for overlay in work.overlays { try? overlay.prepare(work.scene, layout: work.layout) }
+        }
+        overlaysPrepared = group
+    }
+
+    /// The overlays' preparation under way (see `prepareOverlays`), waited for before any overlay draws.
+    private var overlaysPrepared: DispatchGroup?
+
+    private func waitForOverlays() {
+        overlaysPrepared?.wait()
+        overlaysPrepared = nil
+    }
+
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.
     public func render(_ values: FrameValues, into buffer: Int = 0) throws {
         let cr = contexts[buffer]
@@ -62,6 +85,7 @@ public final class FrameRenderer {
                                  routes: routes, media: media)
         cr.save()
         try baseMap.draw(v, in: cr)
+        waitForOverlays()
         for overlay in overlays {
             try overlay.draw(frame, in: cr)
         }
@@ -89,6 +113,7 @@ public final class FrameRenderer {
         let v = viewport(values.camera)
         let band = try planarBand()
         guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
+        waitForOverlays()
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
         // Each overlay recorded first: its ink extents tell which pixels it touches, and only those
@@ -212,6 +237,13 @@ public final class FrameRenderer {
         let x1 = min(width, (rect.x + rect.width + 1) & ~1), y1 = min(height, (rect.y + rect.height + 1) & ~1)
         return x1 > x0 && y1 > y0 ? OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
+}
+
+/// The overlays handed to the thread preparing them (only it uses them until it is waited for).
+private struct OverlayPreparation: @unchecked Sendable {
+    let overlays: [Overlay]
+    let scene: Scene
+    let layout: FrameLayout
 }
 
 /// A rectangle of a frame's pixels an overlay draws in.

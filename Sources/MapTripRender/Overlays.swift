@@ -32,11 +32,16 @@ public protocol Overlay: AnyObject {
     /// paints each such picture on the bands of rows it meets, and blends only their rectangles,
     /// without recording the overlay first.
     func marks(_ frame: FrameContext) throws -> [Mark]?
+    /// Makes ahead what the overlay will draw on the scene's frames and can make without them (text
+    /// laid out, pictures drawn once), off the drawing thread while a render starts (see
+    /// `FrameRenderer.prepareOverlays`). An overlay that has nothing to make ahead does nothing.
+    func prepare(_ scene: Scene, layout: FrameLayout) throws
 }
 
 extension Overlay {
     public func inkCells(_ frame: FrameContext) throws -> InkCells? { nil }
     public func marks(_ frame: FrameContext) throws -> [Mark]? { nil }
+    public func prepare(_ scene: Scene, layout: FrameLayout) throws {}
 }
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
@@ -125,8 +130,12 @@ final class TextCache {
         return l
     }
 
-    /// Labels that move with the map, drawn once each (see `Sprites`).
-    private let sprites = Sprites()
+    /// Labels that move with the map, drawn once each (see `Sprites`), within `spriteLimit` bytes.
+    private let sprites = Sprites(limitBytes: TextCache.spriteLimit)
+    static let spriteLimit = 2 << 20
+    /// The bytes of the labels' pictures kept, and how many were drawn.
+    var spriteBytes: Int { sprites.bytes }
+    var spritesDrawn: Int { sprites.drawn }
 
     /// What names a moving label's picture: the caller's key, and the sizes it is drawn at.
     private struct SpriteKey<Name: Hashable>: Hashable {
@@ -249,9 +258,7 @@ public final class PlacesOverlay: Overlay {
         var requests: [LabelPlacer.Request] = []
         var layouts: [(Pango.Layout, TextStyle)] = []
         for p in ordered {
-            let label = p.pin.current ? style.currentLabel : style.label
-            let ts = TextStyle(family: style.font, weight: p.pin.current ? "Bold" : "Semi-Bold", size: label.size,
-                               color: label.color, halo: label.halo, haloWidth: 4)
+            let ts = Self.labelStyle(style, current: p.pin.current)
             let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit)
             let (w, h) = l.size
             let k = p.pin.current ? 1.3 : 1.0
@@ -287,6 +294,32 @@ public final class PlacesOverlay: Overlay {
                                                    alpha: place.pin.appear * place.facing)))
         }
         return items
+    }
+
+    /// The labels' pictures drawn so far (for tests).
+    var labelPicturesDrawn: Int { text.spritesDrawn }
+
+    /// A place's label's text style: the current place's bolder.
+    private static func labelStyle(_ style: Style, current: Bool) -> TextStyle {
+        let label = current ? style.currentLabel : style.label
+        return TextStyle(family: style.font, weight: current ? "Bold" : "Semi-Bold", size: label.size,
+                         color: label.color, halo: label.halo, haloWidth: 4)
+    }
+
+    /// Every place's name laid out in both styles (shaping it finds and opens the fonts its script
+    /// needs), and the first places' labels drawn at whole pixels: the work a trip's first frames with
+    /// each label would do, done while the render starts.
+    public func prepare(_ scene: Scene, layout: FrameLayout) throws {
+        for place in scene.places {
+            for current in [false, true] {
+                let ts = Self.labelStyle(scene.style, current: current)
+                let l = try text.layout(place.name, ts, scale: layout.unit)
+                // Within half the pictures' room: a long trip's labels are drawn as they come.
+                guard text.spriteBytes < TextCache.spriteLimit / 2 else { continue }
+                _ = try text.movingMark(l, ts, key: LabelKey(current: current, name: place.name), x: 0, y: 0,
+                                        scale: layout.unit)
+            }
+        }
     }
 
     /// A settled pin's picture: its size and colour.
