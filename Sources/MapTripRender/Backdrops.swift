@@ -24,25 +24,14 @@ public enum GlobeBackdrop {
         cr.paint()
         let glow = max(r * reach, minimumReach * viewport.scale)
         let a = atmosphere
-        let stops = [(0.0, a.withAlpha(a.alpha * 0.85)), (0.35, a.withAlpha(a.alpha * 0.35)), (1, a.withAlpha(0))]
-        // maptrip's own gradients where the context lets it (pixman's take a tenth of a globe frame).
-        if let target = PixelTarget(cr),
-           target.radial(cx: cx, cy: cy, inner: r * 0.98, outer: r + glow, from: r * 0.98, to: r + glow, stops: stops),
-           target.radial(cx: cx, cy: cy, inner: 0, outer: r, from: 0, to: r, stops: [(0, sea)]) {
-            return
-        }
-        if let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.98, x1: cx, y1: cy, r1: r + glow) {
-            for (offset, color) in stops {
-                g.addStop(offset, red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
-            }
-            annulus(cx, cy, inner: r * 0.98, outer: r + glow, cr)
-            cr.setSource(g)
+        ring(cx, cy, inner: r * 0.98, outer: r + glow,
+             stops: [(0, a.withAlpha(a.alpha * 0.85)), (0.35, a.withAlpha(a.alpha * 0.35)), (1, a.withAlpha(0))], in: cr)
+        if PixelTarget(cr)?.radial(cx: cx, cy: cy, inner: 0, outer: r, from: 0, to: r, stops: [(0, sea)]) != true {
+            cr.newPath()
+            cr.arc(x: cx, y: cy, radius: r)
+            cr.setSource(sea)
             cr.fill()
         }
-        cr.newPath()
-        cr.arc(x: cx, y: cy, radius: r)
-        cr.setSource(sea)
-        cr.fill()
     }
 
     /// A rim of atmosphere over the disc's edge (drawn after the land, so the limb reads as air).
@@ -50,17 +39,24 @@ public enum GlobeBackdrop {
         let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
         guard r * 0.9 < hypot(cx, cy) else { return }
         let a = atmosphere
-        let stops = [(0.0, a.withAlpha(0)), (1, a.withAlpha(a.alpha * 0.45))]
+        ring(cx, cy, inner: r * 0.9, outer: r, stops: [(0, a.withAlpha(0)), (1, a.withAlpha(a.alpha * 0.45))], in: cr)
+    }
+
+    /// Fills the ring between radii `inner` and `outer` about (cx, cy) with a concentric gradient of
+    /// `stops` (offset, colour) from the one to the other: by maptrip's own gradients where the context
+    /// lets it (pixman's take a tenth of a globe frame), else by Cairo's.
+    static func ring(_ cx: Double, _ cy: Double, inner: Double, outer: Double, stops: [(offset: Double, color: Color)],
+                     in cr: Context) {
         if let target = PixelTarget(cr),
-           target.radial(cx: cx, cy: cy, inner: r * 0.9, outer: r, from: r * 0.9, to: r, stops: stops) {
+           target.radial(cx: cx, cy: cy, inner: inner, outer: outer, from: inner, to: outer, stops: stops) {
             return
         }
-        guard let g = try? RadialGradient(x0: cx, y0: cy, r0: r * 0.9, x1: cx, y1: cy, r1: r) else { return }
+        guard let g = try? RadialGradient(x0: cx, y0: cy, r0: inner, x1: cx, y1: cy, r1: outer) else { return }
         for (offset, color) in stops {
             g.addStop(offset, red: color.red, green: color.green, blue: color.blue, alpha: color.alpha)
         }
         cr.save()
-        annulus(cx, cy, inner: r * 0.9, outer: r, cr)
+        annulus(cx, cy, inner: inner, outer: outer, cr)
         cr.setSource(g)
         cr.fill()
         cr.restore()

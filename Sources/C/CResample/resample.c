@@ -355,13 +355,13 @@ static void resample_plane_avx512(uint8_t *dst, ptrdiff_t dst_stride, int width,
 }
 
 // The plan of the last call on this thread, kept for the next with the same columns (a plan depends
-// only on them): the tiles of one column of a frame share it, their calls differing only in rows.
+// only on them): the tiles of one column of a frame share it, their calls differing only in rows. No
+// plan kept yet: the key as the thread starts, all zero, which no call's matches (its level is 1 or 2).
 typedef struct {
     int level, padded, src_width, first;
     int32_t x0, dx;
 } plan_key_t;
 static _Thread_local plan_key_t kept_plan_key;
-static _Thread_local int kept_plan_valid;
 static _Thread_local _Alignas(64) uint8_t kept_plan[sizeof(run32_t) * 40];
 
 static int avx512_available(void) {
@@ -398,10 +398,10 @@ int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int
     memset(&key, 0, sizeof key);
     key.level = level, key.padded = padded, key.src_width = src_width, key.first = first, key.x0 = x0, key.dx = dx;
     void *plan = keeps ? (void *)kept_plan : (void *)(memory + row_bytes);
-    if (!keeps || !kept_plan_valid || memcmp(&key, &kept_plan_key, sizeof key) != 0) {
+    if (!keeps || memcmp(&key, &kept_plan_key, sizeof key) != 0) {
         if (level == 2) plan_avx512((run32_t *)plan, padded, x0, dx, src_width, first);
         else plan_avx2((run16_t *)plan, padded, x0, dx, first);
-        if (keeps) kept_plan_key = key, kept_plan_valid = 1;
+        if (keeps) kept_plan_key = key;
     }
     if (level == 2) {
         resample_plane_avx512(dst, dst_stride, width, padded, height, src, src_stride, src_width, src_height,
