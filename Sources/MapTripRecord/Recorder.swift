@@ -323,9 +323,8 @@ final class DrawingThread: @unchecked Sendable {
 
     func start() {
         let t = Thread { [self] in
-            // Below the encoder's threads, with helpers of its own (see `DrawingThreads`): it only has
-            // to keep the encoder fed.
-            DrawingThreads.yield(to: DrawingThreads.nice)
+            // With helpers of its own, below the encoder's threads once the encoder has its first
+            // frame (see `run` and `DrawingThreads`): it only has to keep the encoder fed.
             DrawingThreads.withCrew(shares: { [pipeline] in pipeline.backlog < DrawPipeline.unhurried }) { run() }
             finished.signal()
         }
@@ -377,6 +376,7 @@ final class DrawingThread: @unchecked Sendable {
                 return
             }
             if !pipeline.push(converters == nil ? .picture(index) : .converted(index)) { return }
+            if last == nil { DrawingThreads.yieldWithCrew(to: DrawingThreads.nice) }
             last = state
         }
     }

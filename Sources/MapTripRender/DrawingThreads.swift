@@ -3,9 +3,11 @@ import Foundation
 /// How the drawing shares the machine with the encoder. The encoder is the floor of a render: the
 /// drawing only has to keep it fed, a few frames ahead. Run at the same priority, drawing threads take
 /// cores from x264's threads whenever both are runnable, and a frame thread held up that way holds up
-/// the others waiting on its rows. So the drawing thread lowers its own priority (`yield(to:)`) and
-/// hands its parallel work to a crew of helper threads it starts itself, which inherit that priority
-/// (`withCrew`, `perform`): x264 gets a core whenever it can use one, the drawing the rest, and when
+/// the others waiting on its rows. So the drawing thread hands its parallel work to a crew of helper
+/// threads it starts itself (`withCrew`, `perform`) and, once the encoder has its first frame, lowers
+/// its own priority and theirs (`yieldWithCrew`; before that frame the encoder has nothing to do, and
+/// the frame is drawn beside the labels' preparation and the encoder's opening at the process's
+/// priority): x264 gets a core whenever it can use one, the drawing the rest, and when
 /// the frames waiting run out the encoder's threads wait and the drawing has the machine. Nothing is
 /// starved: a low priority is a small share, not none. libdispatch's shared workers are not used for
 /// it: a thread may lower its own priority but not raise it back, and they serve the whole process.
@@ -30,6 +32,13 @@ public enum DrawingThreads {
     public static func yield(to nice: Int32) {
         guard currentNice < nice else { return }
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+    }
+
+    /// Lowers the calling thread's priority to `nice` (see `yield(to:)`), and its crew's helpers' (see
+    /// `withCrew`), each as it next takes an item.
+    public static func yieldWithCrew(to nice: Int32) {
+        yield(to: nice)
+        crew?.yield(to: nice)
     }
 
     /// The calling thread's crew: a thread-specific value (a thread's dictionary costs a bridged
@@ -89,6 +98,8 @@ final class DrawingCrew: @unchecked Sendable {
     private let finished = DispatchGroup()
     /// Whether a `perform` hands its items to the helpers (nil: always; see `DrawingThreads.withCrew`).
     private let shares: (@Sendable () -> Bool)?
+    /// The nice value the helpers are to run at (see `yield(to:)`), nil until one is asked.
+    private var nice: Int32?
 
     init(helpers: Int, shares: (@Sendable () -> Bool)? = nil) {
         self.shares = shares
@@ -106,12 +117,25 @@ final class DrawingCrew: @unchecked Sendable {
     }
 
     private func work() {
+        var lowered: Int32?
         condition.lock()
         while true {
             while !stopped && (body == nil || next >= iterations) { condition.wait() }
             if stopped { break }
+            if let nice, nice != lowered {
+                DrawingThreads.yield(to: nice)
+                lowered = nice
+            }
             runNext(body!)
         }
+        condition.unlock()
+    }
+
+    /// Has the helpers lower their priority to `nice`, each before the next item it takes (a thread
+    /// can only lower its own).
+    func yield(to nice: Int32) {
+        condition.lock()
+        self.nice = nice
         condition.unlock()
     }
 

@@ -73,6 +73,40 @@ import Testing
         #expect(shared.1.allSatisfy { $0 == shared.0 }, "\(shared)")
     }
 
+    /// A thread lowering itself with its crew (`yieldWithCrew`, as the drawing does once the encoder
+    /// has its first frame): the items before it ran at the caller's first priority, every item after
+    /// it, on the caller or a helper, at the lower one.
+    @Test func aCrewFollowsItsCallerDown() {
+        let (first, before, after, threads) = Self.onOwnThread { () -> (Int32, Set<Int32>, Set<Int32>, Int) in
+            let first = max(DrawingThreads.currentNice, 0) + 2
+            DrawingThreads.yield(to: first)
+            let lock = NSLock()
+            let seen = Box<(Set<Int32>, Set<ObjectIdentifier>)>()
+            func items() -> Set<Int32> {
+                seen.value = ([], [])
+                DrawingThreads.perform(iterations: 16) { _ in
+                    lock.withLock {
+                        seen.value!.0.insert(DrawingThreads.currentNice)
+                        seen.value!.1.insert(ObjectIdentifier(Thread.current))
+                    }
+                    // Each item waits (5 s at most) until a second thread has taken one.
+                    let deadline = Date().addingTimeInterval(5)
+                    while lock.withLock({ seen.value!.1.count }) < 2 && Date() < deadline { usleep(200) }
+                }
+                return seen.value!.0
+            }
+            return DrawingThreads.withCrew(helpers: 2) {
+                let before = items()
+                DrawingThreads.yieldWithCrew(to: first + 4)
+                let after = items()
+                return (first, before, after, seen.value!.1.count)
+            }
+        }
+        #expect(threads >= 2, "the helpers took items")
+        #expect(before == [first])
+        #expect(after == [min(first + 4, 19)])
+    }
+
     /// A `perform` from within an item (the crew busy) runs its items on the calling thread, all of
     /// them; one from a lowered thread without a crew too, not on the shared workers.
     @Test func aPerformWithinAnItemRunsWhole() {
