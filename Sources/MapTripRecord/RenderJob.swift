@@ -213,6 +213,8 @@ public struct RenderJob {
         let media = try SceneMedia.load(for: scene, sceneFile: self.scene, assets: environment.assets)
         let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media)
+        // The places' labels made beside the map's preparation (`Recorder.record` waits for them).
+        recorder.renderer.prepareOverlays(after: text)
         let part = frames?.range
         var audio = prepared.audio
         var warnings = prepared.warnings

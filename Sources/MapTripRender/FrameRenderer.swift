@@ -59,11 +59,14 @@ public final class FrameRenderer {
     /// of a trip are drawn while the encoder is still opening and one core has little to do; laying
     /// out the places' names and drawing their labels there takes that work off the frames drawn
     /// while the encoder has both cores. A failure is left for the frame that meets it to report.
-    public func prepareOverlays() {
+    ///
+    /// `after`: work to wait for first (the text's set-up, `TextSetup.warmUp`).
+    public func prepareOverlays(after: DispatchGroup? = nil) {
         guard overlaysPrepared == nil else { return }
         let group = DispatchGroup()
         let work = OverlayPreparation(overlays: overlays, scene: scene, layout: layout)
         DispatchQueue.global().async(group: group) {
+            after?.wait()
             for overlay in work.overlays { try? overlay.prepare(work.scene, layout: work.layout) }
         }
         overlaysPrepared = group
