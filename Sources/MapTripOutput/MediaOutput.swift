@@ -346,7 +346,7 @@ public final class MediaOutput {
 
     /// A matcher for file names the printf-style pattern produces (`out_%05d.png` matches `out_00012.png`).
     static func sequenceMatcher(_ pattern: String) -> (String) -> Bool {
-        guard let r = pattern.range(of: #"%0?\d*d"#, options: .regularExpression) else { return { $0 == pattern } }
+        guard let r = OutputTarget.sequencePlaceholder(in: pattern) else { return { $0 == pattern } }
         let prefix = String(pattern[..<r.lowerBound]), suffix = String(pattern[r.upperBound...])
         return { name in
             name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count

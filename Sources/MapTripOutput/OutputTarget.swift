@@ -200,7 +200,7 @@ public struct OutputPlan: Sendable {
             throw OutputError.isDirectory(path)
         }
 
-        let isPattern = url.lastPathComponent.range(of: #"%0?\d*d"#, options: .regularExpression) != nil
+        let isPattern = OutputTarget.sequencePlaceholder(in: url.lastPathComponent) != nil
         guard extensionFormat != nil || ext.isEmpty else {
             if ext.lowercased() == "json" {
                 throw OutputError.invalidOption("output \(path) is a .json file, like a scene; "
@@ -287,5 +287,14 @@ public struct OutputPlan: Sendable {
     /// Removes folders `createFolder` made, deepest first, as long as they are empty.
     public static func removeMadeFolders(_ folders: [URL]) {
         for folder in folders where rmdir(folder.path) != 0 { return }
+    }
+}
+
+extension OutputTarget {
+    /// Where an image sequence's name holds its printf-style frame number (`%d`, `%05d`), if it does.
+    /// Swift's regular expressions (not Foundation's: compiling one through ICU cost a render 2 ms
+    /// before its first frame).
+    static func sequencePlaceholder(in name: String) -> Range<String.Index>? {
+        name.firstMatch(of: /%0?[0-9]*d/)?.range
     }
 }
