@@ -78,12 +78,14 @@ public struct GeometryCache: Sendable {
     /// The identity of the files at `paths` as the file system sees them now (size, modification
     /// time, inode; a missing file counts as missing).
     public static func identity(of paths: [String]) -> String {
+        // stat(2) itself: FileManager's attributes look up the owner's and group's names too (reading
+        // /etc/passwd and /etc/group for every file, as a render starts).
         paths.map { path -> String in
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
-            let size = (a[.size] as? NSNumber)?.int64Value ?? -1
-            let time = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            let inode = (a[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
-            return "\(size):\(time.bitPattern):\(inode)"
+            var st = stat()
+            guard stat(path, &st) == 0 else { return "-" }
+            // The modification time as FileManager gives it: seconds since 1970, as a Double.
+            let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+            return "\(Int64(st.st_size)):\(time.bitPattern):\(UInt64(st.st_ino))"
         }.joined(separator: ",")
     }
 
