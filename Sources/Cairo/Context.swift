@@ -140,28 +140,30 @@ public final class Context {
         return image
     }
 
-    /// Where user space's origin is in device pixels, when user space is device space moved by whole
-    /// pixels (nil: scaled, rotated or moved by a fraction).
-    public var wholePixelTranslation: (x: Int, y: Int)? {
+    /// Where user space's origin is in device space, when user space is device space moved (by any
+    /// amount; nil: scaled or rotated).
+    public var translation: (x: Double, y: Double)? {
         var m = cairo_matrix_t()
         cairo_get_matrix(pointer, &m)
-        guard m.xx == 1, m.yx == 0, m.xy == 0, m.yy == 1, m.x0 == m.x0.rounded(), m.y0 == m.y0.rounded(),
-              abs(m.x0) < 1e6, abs(m.y0) < 1e6 else { return nil }
-        return (Int(m.x0), Int(m.y0))
+        guard m.xx == 1, m.yx == 0, m.xy == 0, m.yy == 1, abs(m.x0) < 1e6, abs(m.y0) < 1e6 else { return nil }
+        return (m.x0, m.y0)
     }
 
-    /// The clip when it is one rectangle with whole-number edges in user space (whole pixels where
-    /// user space is moved by whole pixels, `wholePixelTranslation`), an empty one when nothing can
-    /// be drawn; nil when it is anything else.
-    public var clipRectangle: (x0: Int, y0: Int, x1: Int, y1: Int)? {
-        guard let list = cairo_copy_clip_rectangle_list(pointer) else { return nil }
+    /// The clip in device pixels, when user space is only moved (`translation`) and the clip is one
+    /// rectangle with whole-pixel edges in device space; an empty one when nothing can be drawn; nil
+    /// when it is anything else.
+    public var deviceClipRectangle: (x0: Int, y0: Int, x1: Int, y1: Int)? {
+        guard let (tx, ty) = translation, let list = cairo_copy_clip_rectangle_list(pointer) else { return nil }
         defer { cairo_rectangle_list_destroy(list) }
         guard list.pointee.status == CAIRO_STATUS_SUCCESS else { return nil }
         if list.pointee.num_rectangles == 0 { return (0, 0, 0, 0) }
         guard list.pointee.num_rectangles == 1, let r = list.pointee.rectangles?.pointee else { return nil }
-        let values = [r.x, r.y, r.x + r.width, r.y + r.height]
-        guard values.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e6 }) else { return nil }
-        return (Int(r.x), Int(r.y), Int(r.x + r.width), Int(r.y + r.height))
+        let edges = [r.x + tx, r.y + ty, r.x + r.width + tx, r.y + r.height + ty].map { e -> Double? in
+            let whole = e.rounded()
+            return abs(e - whole) < 1e-6 && abs(whole) < 1e6 ? whole : nil
+        }
+        guard let x0 = edges[0], let y0 = edges[1], let x1 = edges[2], let y1 = edges[3] else { return nil }
+        return (Int(x0), Int(y0), Int(x1), Int(y1))
     }
 
     /// Whether drawing composites over what is there (Cairo's default operator).
@@ -197,6 +199,38 @@ public final class Context {
         arc(x: x + r, y: y + h - r, radius: r, from: .pi / 2, to: .pi)
         arc(x: x + r, y: y + r, radius: r, from: .pi, to: 3 * .pi / 2)
         closePath()
+    }
+
+    /// The current path flattened into lines (curves within the context's tolerance), in user space:
+    /// each subpath's points in order, a closed subpath's first point repeated at its end (a subpath of
+    /// one point, a move that draws nothing, is left out). Nil when
+    /// Cairo cannot give it (out of memory, a matrix it cannot invert).
+    public func flattenedPath() -> [[(x: Double, y: Double)]]? {
+        guard let path = cairo_copy_path_flat(pointer) else { return nil }
+        defer { cairo_path_destroy(path) }
+        guard path.pointee.status == CAIRO_STATUS_SUCCESS else { return nil }
+        var lines: [[(x: Double, y: Double)]] = []
+        var line: [(x: Double, y: Double)] = []
+        let data = path.pointee.data!
+        var i = 0
+        while i < Int(path.pointee.num_data) {
+            let header = data[i].header
+            switch header.type {
+            case CAIRO_PATH_MOVE_TO:
+                if line.count > 1 { lines.append(line) }
+                line = [(data[i + 1].point.x, data[i + 1].point.y)]
+            case CAIRO_PATH_LINE_TO:
+                line.append((data[i + 1].point.x, data[i + 1].point.y))
+            case CAIRO_PATH_CLOSE_PATH:
+                // Cairo follows a close with a move to the subpath's start.
+                if let first = line.first { line.append(first) }
+            default:
+                break  // no curves in a flattened path
+            }
+            i += Int(header.length)
+        }
+        if line.count > 1 { lines.append(line) }
+        return lines
     }
 
     // MARK: Painting

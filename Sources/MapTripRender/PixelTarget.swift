@@ -3,30 +3,31 @@ import CResample
 import MapTripCore
 
 /// An image surface that maptrip's own rasterisers draw straight into: its stroker
-/// (`maptrip_stroke_round`: round lines, for routes and the map's borders, `RoundStroke`) and its
-/// filler (`maptrip_fill_nonzero`: the map's land and lakes). Made where the context draws over an
-/// image surface, translated by whole pixels, clipped to one rectangle; anywhere else (a recording, a
+/// (`maptrip_stroke_round`: round lines, for routes, the map's borders and labels' halos,
+/// `RoundStroke`) and its filler (`maptrip_fill_nonzero`: the map's land and lakes). Made where the
+/// context draws over an image surface, its user space moved (by whole pixels or not: a label's picture
+/// is drawn at half pixels), clipped to one rectangle of whole pixels; anywhere else (a recording, a
 /// scaled poster, a group) Cairo draws.
 struct PixelTarget {
     let surface: ImageSurface
-    let dx: Int, dy: Int
+    /// Where user space's origin is in the surface's pixels.
+    let dx: Double, dy: Double
     let clip: (x0: Int, y0: Int, x1: Int, y1: Int)
 
     init?(_ cr: Context) {
         guard BilinearResample.isAvailable, cr.drawsOver, let surface = cr.imageTarget,
-              let (dx, dy) = cr.wholePixelTranslation, let clip = cr.clipRectangle else { return nil }
+              let (dx, dy) = cr.translation, let clip = cr.deviceClipRectangle else { return nil }
         self.surface = surface
         self.dx = dx
         self.dy = dy
-        // In device pixels, within the surface.
-        self.clip = (max(clip.x0 + dx, 0), max(clip.y0 + dy, 0),
-                     min(clip.x1 + dx, surface.width), min(clip.y1 + dy, surface.height))
+        // Within the surface.
+        self.clip = (max(clip.x0, 0), max(clip.y0, 0), min(clip.x1, surface.width), min(clip.y1, surface.height))
     }
 
     /// The clip in user space, widened by `margin` on every side.
     func box(margin: Double) -> Box {
-        Box(minX: Double(clip.x0 - dx) - margin, minY: Double(clip.y0 - dy) - margin,
-            maxX: Double(clip.x1 - dx) + margin, maxY: Double(clip.y1 - dy) + margin)
+        Box(minX: Double(clip.x0) - dx - margin, minY: Double(clip.y0) - dy - margin,
+            maxX: Double(clip.x1) - dx + margin, maxY: Double(clip.y1) - dy + margin)
     }
 
     /// Strokes the lines (user space) once per pass, in order (an outline, then the line), all
@@ -49,8 +50,8 @@ struct PixelTarget {
     func stroke(xy: inout [Double], counts: [Int32], passes: [(color: Color, width: Double)]) -> Bool {
         if dx != 0 || dy != 0 {
             for i in stride(from: 0, to: xy.count - 1, by: 2) {
-                xy[i] += Double(dx)
-                xy[i + 1] += Double(dy)
+                xy[i] += dx
+                xy[i + 1] += dy
             }
         }
         let widths = passes.map(\.width)
@@ -78,7 +79,7 @@ struct PixelTarget {
     func fill(_ path: PixelPath, color: Color) -> Bool {
         guard path.subpathCount > 0 else { return true }
         let rgba = [color.red, color.green, color.blue, color.alpha]
-        let rings = Int32(path.starts.count), points = Int32(path.xs.count), dx = Double(dx), dy = Double(dy)
+        let rings = Int32(path.starts.count), points = Int32(path.xs.count), dx = dx, dy = dy
         return path.xs.withUnsafeBufferPointer { xs in
             path.ys.withUnsafeBufferPointer { ys in
                 path.starts.withUnsafeBufferPointer { starts in
@@ -103,7 +104,7 @@ struct PixelTarget {
                 stops: [(offset: Double, color: Color)]) -> Bool {
         let offsets = stops.map(\.offset)
         let colors = stops.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
-        let x = cx + Double(dx), y = cy + Double(dy), count = Int32(stops.count)
+        let x = cx + dx, y = cy + dy, count = Int32(stops.count)
         return offsets.withUnsafeBufferPointer { offsets in
             colors.withUnsafeBufferPointer { colors in
                 let table = Unshared((offsets.baseAddress, colors.baseAddress))

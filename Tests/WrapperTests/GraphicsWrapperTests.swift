@@ -145,3 +145,29 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(throws: ShapefileError.self) { _ = try ShapefileReader(path: path) }
     }
 }
+
+/// The current path as lines (`Context.flattenedPath`).
+@Suite struct FlattenedPathTests {
+    @Test func closedSubpathsEndWhereTheyStartAndCurvesBecomeLines() throws {
+        let surface = try ImageSurface(width: 8, height: 8)
+        try surface.withContext { cr in
+            cr.translate(2, 3)
+            cr.rectangle(1, 2, 10, 20)
+            cr.move(to: 50, 50)  // a move alone draws nothing
+            cr.move(to: 0, 0)
+            cr.curve(to: 30, 0, c1x: 10, c1y: 10, c2x: 20, c2y: 10)
+            let lines = try #require(cr.flattenedPath())
+            #expect(lines.count == 2)
+            let box = lines[0]
+            #expect(box.count == 5)
+            #expect(box.first! == box.last!, "closed: back at its start")
+            #expect(box.map(\.x).min() == 1 && box.map(\.x).max() == 11, "user space, not the device's")
+            #expect(box.map(\.y).min() == 2 && box.map(\.y).max() == 22)
+            let curve = lines[1]
+            #expect(curve.count > 8, "a curve flattened into many lines")
+            #expect(curve.first! == (x: 0, y: 0) && curve.last! == (x: 30, y: 0))
+            // Within Cairo's tolerance (0.1 px) of the Bezier's top, 7.5 at its middle.
+            #expect(abs((curve.map(\.y).max() ?? 0) - 7.5) < 0.11)
+        }
+    }
+}
