@@ -201,7 +201,7 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
     frame.colorTags = .bt601Limited
     let start = now()
     clock?.start = start
-    let writer = try VideoWriter(path: out, format: format, settings: settings)
+    var writer: VideoWriter? = try VideoWriter(path: out, format: format, settings: settings)
     let planes = [(0, width, height), (1, width / 2, height / 2), (2, width / 2, height / 2)]
     // Each plane read straight into the frame (one copy, from the page cache: the cheapest way to give
     // x264 a picture), row by row where the frame's rows are padded; the same frame every picture:
@@ -225,10 +225,13 @@ func encodeCaptured(_ framesPath: String, _ flagsPath: String, settings: VideoEn
                 guard whole else { throw Failure(description: "short read of \(framesPath)") }
             }
         }
-        try writer.send(frame: frame, pts: Int64(n))
+        try writer!.send(frame: frame, pts: Int64(n))
         clock?.tick()
     }
-    try writer.finish()
+    try writer!.finish()
+    // Closed within the time, as a render closes its encoder within its own (x264's threads joined,
+    // its pictures freed).
+    writer = nil
     clock?.end = now()
     return (now() - start, flags.count)
 }
