@@ -30,6 +30,18 @@ enum BilinearResample {
         var height: Int
     }
 
+    /// Fills the rectangle (x, y, width, height) of a plane of samples, of which `surface` holds the
+    /// rows from `firstRow` on, with `value`: what `paint` writes there from a plane whose every sample
+    /// is `value`, at any scale and position.
+    static func fill(_ value: UInt8, into surface: Plane, firstRow: Int, x: Int, y: Int, width: Int, height: Int) {
+        let top = max(y, firstRow), bottom = min(y + height, firstRow + surface.height)
+        let left = max(x, 0), right = min(x + width, surface.width)
+        if bottom <= top || right <= left { return }
+        for r in top..<bottom {
+            (surface.data + (r - firstRow) * surface.stride + left).update(repeating: value, count: right - left)
+        }
+    }
+
     /// The same for planes of `bytesPerPixel` (4: premultiplied BGRA; 1: a Y, U or V plane).
     static func paint(_ image: Plane, bytesPerPixel: Int, scale: Double, originX: Double, originY: Double,
                       into surface: Plane, firstRow: Int, x: Int, y: Int, width: Int, height: Int) -> Bool {

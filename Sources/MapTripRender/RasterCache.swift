@@ -1,4 +1,5 @@
 import Cairo
+import CResample
 import Foundation
 import MapTripCore
 import YUV
@@ -295,6 +296,7 @@ final class RasterCache {
             let name = store.map { _ in storeName(job.key, form: job.raster.form) }
             if let store, let name,
                job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
+                job.raster.planarTile?.noteFlatness()
                 return true
             }
             switch job.raster {
@@ -303,6 +305,7 @@ final class RasterCache {
             case .planar(let tile):
                 try draw(surface!, job.transforms, job.zoom, worker)
                 try tile.convert(surface!)
+                tile.noteFlatness()
             }
             if let store, let name {
                 job.raster.withBytes { store.write(name, width: job.raster.width, height: job.raster.height, from: .init($0)) }
@@ -658,6 +661,23 @@ final class PlanarTile {
 
     var planes: [BilinearResample.Plane] { picture.planes }
 
+    /// The tile's one Y, U and V where every sample of each plane (its border too) is the same: open
+    /// sea, or land with nothing on it. Composited, such a tile comes out as those samples whatever
+    /// the scale (the kernel's blend of equal samples is that sample), so it is filled, not
+    /// resampled (`PlanarCompositeJob`). Nil when not (or not known: see `noteFlatness`).
+    private(set) var flat: (y: UInt8, u: UInt8, v: UInt8)?
+
+    /// Works out `flat` from the planes as they are now: call it whenever they have been written.
+    func noteFlatness() {
+        flat = nil
+        let p = planes
+        let values = p.map { $0.data.pointee }
+        for (plane, value) in zip(p, values) {
+            guard maptrip_bytes_all(plane.data, plane.stride * plane.height, value) != 0 else { return }
+        }
+        flat = (values[0], values[1], values[2])
+    }
+
     /// Copies the planes within `rects` (luma pixels; widened to even bounds, as the chroma's 2x2
     /// blocks are) into a picture of the same size.
     func copy(_ rects: [InkCells.Rect], into picture: PlanarPicture) {
@@ -725,6 +745,11 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                 let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
                 let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
                 if px1 <= px0 || py1 <= py0 { continue }
+                if let flat = tile.flat {
+                    BilinearResample.fill(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target, firstRow: first,
+                                          x: px0, y: py0, width: px1 - px0, height: py1 - py0)
+                    continue
+                }
                 // The tile's pixel 0 is `border` level pixels before u0.
                 let b = Double(border)
                 if !BilinearResample.paint(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),

@@ -200,6 +200,47 @@ struct PlanarCompositeTests {
         #expect(cases == 90)
     }
 
+    /// A tile whose every sample of each plane is the same (open sea) is filled, not resampled: the
+    /// kernel's blend of equal samples is that sample, so the fill writes what the kernel would, at any
+    /// scale and position, clipped to a band's rows the same way. A tile with one sample off, anywhere
+    /// (its border too), is not flat.
+    @Test func aFlatTileIsFilledWithWhatTheKernelWouldWrite() throws {
+        guard BilinearResample.isAvailable else { return }
+        let tile = PlanarTile(width: 260, height: 260)
+        let values: [UInt8] = [0, 1, 128, 203, 255]
+        for value in values {
+            for plane in tile.planes { plane.data.update(repeating: value, count: plane.stride * plane.height) }
+            tile.noteFlatness()
+            #expect(tile.flat.map { [$0.y, $0.u, $0.v] } == [value, value, value])
+            for scale in [0.55, 0.84, 1.0, 1.19] {
+                for (originX, originY) in [(-3.3, 12.6), (0.0, 0.0), (17.25, -40.5)] {
+                    let w = 300, h = 90, firstRow = 40
+                    var painted = [UInt8](repeating: 7, count: w * h), filled = painted
+                    painted.withUnsafeMutableBufferPointer { p in
+                        let target = BilinearResample.Plane(data: p.baseAddress!, stride: w, width: w, height: h)
+                        #expect(BilinearResample.paint(tile.planes[0], bytesPerPixel: 1, scale: scale, originX: originX,
+                                                       originY: originY, into: target, firstRow: firstRow,
+                                                       x: 11, y: 25, width: 250, height: 200))
+                    }
+                    filled.withUnsafeMutableBufferPointer { p in
+                        let target = BilinearResample.Plane(data: p.baseAddress!, stride: w, width: w, height: h)
+                        BilinearResample.fill(value, into: target, firstRow: firstRow, x: 11, y: 25, width: 250, height: 200)
+                    }
+                    #expect(painted == filled, "value \(value), scale \(scale), origin \(originX), \(originY)")
+                    #expect(filled.contains(value) && filled.contains(7), "the rectangle within the band's rows, and only it")
+                }
+            }
+        }
+        // One sample off, in each plane (the last: the border's corner), and the tile is not flat.
+        for plane in 0..<3 {
+            for p in tile.planes { p.data.update(repeating: 90, count: p.stride * p.height) }
+            let p = tile.planes[plane]
+            p.data[p.stride * p.height - 1] = 91
+            tile.noteFlatness()
+            #expect(tile.flat == nil, "plane \(plane)")
+        }
+    }
+
     /// Overlays like the frame's: text with a halo, a pin, a translucent card, a hairline.
     static func drawOverlays(in cr: Context, width: Int, height: Int) {
         cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.85))

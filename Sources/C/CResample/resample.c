@@ -414,6 +414,26 @@ int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int
     return 1;
 }
 
+__attribute__((target("avx2"))) static int bytes_all_avx2(const uint8_t *p, size_t count, uint8_t value) {
+    const __m256i v = _mm256_set1_epi8((char)value);
+    size_t i = 0;
+    for (; i + 128 <= count; i += 128) {
+        const __m256i a = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i)), v);
+        const __m256i b = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i + 32)), v);
+        const __m256i c = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i + 64)), v);
+        const __m256i d = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i + 96)), v);
+        if (_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d))) != -1) return 0;
+    }
+    for (; i < count; i++) if (p[i] != value) return 0;
+    return 1;
+}
+
+int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value) {
+    if (maptrip_resample_available()) return bytes_all_avx2(p, count, value);
+    for (size_t i = 0; i < count; i++) if (p[i] != value) return 0;
+    return 1;
+}
+
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy) {
@@ -424,6 +444,11 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
 #else
 
 int maptrip_resample_available(void) { return 0; }
+
+int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value) {
+    for (size_t i = 0; i < count; i++) if (p[i] != value) return 0;
+    return 1;
+}
 
 int maptrip_resample_plane_level(void) { return 0; }
 

@@ -93,5 +93,8 @@ int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, pt
 int maptrip_over_bgra_reference(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
                                 int width, int height, int alpha);
 
+/// Whether all `count` bytes at `p` equal `value` (stops at the first that does not).
+int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value);
+
 /// Asks for the cache line at `p` ahead of its use (a hint: never faults).
 static inline void maptrip_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
