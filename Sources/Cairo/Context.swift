@@ -203,8 +203,8 @@ public final class Context {
 
     /// The current path flattened into lines (curves within the context's tolerance), in user space:
     /// each subpath's points in order, a closed subpath's first point repeated at its end (a subpath of
-    /// one point, a move that draws nothing, is left out). Nil when
-    /// Cairo cannot give it (out of memory, a matrix it cannot invert).
+    /// one point, a move that draws nothing, is left out). Nil when Cairo cannot give it (out of
+    /// memory, a matrix it cannot invert).
     public func flattenedPath() -> [[(x: Double, y: Double)]]? {
         guard let path = cairo_copy_path_flat(pointer) else { return nil }
         defer { cairo_path_destroy(path) }
