@@ -132,7 +132,8 @@ public final class Recorder {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        // The places' labels made beside the map's preparation and the encoder's opening.
+        // The places' labels made beside the map's preparation and the encoder's opening (nothing
+        // new where the caller started them already, as `RenderJob.run` does).
         renderer.prepareOverlays()
         try prepareBaseMap(frames: range)
         let total = range.count

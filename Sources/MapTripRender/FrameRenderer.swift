@@ -272,16 +272,18 @@ private enum OverlayInk {
     func rectangles(in band: Range<Int>) -> [OverlayRect] {
         switch self {
         case .recorded(_, let r):
-            let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
-            return y1 > y0 ? [OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0)] : []
+            return Self.part(of: r, in: band).map { [$0] } ?? []
         case .marks(let marks, _):
-            return marks.compactMap { _, r in
-                let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
-                return y1 > y0 ? OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0) : nil
-            }
+            return marks.compactMap { Self.part(of: $0.1, in: band) }
         case .cells(_, let cells, _):
             return cells.runs(in: band).map { OverlayRect(x: $0.x, y: $0.y - band.lowerBound, width: $0.width, height: $0.height) }
         }
+    }
+
+    /// The part of `r` within the frame's rows `band`, in the band's coordinates (nil: none).
+    private static func part(of r: OverlayRect, in band: Range<Int>) -> OverlayRect? {
+        let y0 = max(r.y, band.lowerBound), y1 = min(r.y + r.height, band.upperBound)
+        return y1 > y0 ? OverlayRect(x: r.x, y: y0 - band.lowerBound, width: r.width, height: y1 - y0) : nil
     }
 }
 

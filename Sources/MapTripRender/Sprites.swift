@@ -58,12 +58,6 @@ public final class Sprites {
         bytes += size
         return Mark(picture: surface, x: ix + x0, y: iy + y0, alpha: alpha)
     }
-
-    /// Paints the mark `name` (see `mark`).
-    public func paint(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double, in cr: Context,
-                      draw: (Context) throws -> Void) throws {
-        try mark(name, x: x, y: y, extent: extent, alpha: alpha, draw: draw).paint(in: cr)
-    }
 }
 
 /// A picture placed on the frame at whole pixels (its top-left at (x, y)), painted at `alpha`: an

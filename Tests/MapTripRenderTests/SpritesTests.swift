@@ -34,7 +34,7 @@ import Testing
         for (x, y) in [(100.0, 60.0), (100.5, 60.5), (120.3, 70.8), (140.74, 75.26), (150.2, 80.6), (101.0, 61.0)] {
             let painted = try ImageSurface(width: 240, height: 140), drawn = try ImageSurface(width: 240, height: 140)
             try painted.withContext { cr in
-                try sprites.paint("mark", x: x, y: y, extent: Self.extent, alpha: 1, in: cr, draw: Self.mark)
+                try sprites.mark("mark", x: x, y: y, extent: Self.extent, alpha: 1, draw: Self.mark).paint(in: cr)
             }
             try drawn.withContext { cr in
                 cr.translate(x, y)
@@ -59,8 +59,8 @@ import Testing
         // Painted at half opacity: every pixel has half the alpha of the mark at full opacity.
         let sprites = Sprites()
         let full = try ImageSurface(width: 120, height: 60), half = try ImageSurface(width: 120, height: 60)
-        try full.withContext { try sprites.paint("m", x: 40, y: 30, extent: Self.extent, alpha: 1, in: $0, draw: Self.mark) }
-        try half.withContext { try sprites.paint("m", x: 40, y: 30, extent: Self.extent, alpha: 0.5, in: $0, draw: Self.mark) }
+        try full.withContext { try sprites.mark("m", x: 40, y: 30, extent: Self.extent, alpha: 1, draw: Self.mark).paint(in: $0) }
+        try half.withContext { try sprites.mark("m", x: 40, y: 30, extent: Self.extent, alpha: 0.5, draw: Self.mark).paint(in: $0) }
         full.flush()
         half.flush()
         var worst = 0
@@ -81,13 +81,13 @@ import Testing
         let surface = try ImageSurface(width: 200, height: 100)
         try surface.withContext { cr in
             for k in 0..<40 {
-                try sprites.paint("mark \(k)", x: 80, y: 50, extent: Self.extent, alpha: 1, in: cr, draw: Self.mark)
+                try sprites.mark("mark \(k)", x: 80, y: 50, extent: Self.extent, alpha: 1, draw: Self.mark).paint(in: cr)
                 #expect(sprites.bytes <= sprites.limitBytes)
             }
             #expect(sprites.drawn == 40)
-            try sprites.paint("mark 39", x: 80, y: 50, extent: Self.extent, alpha: 1, in: cr, draw: Self.mark)
+            try sprites.mark("mark 39", x: 80, y: 50, extent: Self.extent, alpha: 1, draw: Self.mark).paint(in: cr)
             #expect(sprites.drawn == 40)  // the latest is still held
-            try sprites.paint("mark 0", x: 80, y: 50, extent: Self.extent, alpha: 1, in: cr, draw: Self.mark)
+            try sprites.mark("mark 0", x: 80, y: 50, extent: Self.extent, alpha: 1, draw: Self.mark).paint(in: cr)
             #expect(sprites.drawn == 41)  // the first went long ago
         }
         #expect(sprites.bytes > sprites.limitBytes / 2)

@@ -414,6 +414,8 @@ int maptrip_resample_plane_at(int level, uint8_t *dst, ptrdiff_t dst_stride, int
     return 1;
 }
 
+static int bytes_all(const uint8_t *p, size_t count, uint8_t value);
+
 __attribute__((target("avx2"))) static int bytes_all_avx2(const uint8_t *p, size_t count, uint8_t value) {
     const __m256i v = _mm256_set1_epi8((char)value);
     size_t i = 0;
@@ -424,14 +426,7 @@ __attribute__((target("avx2"))) static int bytes_all_avx2(const uint8_t *p, size
         const __m256i d = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i + 96)), v);
         if (_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d))) != -1) return 0;
     }
-    for (; i < count; i++) if (p[i] != value) return 0;
-    return 1;
-}
-
-int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value) {
-    if (maptrip_resample_available()) return bytes_all_avx2(p, count, value);
-    for (size_t i = 0; i < count; i++) if (p[i] != value) return 0;
-    return 1;
+    return bytes_all(p + i, count - i, value);
 }
 
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
@@ -444,11 +439,6 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
 #else
 
 int maptrip_resample_available(void) { return 0; }
-
-int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value) {
-    for (size_t i = 0; i < count; i++) if (p[i] != value) return 0;
-    return 1;
-}
 
 int maptrip_resample_plane_level(void) { return 0; }
 
@@ -477,3 +467,16 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
 }
 
 #endif
+
+// One byte at a time: the tail of the vector path, and the whole where there is none.
+static int bytes_all(const uint8_t *p, size_t count, uint8_t value) {
+    for (size_t i = 0; i < count; i++) if (p[i] != value) return 0;
+    return 1;
+}
+
+int maptrip_bytes_all(const uint8_t *p, size_t count, uint8_t value) {
+#if defined(__x86_64__)
+    if (maptrip_resample_available()) return bytes_all_avx2(p, count, value);
+#endif
+    return bytes_all(p, count, value);
+}
