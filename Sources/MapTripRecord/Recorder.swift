@@ -107,6 +107,13 @@ public final class Recorder {
 
     private var preparedRange: Range<Int>?
 
+    /// Starts the overlays' preparation for a recording of the frames `frames` (nil: all): what its
+    /// first frame shows first (see `FrameRenderer.prepareOverlays`). `after`: work to wait for first.
+    public func prepareOverlays(frames: Range<Int>? = nil, after: DispatchGroup? = nil) {
+        let first = (frames ?? 0..<timeline.frameCount).lowerBound
+        renderer.prepareOverlays(after: after, first: first < timeline.frameCount ? timeline.values(at: first) : nil)
+    }
+
     /// The memory for converted frames waiting for the encoder, given a drawn picture's `picture` bytes:
     /// a quarter more than a drawn picture; or, frames drawn straight into I420
     /// (`FrameRenderer.renderPlanar`), which touch a band of BGRA rows rather than the drawing surface,
@@ -134,7 +141,7 @@ public final class Recorder {
         }
         // The places' labels made beside the map's preparation and the encoder's opening (nothing
         // new where the caller started them already, as `RenderJob.run` does).
-        renderer.prepareOverlays()
+        prepareOverlays(frames: range)
         try prepareBaseMap(frames: range)
         let total = range.count
         let converting = sink as? ConvertingSink

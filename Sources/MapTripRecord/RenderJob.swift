@@ -213,9 +213,9 @@ public struct RenderJob {
         let media = try SceneMedia.load(for: scene, sceneFile: self.scene, assets: environment.assets)
         let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media)
-        // The places' labels made beside the map's preparation (`Recorder.record` waits for them).
-        recorder.renderer.prepareOverlays(after: text)
+        // The overlays' preparation, beside the map's (the first frame waits for what it shows).
         let part = frames?.range
+        recorder.prepareOverlays(frames: part, after: text)
         var audio = prepared.audio
         var warnings = prepared.warnings
         if part != nil, let dropped = audio {

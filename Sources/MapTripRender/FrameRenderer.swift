@@ -54,26 +54,38 @@ public final class FrameRenderer {
                      height: scene.video.height, scale: scene.video.scale)
     }
 
-    /// Starts the overlays' `prepare` on another thread: a render calls it as it starts, and the first
-    /// frame drawn waits for it before its overlays (its base map drawn meanwhile). The first frames
-    /// of a trip are drawn while the encoder is still opening and one core has little to do; laying
-    /// out the places' names and drawing their labels there takes that work off the frames drawn
-    /// while the encoder has both cores. A failure is left for the frame that meets it to report.
+    /// Starts the overlays' preparation (`Overlay.preparation`): a render calls it as it starts. The
+    /// steps the first frame drawn needs (its values `first`; nil: all of them) are made on another
+    /// thread, beside the map's preparation and the encoder's opening, and that frame waits for them
+    /// before its overlays (its base map drawn meanwhile). The others are made by `drawAhead`, on the
+    /// drawing thread, while it waits for the encoder: during the trip's first still stretch rather
+    /// than before its first frame, where every core is busy (the world tour's first frame waited
+    /// for its eight places' labels). Either way, the frames that draw a label find it made. A
+    /// failure is left for the frame that meets it to report.
     ///
     /// `after`: work to wait for first (the text's set-up, `TextSetup.warmUp`).
-    public func prepareOverlays(after: DispatchGroup? = nil) {
-        guard overlaysPrepared == nil else { return }
+    public func prepareOverlays(after: DispatchGroup? = nil, first: FrameValues? = nil) {
+        guard !overlaysStarted else { return }
+        overlaysStarted = true
+        let steps = overlays.flatMap { $0.preparation(scene, layout: layout, first: first) }
+        laterSteps = steps.filter { !$0.forFirstFrame }[...]
         let group = DispatchGroup()
-        let work = OverlayPreparation(overlays: overlays, scene: scene, layout: layout)
+        let work = OverlayPreparation(steps: steps.filter(\.forFirstFrame))
         DispatchQueue.global().async(group: group) {
             after?.wait()
-            for overlay in work.overlays { try? overlay.prepare(work.scene, layout: work.layout) }
+            for step in work.steps { try? step.make() }
         }
         overlaysPrepared = group
     }
 
-    /// The overlays' preparation under way (see `prepareOverlays`), waited for before any overlay draws.
+    /// Whether `prepareOverlays` has run.
+    private var overlaysStarted = false
+    /// The overlays' preparation for the first frame, under way (see `prepareOverlays`), waited for
+    /// before any overlay draws.
     private var overlaysPrepared: DispatchGroup?
+    /// The rest of the overlays' preparation, made on the drawing thread by `drawAhead` once the
+    /// first frame's is done.
+    private var laterSteps: ArraySlice<PreparationStep> = []
 
     private func waitForOverlays() {
         overlaysPrepared?.wait()
@@ -97,9 +109,17 @@ public final class FrameRenderer {
         surfaces[buffer].flush()
     }
 
-    /// Draws ahead what the coming frames will need (the base map's `drawAhead`): one small piece,
-    /// false when there is none.
-    public func drawAhead() throws -> Bool { try baseMap.drawAhead() }
+    /// Makes ahead what the coming frames will need: one small piece, false when there is none. The
+    /// overlays' preparation left for the drawing thread (see `prepareOverlays`) first, once the first
+    /// frame's is done, then the base map's `drawAhead`.
+    public func drawAhead() throws -> Bool {
+        if overlaysPrepared == nil, let step = laterSteps.popFirst() {
+            // A failure is the frame's that meets it to report.
+            try? step.make()
+            return true
+        }
+        return try baseMap.drawAhead()
+    }
 
     /// Draws one frame straight into an I420 picture, where the base map can paint it so (a frame it
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
@@ -244,9 +264,7 @@ public final class FrameRenderer {
 
 /// The overlays handed to the thread preparing them (only it uses them until it is waited for).
 private struct OverlayPreparation: @unchecked Sendable {
-    let overlays: [Overlay]
-    let scene: Scene
-    let layout: FrameLayout
+    let steps: [PreparationStep]
 }
 
 /// A rectangle of a frame's pixels an overlay draws in.

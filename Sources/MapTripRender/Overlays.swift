@@ -32,16 +32,30 @@ public protocol Overlay: AnyObject {
     /// paints each such picture on the bands of rows it meets, and blends only their rectangles,
     /// without recording the overlay first.
     func marks(_ frame: FrameContext) throws -> [Mark]?
-    /// Makes ahead what the overlay will draw on the scene's frames and can make without them (text
-    /// laid out, pictures drawn once), off the drawing thread while a render starts (see
-    /// `FrameRenderer.prepareOverlays`). An overlay that has nothing to make ahead does nothing.
-    func prepare(_ scene: Scene, layout: FrameLayout) throws
+    /// What the overlay can make ahead of the frames that draw it (text laid out, pictures drawn once),
+    /// in small steps, in the order the trip needs them: those the first frame drawn needs (its values
+    /// `first`; nil: every step) made off the drawing thread while a render starts, the others by the
+    /// drawing thread while it waits for the encoder (see `FrameRenderer.prepareOverlays`). An overlay
+    /// with nothing to make ahead has no steps.
+    func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep]
+}
+
+/// A piece of an overlay's work made ahead of the frames that need it (see `Overlay.preparation`).
+public struct PreparationStep {
+    /// Whether the first frame drawn needs it.
+    public var forFirstFrame: Bool
+    public var make: () throws -> Void
+
+    public init(forFirstFrame: Bool, make: @escaping () throws -> Void) {
+        self.forFirstFrame = forFirstFrame
+        self.make = make
+    }
 }
 
 extension Overlay {
     public func inkCells(_ frame: FrameContext) throws -> InkCells? { nil }
     public func marks(_ frame: FrameContext) throws -> [Mark]? { nil }
-    public func prepare(_ scene: Scene, layout: FrameLayout) throws {}
+    public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] { [] }
 }
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
@@ -317,19 +331,26 @@ public final class PlacesOverlay: Overlay {
     }
 
     /// Every place's name laid out in both styles (shaping it finds and opens the fonts its script
-    /// needs), and the first places' labels drawn at whole pixels: the work a trip's first frames with
-    /// each label would do, done while the render starts.
-    public func prepare(_ scene: Scene, layout: FrameLayout) throws {
-        for place in scene.places {
-            for current in [false, true] {
-                let ts = Self.labelStyle(scene.style, current: current)
-                let l = try text.layout(place.name, ts, scale: layout.unit)
-                // Within half the pictures' room: a long trip's labels are drawn as they come.
-                guard text.spriteBytes < TextCache.spriteLimit / 2 else { continue }
-                _ = try text.movingMark(l, ts, key: LabelKey(current: current, name: place.name), x: 0, y: 0,
-                                        scale: layout.unit)
+    /// needs) and its label drawn at whole pixels, a label a step, in the order the trip reaches the
+    /// places: the work a frame showing each label first would do. The first frame's labels (its pins':
+    /// the current place's bolder) come first.
+    public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] {
+        let steps = scene.places.indices.flatMap { i in
+            [true, false].map { current in
+                PreparationStep(forFirstFrame: first?.pins.contains { $0.place == i && $0.current == current } ?? true) {
+                    [self] in try prepareLabel(scene.places[i].name, current: current, scene: scene, layout: layout)
+                }
             }
         }
+        return steps.filter(\.forFirstFrame) + steps.filter { !$0.forFirstFrame }
+    }
+
+    private func prepareLabel(_ name: String, current: Bool, scene: Scene, layout: FrameLayout) throws {
+        let ts = Self.labelStyle(scene.style, current: current)
+        let l = try text.layout(name, ts, scale: layout.unit)
+        // Within half the pictures' room: a long trip's labels are drawn as they come.
+        guard text.spriteBytes < TextCache.spriteLimit / 2 else { return }
+        _ = try text.movingMark(l, ts, key: LabelKey(current: current, name: name), x: 0, y: 0, scale: layout.unit)
     }
 
     /// A settled pin's picture: its size and colour.
