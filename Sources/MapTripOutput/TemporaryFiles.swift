@@ -45,6 +45,34 @@ public enum TemporaryFiles {
         try rename(temporary, onto: target, output: output)
     }
 
+    /// `commit`, with `meanwhile` run on the calling thread while another flushes the file to the disk
+    /// (freeing what wrote it, say): the rename still waits for the flush.
+    public static func commit(_ temporary: URL, onto target: URL, output: OutputKind = .video,
+                              meanwhile: () -> Void) throws {
+        let flush = Flush(temporary)
+        meanwhile()
+        try flush.wait()
+        try rename(temporary, onto: target, output: output)
+    }
+
+    /// A file's `sync` on a thread of libdispatch's, waited for with `wait`.
+    private final class Flush: @unchecked Sendable {
+        private let done = DispatchGroup()
+        /// Written by the flushing thread before it leaves `done`, read after waiting for it.
+        private var failure: Error?
+
+        init(_ url: URL) {
+            DispatchQueue.global().async(group: done) { [self] in
+                do { try sync(url) } catch { failure = error }
+            }
+        }
+
+        func wait() throws {
+            done.wait()
+            if let failure { throw failure }
+        }
+    }
+
     /// Renames `from` onto `to` in one step, a failure said of `to` with what to do.
     public static func rename(_ from: URL, onto to: URL, output: OutputKind = .video) throws {
         if Foundation.rename(from.path, to.path) != 0 {
