@@ -59,7 +59,8 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     for (int l = 0; l < lines; l++) total += counts[l] > 1 ? counts[l] - 1 : 0;
     if (total == 0) return 1;
     seg_t *segs = malloc(sizeof(seg_t) * (size_t)total);
-    float *cover = calloc((size_t)(clip_x1 - clip_x0) + 8, sizeof(float));
+    // Per pixel of a row: the squared distance to the nearest segment (far: none within reach).
+    float *cover = malloc(sizeof(float) * ((size_t)(clip_x1 - clip_x0) + 8));
     seg_t **active = malloc(sizeof(seg_t *) * (size_t)total), **order = malloc(sizeof(seg_t *) * (size_t)total);
     pass_t *ps = malloc(sizeof(pass_t) * (size_t)passes);
     if (!segs || !cover || !active || !order || !ps) {
@@ -112,6 +113,8 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
     const __m256 f255 = _mm256_set1_ps(255);
     const __m256 lane = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
+    const __m256 far = _mm256_set1_ps(INFINITY);
+    for (int x = 0; x < clip_x1 - clip_x0 + 8; x++) cover[x] = INFINITY;
     int next = 0, nactive = 0;
     const int first_row = n ? order[0]->row0 : clip_y1;
     for (int row = first_row; row < clip_y1 && (next < n || nactive > 0); row++) {
@@ -122,78 +125,81 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         if (nactive == 0) { if (next < n) row = order[next]->row0 - 1; continue; }
         const float cy = (float)row + 0.5f;
         uint32_t *d = (uint32_t *)(pixels + (ptrdiff_t)row * stride);
-        int prefetched = 0;
+        // The squared distance from each pixel centre to the nearest segment, within the widest pass's
+        // reach (one pass over the segments for every pass: a pass's cover falls as the distance grows,
+        // so the nearest segment gives each the largest cover).
+        const float reach = widest;
+        int lo = clip_x1, hi = clip_x0;
+        for (int i = 0; i < nactive; i++) {
+            const seg_t *s = active[i];
+            // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
+            float t0 = 0, t1 = 1;
+            if (s->dy != 0) {
+                float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
+                if (ta > tb) { float t = ta; ta = tb; tb = t; }
+                t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
+                if (t0 > t1) continue;
+            } else if (fabsf(cy - s->ay) > reach) continue;
+            const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
+            // Clamped to the clip before they become whole numbers (a line may run far off the frame).
+            const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
+            const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
+            if (!(fx0 < fx1)) continue;
+            const int x0 = (int)fx0, x1 = (int)fx1;
+            if (x0 < lo) lo = x0;
+            // Eight pixels at a time (the distance row has room past the clip for the last eight).
+            const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
+            const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
+            const __m256 pyd = _mm256_mul_ps(py, sdy);
+            int x = x0;
+            for (; x < x1; x += 8) {
+                const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
+                __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
+                t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
+                const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
+                const __m256 dd2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
+                float *c = cover + (x - clip_x0);
+                _mm256_storeu_ps(c, _mm256_min_ps(_mm256_loadu_ps(c), dd2));
+            }
+            if (x > hi) hi = x;
+        }
+        if (lo >= hi) continue;
+        const int end = hi < clip_x1 ? hi : clip_x1;
+        // The pixels a line covers two rows down are about these: asked for now, they come from
+        // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
+        if (row + 2 < clip_y1) {
+            const uint8_t *ahead = pixels + (ptrdiff_t)(row + 2) * stride;
+            for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
+        }
         // Each pass over the row in turn (an outline, then the line over it): a pixel gets them in
-        // order, as from whole strokes one after the other, while the row is in cache.
+        // order, as from whole strokes one after the other, while the row is in cache. A pixel's cover
+        // in a pass is that of a pixel-wide box across the pass's band at the pixel's distance.
         for (int pass = 0; pass < np; pass++) {
             const pass_t *q = &ps[pass];
-            const float reach = q->reach;
             const __m256 rv = _mm256_set1_ps(q->r), nrv = _mm256_set1_ps(-q->r);
-            int lo = clip_x1, hi = clip_x0;
-            for (int i = 0; i < nactive; i++) {
-                const seg_t *s = active[i];
-                // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
-                float t0 = 0, t1 = 1;
-                if (s->dy != 0) {
-                    float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
-                    if (ta > tb) { float t = ta; ta = tb; tb = t; }
-                    t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
-                    if (t0 > t1) continue;
-                } else if (fabsf(cy - s->ay) > reach) continue;
-                const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
-                // Clamped to the clip before they become whole numbers (a line may run far off the frame).
-                const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
-                const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
-                if (!(fx0 < fx1)) continue;
-                const int x0 = (int)fx0, x1 = (int)fx1;
-                if (x0 < lo) lo = x0;
-                // Eight pixels at a time (the cover row has room past the clip for the last eight).
-                const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
-                const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
-                const __m256 pyd = _mm256_mul_ps(py, sdy);
-                int x = x0;
-                for (; x < x1; x += 8) {
-                    const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
-                    __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
-                    t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
-                    const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
-                    const __m256 dd = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey)));
-                    const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
-                    float *c = cover + (x - clip_x0);
-                    _mm256_storeu_ps(c, _mm256_max_ps(_mm256_loadu_ps(c), v));
-                }
-                if (x > hi) hi = x;
-            }
-            if (lo >= hi) continue;
-            const int end = hi < clip_x1 ? hi : clip_x1;
-            // The pixels a line covers two rows down are about these: asked for now, they come from
-            // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
-            if (!prefetched && row + 2 < clip_y1) {
-                const uint8_t *ahead = pixels + (ptrdiff_t)(row + 2) * stride;
-                for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
-                prefetched = 1;
-            }
             const solid8_t color = solid8_from(q->color);
             // Eight pixels at a time while they are within the clip, then one by one: the source at
             // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
             int x = lo;
             for (; x + 8 <= end; x += 8) {
-                float *c = cover + (x - clip_x0);
-                const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(c), zero), one);
-                _mm256_storeu_ps(c, zero);
-                const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(v, f255));
+                const __m256 dd = _mm256_sqrt_ps(_mm256_loadu_ps(cover + (x - clip_x0)));
+                const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
+                const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(v, zero), one), f255));
                 const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
                 _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, m, color));
             }
-            for (; x < hi; x++) {
-                float v = cover[x - clip_x0];
-                cover[x - clip_x0] = 0;
-                if (x >= end || v <= 0) continue;
+            for (; x < end; x++) {
+                const float dd = sqrtf(cover[x - clip_x0]);
+                const float v = fminf(dd + 0.5f, q->r) - fmaxf(dd - 0.5f, -q->r);
+                if (!(v > 0)) continue;
                 const uint32_t m = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
                 if (m == 0) continue;
                 d[x] = solid_over1(d[x], m, q->color);
             }
         }
+        int x = lo;
+        for (; x + 8 <= hi; x += 8) _mm256_storeu_ps(cover + (x - clip_x0), far);
+        for (; x < hi; x++) cover[x - clip_x0] = INFINITY;
     }
     free(segs); free(cover); free(active); free(order); free(ps);
     return 1;
