@@ -52,7 +52,6 @@ __attribute__((target("avx2,fma"))) static void ring_span(uint32_t *d, int x, in
     const __m256 lanes = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
     const __m256 f255 = _mm256_set1_ps(255);
-    const __m256i lo8 = _mm256_set1_epi32(0xff);
     for (; x < x1; x += 8) {
         const __m256 dx = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lanes), _mm256_set1_ps(g->cx));
         const __m256 dx2 = _mm256_mul_ps(dx, dx);
@@ -72,8 +71,7 @@ __attribute__((target("avx2,fma"))) static void ring_span(uint32_t *d, int x, in
         const __m256i index = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(t, zero), one), f255));
         const __m256i colour = _mm256_i32gather_epi32((const int *)lut, index, 4);
         const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(cover, f255));
-        const solid8_t c = {_mm256_srli_epi32(colour, 24), _mm256_and_si256(_mm256_srli_epi32(colour, 16), lo8),
-                            _mm256_and_si256(_mm256_srli_epi32(colour, 8), lo8), _mm256_and_si256(colour, lo8)};
+        const solid8_t c = solid8_of(colour);
         if (x + 8 <= x1) {
             _mm256_storeu_si256((__m256i *)(d + x), solid_over8(_mm256_loadu_si256((const __m256i *)(d + x)), m, c));
         } else {
