@@ -145,7 +145,13 @@ public final class FrameRenderer {
         var inks: [OverlayInk] = []
         for overlay in overlays {
             if let cells = try overlay.inkCells(frame) {
-                if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
+                guard let rows = cells.markedRows else { continue }
+                // With nothing under it yet, drawn straight into the picture where it can.
+                if inks.isEmpty, try overlay.drawPlanar(frame, into: picture) {
+                    picture.history?.drawnOver += cells.runs(in: 0..<height)
+                    continue
+                }
+                inks.append(.cells(overlay, cells, rows))
                 continue
             }
             // An overlay of pictures: each painted on the bands it meets, its rectangle blended.

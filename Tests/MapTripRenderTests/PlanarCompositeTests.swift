@@ -525,6 +525,98 @@ struct PlanarCompositeTests {
         #expect(map.framesRestored > 10 && map.framesRestored < stats.framesFromStill)
     }
 
+    /// Strokes drawn straight into an I420 picture (`maptrip_stroke_round_i420`) give the bytes of the
+    /// same strokes drawn one after the other over a transparent BGRA overlay (`maptrip_stroke_round`)
+    /// that is then blended over the picture: an outlined line and a thin one crossing it, and lines
+    /// running off the frame, over noise.
+    @Test func strokesDrawnStraightIntoI420MatchThemDrawnOverAnOverlayAndBlended() throws {
+        guard BilinearResample.isAvailable else { return }
+        let (width, height) = (420, 260)
+        let first = RoundStrokeTests.lines
+        let second: [[(x: Double, y: Double)]] = [[(x: 10.5, y: 250), (x: 400.25, y: 12.75)], [(x: -50, y: 131), (x: 500, y: 129.5)]]
+        let strokes: [(lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)])] = [
+            (first, [(Color(red: 1, green: 1, blue: 1, alpha: 0.95), 9.5), (Color(red: 0.89, green: 0.34, blue: 0.18, alpha: 1), 5)]),
+            (second, [(Color(red: 0.12, green: 0.37, blue: 0.66, alpha: 0.7), 2.5)]),
+        ]
+        var state: UInt32 = 11
+        let noise = (0..<(width * height * 3 / 2)).map { _ -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 13)
+        }
+        func planes(_ p: UnsafeMutablePointer<UInt8>) -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) {
+            (p, p + width * height, p + width * height + width * height / 4)
+        }
+        // Over an overlay, then blended.
+        var blended = noise
+        var overlay = [UInt8](repeating: 0, count: width * height * 4)
+        for stroke in strokes {
+            let xy = stroke.lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, counts = stroke.lines.map { Int32($0.count) }
+            let colors = stroke.passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
+            #expect(maptrip_stroke_round(&overlay, width * 4, 0, 0, Int32(width), Int32(height), xy, counts,
+                                         Int32(counts.count), stroke.passes.map(\.width), colors, Int32(stroke.passes.count)) == 1)
+        }
+        #expect(overlay.contains { $0 != 0 })
+        blended.withUnsafeMutableBufferPointer { b in
+            let (y, u, v) = planes(b.baseAddress!)
+            #expect(maptrip_blend_overlay_i420(&overlay, width * 4, y, width, u, width / 2, v, width / 2,
+                                               Int32(width), Int32(height)) == 1)
+        }
+        // Straight into the picture.
+        var straight = noise
+        let lines = strokes.flatMap(\.lines), passes = strokes.flatMap(\.passes)
+        straight.withUnsafeMutableBufferPointer { b in
+            let (y, u, v) = planes(b.baseAddress!)
+            #expect(maptrip_stroke_round_i420(y, width, u, width / 2, v, width / 2, Int32(width), Int32(height), Int32(strokes.count),
+                                              strokes.map { Int32($0.lines.count) }, strokes.map { Int32($0.passes.count) },
+                                              lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) },
+                                              passes.map(\.width),
+                                              passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }) == 1)
+        }
+        #expect(blended != noise)
+        #expect(straight == blended)
+    }
+
+    /// A route that draws itself straight into I420 (`RouteOverlay.drawPlanar`) gives a frame what the
+    /// same route drawn on the frame's band and blended gives, through a flight.
+    @Test func aRouteDrawnStraightIntoI420MatchesItDrawnOnTheBand() throws {
+        guard BilinearResample.isAvailable else { return }
+        let places = [Place(name: "Lisbon", position: LonLat(lon: -9.14, lat: 38.72), zoom: 4),
+                      Place(name: "Moscow", position: LonLat(lon: 37.62, lat: 55.76), zoom: 4.2),
+                      Place(name: "Cairo", position: LonLat(lon: 31.24, lat: 30.04), zoom: 4)]
+        let sc = scene(places)
+        let timeline = Timeline(scene: sc)
+        let overlays: [[Overlay]] = [FrameRenderer.standardOverlays(),
+                                     FrameRenderer.standardOverlays().map { $0 is RouteOverlay ? Banded($0) : $0 }]
+        let renderers = try overlays.map { try Self.cachingRenderer(sc, timeline: timeline, overlays: $0) }
+        var straight = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 7) {
+            let values = timeline.values(at: n)
+            let pictures = (0..<2).map { _ in Picture(width: sc.video.width, height: sc.video.height) }
+            let drawn = try zip(renderers, pictures).map { r, p in try p.with { try r.renderPlanar(values, into: $0) } }
+            guard drawn.allSatisfy({ $0 }) else { continue }
+            // The band cuts the lines at its rows, a hair apart from the whole frame's cut: a level
+            // of luma at most, here and there. A 2x2 block where the line's edge and a pin's or a
+            // label's share the block is blended twice rather than once: a few levels of chroma there.
+            let d = pictures[0].difference(pictures[1])
+            #expect(d[0].worst <= 1 && d[1].worst <= 8 && d[2].worst <= 8 && d.allSatisfy { $0.mean < 1e-3 }, "frame \(n): \(d)")
+            let frame = FrameContext(scene: sc, values: values, viewport: renderers[0].viewport(values.camera),
+                                     layout: renderers[0].layout, baseMap: renderers[0].baseMap,
+                                     routes: Timeline.routes(for: sc), media: SceneMedia())
+            if !values.legs.isEmpty, try Picture(width: sc.video.width, height: sc.video.height).with({
+                try RouteOverlay().drawPlanar(frame, into: $0)
+            }) { straight += 1 }
+        }
+        #expect(straight > 3, "frames whose route went straight into the picture")
+    }
+
+    /// An overlay that draws as `overlay` draws and tells its cells, but never draws straight into I420.
+    final class Banded: Overlay {
+        let overlay: Overlay
+        init(_ overlay: Overlay) { self.overlay = overlay }
+        func draw(_ frame: FrameContext, in cr: Context) throws { try overlay.draw(frame, in: cr) }
+        func inkCells(_ frame: FrameContext) throws -> InkCells? { try overlay.inkCells(frame) }
+    }
+
     /// An overlay drawn as `overlay` draws, that does not tell its cells: recorded and replayed in its
     /// bounding box, as every overlay was before cells.
     final class Recorded: Overlay {

@@ -50,38 +50,55 @@ typedef struct {
     solid_t color;
 } pass_t;
 
-__attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0,
-                                                             int clip_x1, int clip_y1, const double *xy, const int *counts,
-                                                             int lines, const double *widths, const double *colors,
-                                                             int passes) {
+// A stroke set up for its clip: its segments (by first row), the passes that draw anything, and the
+// walk down the rows (the segments whose capsules meet the row, and the next to join).
+typedef struct {
+    seg_t *segs, **order, **active;
+    float *cover;  // per pixel of a row: the squared distance to the nearest segment (far: none in reach)
+    pass_t *ps;
+    int n, np, next, nactive;
+    float widest;
+    int clip_x0, clip_y0, clip_x1, clip_y1;
+} stroke_t;
+
+static void stroke_free(stroke_t *k) {
+    free(k->segs); free(k->cover); free(k->active); free(k->order); free(k->ps);
+}
+
+// Sets up a stroke; 0 when out of memory (nothing to free then). A stroke with nothing to draw has
+// no segments (`n` 0).
+static int stroke_begin(stroke_t *k, int clip_x0, int clip_y0, int clip_x1, int clip_y1, const double *xy,
+                        const int *counts, int lines, const double *widths, const double *colors, int passes) {
+    memset(k, 0, sizeof(*k));
+    k->clip_x0 = clip_x0; k->clip_y0 = clip_y0; k->clip_x1 = clip_x1; k->clip_y1 = clip_y1;
     if (clip_x1 <= clip_x0 || clip_y1 <= clip_y0 || passes <= 0) return 1;
     int total = 0;
     for (int l = 0; l < lines; l++) total += counts[l] > 1 ? counts[l] - 1 : 0;
     if (total == 0) return 1;
-    seg_t *segs = malloc(sizeof(seg_t) * (size_t)total);
-    // Per pixel of a row: the squared distance to the nearest segment (far: none within reach).
-    float *cover = malloc(sizeof(float) * ((size_t)(clip_x1 - clip_x0) + 8));
-    seg_t **active = malloc(sizeof(seg_t *) * (size_t)total), **order = malloc(sizeof(seg_t *) * (size_t)total);
-    pass_t *ps = malloc(sizeof(pass_t) * (size_t)passes);
-    if (!segs || !cover || !active || !order || !ps) {
-        free(segs); free(cover); free(active); free(order); free(ps);
+    k->segs = malloc(sizeof(seg_t) * (size_t)total);
+    k->cover = malloc(sizeof(float) * ((size_t)(clip_x1 - clip_x0) + 8));
+    k->active = malloc(sizeof(seg_t *) * (size_t)total);
+    k->order = malloc(sizeof(seg_t *) * (size_t)total);
+    k->ps = malloc(sizeof(pass_t) * (size_t)passes);
+    if (!k->segs || !k->cover || !k->active || !k->order || !k->ps) {
+        stroke_free(k);
         return 0;
     }
+    for (int x = 0; x < clip_x1 - clip_x0 + 8; x++) k->cover[x] = INFINITY;
     // The passes that draw anything, in order; the segments are set up once, for the widest of them.
-    int np = 0;
-    float widest = 0;
-    for (int k = 0; k < passes; k++) {
-        const double width = widths[k], alpha = colors[4 * k + 3];
+    for (int j = 0; j < passes; j++) {
+        const double width = widths[j], alpha = colors[4 * j + 3];
         if (!(width > 0) || !(alpha > 0) || !isfinite(width)) continue;
-        pass_t *q = &ps[np++];
+        pass_t *q = &k->ps[k->np++];
         q->r = (float)(width / 2);
         q->reach = q->r + 0.5f;
-        if (q->reach > widest) widest = q->reach;
-        q->color = solid_from(colors + 4 * k);
+        if (q->reach > k->widest) k->widest = q->reach;
+        q->color = solid_from(colors + 4 * j);
     }
+    const float widest = k->widest;
     int n = 0;
     const double *p = xy;
-    for (int l = 0; l < lines && np > 0; l++) {
+    for (int l = 0; l < lines && k->np > 0; l++) {
         for (int i = 0; i + 1 < counts[l]; i++) {
             double ax = p[2 * i], ay = p[2 * i + 1], bx = p[2 * i + 2], by = p[2 * i + 3];
             if (!isfinite(ax) || !isfinite(ay) || !isfinite(bx) || !isfinite(by)) continue;
@@ -89,7 +106,7 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
             // pixels off the frame, beyond float's precision); an end cut there shows no cap.
             if (!clip_segment(&ax, &ay, &bx, &by, clip_x0 - widest - 2.0, clip_y0 - widest - 2.0,
                               clip_x1 + widest + 2.0, clip_y1 + widest + 2.0)) continue;
-            seg_t *s = &segs[n];
+            seg_t *s = &k->segs[n];
             s->ax = (float)ax; s->ay = (float)ay;
             s->bx = (float)bx; s->by = (float)by;
             s->dx = s->bx - s->ax; s->dy = s->by - s->ay;
@@ -103,105 +120,201 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
         }
         p += 2 * counts[l];
     }
+    k->n = n;
     // The segments by first row (each within the clip's rows).
-    if (!order_by_first_row(segs, sizeof(seg_t), offsetof(seg_t, row0), n, clip_y0, clip_y1, (void **)order)) {
-        free(segs); free(cover); free(active); free(order); free(ps);
+    if (!order_by_first_row(k->segs, sizeof(seg_t), offsetof(seg_t, row0), n, clip_y0, clip_y1, (void **)k->order)) {
+        stroke_free(k);
         return 0;
     }
+    return 1;
+}
+
+// The first row at or after `row` where a segment may draw (the clip's end when none is left).
+static int stroke_next_row(const stroke_t *k, int row) {
+    if (k->nactive > 0) return row;
+    return k->next < k->n ? (k->order[k->next]->row0 > row ? k->order[k->next]->row0 : row) : k->clip_y1;
+}
+
+// Draws row `row` (rows are drawn in order, each once) over the premultiplied BGRA pixels at `d`
+// (indexed by the frame's column), `ahead`: that row two rows down, to prefetch (NULL: none). Sets
+// [*lo, *hi) to the columns it may have changed (empty: none).
+__attribute__((target("avx2"))) static void stroke_row(stroke_t *k, int row, uint32_t *d, const uint8_t *ahead,
+                                                      int *lo_out, int *hi_out) {
+    const int clip_x0 = k->clip_x0, clip_x1 = k->clip_x1;
+    *lo_out = *hi_out = clip_x0;
+    while (k->next < k->n && k->order[k->next]->row0 <= row) k->active[k->nactive++] = k->order[k->next++];
+    int m = 0;
+    for (int i = 0; i < k->nactive; i++) if (k->active[i]->row1 > row) k->active[m++] = k->active[i];
+    k->nactive = m;
+    if (m == 0) return;
     // Vector constants: covers (the pixel centres of eight pixels), then the compositing of
     // premultiplied 8-bit channels.
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5f);
     const __m256 f255 = _mm256_set1_ps(255);
     const __m256 lane = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
     const __m256 far = _mm256_set1_ps(INFINITY);
-    for (int x = 0; x < clip_x1 - clip_x0 + 8; x++) cover[x] = INFINITY;
-    int next = 0, nactive = 0;
-    const int first_row = n ? order[0]->row0 : clip_y1;
-    for (int row = first_row; row < clip_y1 && (next < n || nactive > 0); row++) {
-        while (next < n && order[next]->row0 <= row) active[nactive++] = order[next++];
-        int k = 0;
-        for (int i = 0; i < nactive; i++) if (active[i]->row1 > row) active[k++] = active[i];
-        nactive = k;
-        if (nactive == 0) { if (next < n) row = order[next]->row0 - 1; continue; }
-        const float cy = (float)row + 0.5f;
-        uint32_t *d = (uint32_t *)(pixels + (ptrdiff_t)row * stride);
-        // The squared distance from each pixel centre to the nearest segment, within the widest pass's
-        // reach (one pass over the segments for every pass: a pass's cover falls as the distance grows,
-        // so the nearest segment gives each the largest cover).
-        const float reach = widest;
-        int lo = clip_x1, hi = clip_x0;
-        for (int i = 0; i < nactive; i++) {
-            const seg_t *s = active[i];
-            // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
-            float t0 = 0, t1 = 1;
-            if (s->dy != 0) {
-                float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
-                if (ta > tb) { float t = ta; ta = tb; tb = t; }
-                t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
-                if (t0 > t1) continue;
-            } else if (fabsf(cy - s->ay) > reach) continue;
-            const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
-            // Clamped to the clip before they become whole numbers (a line may run far off the frame).
-            const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
-            const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
-            if (!(fx0 < fx1)) continue;
-            const int x0 = (int)fx0, x1 = (int)fx1;
-            if (x0 < lo) lo = x0;
-            // Eight pixels at a time (the distance row has room past the clip for the last eight).
-            const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
-            const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
-            const __m256 pyd = _mm256_mul_ps(py, sdy);
-            int x = x0;
-            for (; x < x1; x += 8) {
-                const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
-                __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
-                t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
-                const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
-                const __m256 dd2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
-                float *c = cover + (x - clip_x0);
-                _mm256_storeu_ps(c, _mm256_min_ps(_mm256_loadu_ps(c), dd2));
-            }
-            if (x > hi) hi = x;
+    float *cover = k->cover;
+    const float cy = (float)row + 0.5f;
+    // The squared distance from each pixel centre to the nearest segment, within the widest pass's
+    // reach (one pass over the segments for every pass: a pass's cover falls as the distance grows,
+    // so the nearest segment gives each the largest cover).
+    const float reach = k->widest;
+    int lo = clip_x1, hi = clip_x0;
+    for (int i = 0; i < k->nactive; i++) {
+        const seg_t *s = k->active[i];
+        // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
+        float t0 = 0, t1 = 1;
+        if (s->dy != 0) {
+            float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
+            if (ta > tb) { float t = ta; ta = tb; tb = t; }
+            t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
+            if (t0 > t1) continue;
+        } else if (fabsf(cy - s->ay) > reach) continue;
+        const float xa = s->ax + t0 * s->dx, xb = s->ax + t1 * s->dx;
+        // Clamped to the clip before they become whole numbers (a line may run far off the frame).
+        const float fx0 = fmaxf(floorf(fminf(xa, xb) - reach), (float)clip_x0);
+        const float fx1 = fminf(ceilf(fmaxf(xa, xb) + reach), (float)clip_x1);
+        if (!(fx0 < fx1)) continue;
+        const int x0 = (int)fx0, x1 = (int)fx1;
+        if (x0 < lo) lo = x0;
+        // Eight pixels at a time (the distance row has room past the clip for the last eight).
+        const __m256 ax = _mm256_set1_ps(s->ax), sdx = _mm256_set1_ps(s->dx), sdy = _mm256_set1_ps(s->dy);
+        const __m256 py = _mm256_set1_ps(cy - s->ay), inv = _mm256_set1_ps(s->inv_len2);
+        const __m256 pyd = _mm256_mul_ps(py, sdy);
+        int x = x0;
+        for (; x < x1; x += 8) {
+            const __m256 px = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)x), lane), ax);
+            __m256 t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, sdx), pyd), inv);
+            t = _mm256_min_ps(_mm256_max_ps(t, zero), one);
+            const __m256 ex = _mm256_sub_ps(px, _mm256_mul_ps(t, sdx)), ey = _mm256_sub_ps(py, _mm256_mul_ps(t, sdy));
+            const __m256 dd2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
+            float *c = cover + (x - clip_x0);
+            _mm256_storeu_ps(c, _mm256_min_ps(_mm256_loadu_ps(c), dd2));
         }
-        if (lo >= hi) continue;
-        const int end = hi < clip_x1 ? hi : clip_x1;
-        // The pixels a line covers two rows down are about these: asked for now, they come from
-        // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
-        if (row + 2 < clip_y1) {
-            const uint8_t *ahead = pixels + (ptrdiff_t)(row + 2) * stride;
-            for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
-        }
-        // Each pass over the row in turn (an outline, then the line over it): a pixel gets them in
-        // order, as from whole strokes one after the other, while the row is in cache. A pixel's cover
-        // in a pass is that of a pixel-wide box across the pass's band at the pixel's distance.
-        for (int pass = 0; pass < np; pass++) {
-            const pass_t *q = &ps[pass];
-            const __m256 rv = _mm256_set1_ps(q->r), nrv = _mm256_set1_ps(-q->r);
-            const solid8_t color = solid8_from(q->color);
-            // Eight pixels at a time while they are within the clip, then one by one: the source at
-            // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
-            int x = lo;
-            for (; x + 8 <= end; x += 8) {
-                const __m256 dd = _mm256_sqrt_ps(_mm256_loadu_ps(cover + (x - clip_x0)));
-                const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
-                const __m256i m = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(v, zero), one), f255));
-                const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
-                _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, m, color));
-            }
-            for (; x < end; x++) {
-                const float dd = sqrtf(cover[x - clip_x0]);
-                const float v = fminf(dd + 0.5f, q->r) - fmaxf(dd - 0.5f, -q->r);
-                if (!(v > 0)) continue;
-                const uint32_t m = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
-                if (m == 0) continue;
-                d[x] = solid_over1(d[x], m, q->color);
-            }
-        }
-        int x = lo;
-        for (; x + 8 <= hi; x += 8) _mm256_storeu_ps(cover + (x - clip_x0), far);
-        for (; x < hi; x++) cover[x - clip_x0] = INFINITY;
+        if (x > hi) hi = x;
     }
-    free(segs); free(cover); free(active); free(order); free(ps);
+    if (lo >= hi) return;
+    const int end = hi < clip_x1 ? hi : clip_x1;
+    // The pixels a line covers two rows down are about these: asked for now, they come from
+    // memory while this row and the next are drawn (most of the stroker's time was waiting on them).
+    if (ahead) {
+        for (int x = lo & ~15; x < end; x += 16) _mm_prefetch((const char *)(ahead + 4 * x), _MM_HINT_T0);
+    }
+    // Each pass over the row in turn (an outline, then the line over it): a pixel gets them in
+    // order, as from whole strokes one after the other, while the row is in cache. A pixel's cover
+    // in a pass is that of a pixel-wide box across the pass's band at the pixel's distance.
+    for (int pass = 0; pass < k->np; pass++) {
+        const pass_t *q = &k->ps[pass];
+        const __m256 rv = _mm256_set1_ps(q->r), nrv = _mm256_set1_ps(-q->r);
+        const solid8_t color = solid8_from(q->color);
+        // Eight pixels at a time while they are within the clip, then one by one: the source at
+        // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
+        int x = lo;
+        for (; x + 8 <= end; x += 8) {
+            const __m256 dd = _mm256_sqrt_ps(_mm256_loadu_ps(cover + (x - clip_x0)));
+            const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
+            const __m256i m8 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(v, zero), one), f255));
+            const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
+            _mm256_storeu_si256((__m256i *)(d + x), solid_over8(px, m8, color));
+        }
+        for (; x < end; x++) {
+            const float dd = sqrtf(cover[x - clip_x0]);
+            const float v = fminf(dd + 0.5f, q->r) - fmaxf(dd - 0.5f, -q->r);
+            if (!(v > 0)) continue;
+            const uint32_t m1 = v >= 1 ? 255 : (uint32_t)lrintf(v * 255);
+            if (m1 == 0) continue;
+            d[x] = solid_over1(d[x], m1, q->color);
+        }
+    }
+    int x = lo;
+    for (; x + 8 <= hi; x += 8) _mm256_storeu_ps(cover + (x - clip_x0), far);
+    for (; x < hi; x++) cover[x - clip_x0] = INFINITY;
+    *lo_out = lo;
+    *hi_out = end;
+}
+
+__attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0,
+                                                             int clip_x1, int clip_y1, const double *xy, const int *counts,
+                                                             int lines, const double *widths, const double *colors,
+                                                             int passes) {
+    stroke_t k;
+    if (!stroke_begin(&k, clip_x0, clip_y0, clip_x1, clip_y1, xy, counts, lines, widths, colors, passes)) return 0;
+    for (int row = stroke_next_row(&k, clip_y0); row < clip_y1; row = stroke_next_row(&k, row + 1)) {
+        int lo, hi;
+        stroke_row(&k, row, (uint32_t *)(pixels + (ptrdiff_t)row * stride),
+                   row + 2 < clip_y1 ? pixels + (ptrdiff_t)(row + 2) * stride : NULL, &lo, &hi);
+    }
+    stroke_free(&k);
+    return 1;
+}
+
+// The I420 strokes: each row pair's pixels of every stroke in turn drawn over a transparent pair of
+// BGRA rows, then blended into the picture (`maptrip_blend_overlay_i420`, which leaves them
+// transparent again): a row pair of the overlay the strokes would draw, blended as it would be.
+__attribute__((target("avx2"))) static int stroke_round_i420_avx2(uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                                                                  ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride,
+                                                                  int width, int height, int strokes,
+                                                                  const int *stroke_lines, const int *stroke_passes,
+                                                                  const double *xy, const int *counts,
+                                                                  const double *widths, const double *colors) {
+    if (strokes <= 0) return 1;
+    const ptrdiff_t stride = 4 * ((ptrdiff_t)width + 8);
+    stroke_t *ks = calloc((size_t)strokes, sizeof(stroke_t));
+    uint8_t *pair = calloc(2, (size_t)stride);
+    int made = 0;
+    if (ks && pair) {
+        const double *p = xy;
+        const int *c = counts;
+        const double *w = widths, *rgba = colors;
+        for (; made < strokes; made++) {
+            if (!stroke_begin(&ks[made], 0, 0, width, height, p, c, stroke_lines[made], w, rgba, stroke_passes[made])) break;
+            for (int l = 0; l < stroke_lines[made]; l++) p += 2 * c[l];
+            c += stroke_lines[made];
+            w += stroke_passes[made];
+            rgba += 4 * stroke_passes[made];
+        }
+    }
+    if (made < strokes) {  // out of memory: nothing drawn
+        for (int j = 0; j < made; j++) stroke_free(&ks[j]);
+        free(ks);
+        free(pair);
+        return 0;
+    }
+    int top = height;
+    for (int j = 0; j < strokes; j++) {
+        const int r = stroke_next_row(&ks[j], 0) & ~1;
+        if (r < top) top = r;
+    }
+    while (top < height) {
+        int lo = width, hi = 0;
+        for (int j = 0; j < strokes; j++) {
+            for (int r = 0; r < 2; r++) {
+                int l, h;
+                stroke_row(&ks[j], top + r, (uint32_t *)(pair + r * stride), NULL, &l, &h);
+                if (l < h) {
+                    if (l < lo) lo = l;
+                    if (h > hi) hi = h;
+                }
+            }
+        }
+        if (lo < hi) {
+            lo &= ~1;
+            hi = (hi + 1) & ~1;
+            if (hi > width) hi = width;
+            maptrip_blend_overlay_i420(pair + 4 * lo, stride, y + (ptrdiff_t)top * y_stride + lo, y_stride,
+                                       u + (ptrdiff_t)(top / 2) * u_stride + lo / 2, u_stride,
+                                       v + (ptrdiff_t)(top / 2) * v_stride + lo / 2, v_stride, hi - lo, 2);
+        }
+        int next = height;
+        for (int j = 0; j < strokes; j++) {
+            const int r = stroke_next_row(&ks[j], top + 2) & ~1;
+            if (r < next) next = r;
+        }
+        top = next;
+    }
+    for (int j = 0; j < strokes; j++) stroke_free(&ks[j]);
+    free(ks);
+    free(pair);
     return 1;
 }
 
@@ -213,7 +326,25 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                              passes);
 }
 
+int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
+                              ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
+                              const int *stroke_passes, const double *xy, const int *counts, const double *widths,
+                              const double *colors) {
+    if (!maptrip_resample_available() || width % 2 || height % 2 || width <= 0 || height <= 0) return 0;
+    return stroke_round_i420_avx2(y, y_stride, u, u_stride, v, v_stride, width, height, strokes, stroke_lines,
+                                  stroke_passes, xy, counts, widths, colors);
+}
+
 #else
+
+int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
+                              ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
+                              const int *stroke_passes, const double *xy, const int *counts, const double *widths,
+                              const double *colors) {
+    (void)y; (void)y_stride; (void)u; (void)u_stride; (void)v; (void)v_stride; (void)width; (void)height;
+    (void)strokes; (void)stroke_lines; (void)stroke_passes; (void)xy; (void)counts; (void)widths; (void)colors;
+    return 0;
+}
 
 int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1, int clip_y1,
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,

@@ -47,6 +47,17 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,
                          int passes);
 
+/// Strokes as `maptrip_stroke_round` over the whole of an I420 picture (`width` x `height`, both even):
+/// the pixels of the strokes drawn in turn over a transparent BGRA overlay, which
+/// `maptrip_blend_overlay_i420` then blends, without that overlay (each pair of rows is drawn and
+/// blended in turn). `strokes` strokes: stroke k has the next `stroke_lines[k]` lines (their points in
+/// `xy`, their counts in `counts`) and the next `stroke_passes[k]` passes (`widths`, `colors`). Returns
+/// 1 when drawn (or nothing to draw), 0 when it cannot (no AVX2, an odd size, no memory): nothing drawn.
+int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
+                              ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
+                              const int *stroke_passes, const double *xy, const int *counts, const double *widths,
+                              const double *colors);
+
 /// Fills polygons (`rings` closed rings, the points of ring r from `starts[r]` up to the next ring's start
 /// or `points`, at `xs`, `ys` in user space, which is device space moved by `dx`, `dy`) by the non-zero
 /// rule over premultiplied BGRA `pixels`, within the clip rectangle (x0, y0) ... (x1, y1) in device
