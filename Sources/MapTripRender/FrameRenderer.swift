@@ -144,14 +144,13 @@ public final class FrameRenderer {
         // long lines that tells its cells is not recorded: it is drawn on each band, in its cells.
         var inks: [OverlayInk] = []
         for overlay in overlays {
+            // With nothing under it yet, drawn straight into the picture where it can (the route).
+            if inks.isEmpty, let rects = try overlay.drawPlanar(frame, into: picture) {
+                picture.history?.drawnOver += rects
+                continue
+            }
             if let cells = try overlay.inkCells(frame) {
-                guard let rows = cells.markedRows else { continue }
-                // With nothing under it yet, drawn straight into the picture where it can.
-                if inks.isEmpty, try overlay.drawPlanar(frame, into: picture) {
-                    picture.history?.drawnOver += cells.runs(in: 0..<height)
-                    continue
-                }
-                inks.append(.cells(overlay, cells, rows))
+                if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
                 continue
             }
             // An overlay of pictures: each painted on the bands it meets, its rectangle blended.

@@ -27,10 +27,10 @@ public protocol Overlay: AnyObject {
     /// of rows, clipped to its cells there, and blends only those cells: a diagonal line's bounding
     /// box is most of the frame, its cells a few percent of it.
     func inkCells(_ frame: FrameContext) throws -> InkCells?
-    /// For an overlay of lines that tells its cells: draws them straight into an I420 picture, the
-    /// pixels `draw` gives on a transparent overlay blended over it, where it can (false: nothing
-    /// drawn). A frame asks only where nothing is drawn under the overlay yet.
-    func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> Bool
+    /// Draws straight into an I420 picture the pixels `draw` gives on a transparent overlay blended
+    /// over it, where the overlay can: the rectangles it drew in (nil: nothing drawn, it cannot). A
+    /// frame asks only where nothing is drawn under the overlay yet.
+    func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]?
     /// For an overlay of pictures drawn once (labels, pins, the credit): what it paints on `frame`, in
     /// order, as `draw` paints it; nil where it draws otherwise on this frame. A frame drawn into I420
     /// paints each such picture on the bands of rows it meets, and blends only their rectangles,
@@ -58,7 +58,7 @@ public struct PreparationStep {
 
 extension Overlay {
     public func inkCells(_ frame: FrameContext) throws -> InkCells? { nil }
-    public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> Bool { false }
+    public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? { nil }
     public func marks(_ frame: FrameContext) throws -> [Mark]? { nil }
     public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] { [] }
 }

@@ -134,19 +134,34 @@ public final class RouteOverlay: Overlay {
     /// gives on a transparent overlay blended over it, a pair of rows at a time, without the frame's
     /// band of BGRA rows (the world tour: the drawing thread's samples 6% fewer, the stroker's rows in
     /// cache). False, drawing nothing, where it cannot: a dashed leg (Cairo dashes it), the stroker
-    /// off, no AVX2, no memory.
-    public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> Bool {
+    /// off, no AVX2, no memory. Returns the rectangles it drew in: each 16 rows' columns the lines
+    /// changed.
+    public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? {
         let strokes = strokes(frame)
-        guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return false }
+        guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return nil }
         let passes = strokes.map { (stroke: LegStroke) -> [(color: Color, width: Double)] in
             (stroke.outline.map { [$0] } ?? []) + [(stroke.color, stroke.width)]
         }
         let lines = strokes.flatMap(\.lines)
-        return maptrip_stroke_round_i420(
+        var spans = [Int32](repeating: 0, count: picture.height)
+        guard maptrip_stroke_round_i420(
             picture.y, picture.yStride, picture.u, picture.uStride, picture.v, picture.vStride, Int32(picture.width),
             Int32(picture.height), Int32(strokes.count), strokes.map { Int32($0.lines.count) }, passes.map { Int32($0.count) },
             lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) }, passes.joined().map(\.width),
-            passes.joined().flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }) != 0
+            passes.joined().flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }, &spans) != 0
+        else { return nil }
+        var rects: [InkCells.Rect] = []
+        for top in stride(from: 0, to: picture.height, by: 16) {
+            var lo = Int32.max, hi = Int32.min
+            for r in stride(from: top, to: min(top + 16, picture.height), by: 2) where spans[r] < spans[r + 1] {
+                lo = min(lo, spans[r])
+                hi = max(hi, spans[r + 1])
+            }
+            if lo < hi {
+                rects.append(InkCells.Rect(x: Int(lo), y: top, width: Int(hi - lo), height: min(16, picture.height - top)))
+            }
+        }
+        return rects
     }
 }
 

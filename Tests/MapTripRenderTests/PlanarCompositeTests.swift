@@ -563,6 +563,7 @@ struct PlanarCompositeTests {
         }
         // Straight into the picture.
         var straight = noise
+        var spans = [Int32](repeating: -1, count: height)
         let lines = strokes.flatMap(\.lines), passes = strokes.flatMap(\.passes)
         straight.withUnsafeMutableBufferPointer { b in
             let (y, u, v) = planes(b.baseAddress!)
@@ -570,10 +571,22 @@ struct PlanarCompositeTests {
                                               strokes.map { Int32($0.lines.count) }, strokes.map { Int32($0.passes.count) },
                                               lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) },
                                               passes.map(\.width),
-                                              passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }) == 1)
+                                              passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] },
+                                              &spans) == 1)
         }
         #expect(blended != noise)
         #expect(straight == blended)
+        // Every sample changed lies within its pair of rows' span, and the spans are even.
+        var changed = 0
+        for r in 0..<height {
+            for x in 0..<width where straight[r * width + x] != noise[r * width + x] {
+                changed += 1
+                let top = r & ~1
+                #expect(spans[top] <= x && x < spans[top + 1], "row \(r), column \(x)")
+            }
+        }
+        #expect(changed > 1000)
+        #expect(stride(from: 0, to: height, by: 2).allSatisfy { spans[$0] % 2 == 0 && spans[$0 + 1] % 2 == 0 && spans[$0] <= spans[$0 + 1] })
     }
 
     /// A route that draws itself straight into I420 (`RouteOverlay.drawPlanar`) gives a frame what the
@@ -603,7 +616,7 @@ struct PlanarCompositeTests {
                                      layout: renderers[0].layout, baseMap: renderers[0].baseMap,
                                      routes: Timeline.routes(for: sc), media: SceneMedia())
             if !values.legs.isEmpty, try Picture(width: sc.video.width, height: sc.video.height).with({
-                try RouteOverlay().drawPlanar(frame, into: $0)
+                try RouteOverlay().drawPlanar(frame, into: $0) != nil
             }) { straight += 1 }
         }
         #expect(straight > 3, "frames whose route went straight into the picture")

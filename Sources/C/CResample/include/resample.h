@@ -53,10 +53,12 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
 /// blended in turn). `strokes` strokes: stroke k has the next `stroke_lines[k]` lines (their points in
 /// `xy`, their counts in `counts`) and the next `stroke_passes[k]` passes (`widths`, `colors`). Returns
 /// 1 when drawn (or nothing to draw), 0 when it cannot (no AVX2, an odd size, no memory): nothing drawn.
+/// `spans` (`height` of them, or NULL): for each pair of rows, the columns [spans[r], spans[r + 1]) it
+/// may have changed (even bounds; none: 0, 0).
 int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
                               ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
                               const int *stroke_passes, const double *xy, const int *counts, const double *widths,
-                              const double *colors);
+                              const double *colors, int *spans);
 
 /// Fills polygons (`rings` closed rings, the points of ring r from `starts[r]` up to the next ring's start
 /// or `points`, at `xs`, `ys` in user space, which is device space moved by `dx`, `dy`) by the non-zero
