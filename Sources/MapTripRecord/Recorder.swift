@@ -139,8 +139,8 @@ public final class Recorder {
             let d = clock.now - start
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        // The places' labels made beside the map's preparation and the encoder's opening (nothing
-        // new where the caller started them already, as `RenderJob.run` does).
+        // The overlays' preparation started beside the map's and the encoder's opening (nothing new
+        // where the caller started it already, as `RenderJob.run` does).
         prepareOverlays(frames: range)
         try prepareBaseMap(frames: range)
         let total = range.count

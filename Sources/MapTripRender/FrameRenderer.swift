@@ -128,8 +128,9 @@ public final class FrameRenderer {
     /// (`Overlay.inkCells`), drawn on each band in those cells; those rectangles' rows blended over
     /// the picture (OVER is associative: the same picture as the overlays drawn over the map, then
     /// converted, within rounding). The band is all the BGRA memory such a frame touches (a quarter
-    /// of the frame: 2 MB at 1080p, not 8). Returns false, drawing nothing, where the map cannot:
-    /// `render` and convert then.
+    /// of the frame: 2 MB at 1080p, not 8). An overlay that draws itself straight into the picture
+    /// (`Overlay.drawPlanar`, the route) does so where nothing is drawn under it yet, without the band.
+    /// Returns false, drawing nothing, where the map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
         guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
@@ -267,7 +268,8 @@ public final class FrameRenderer {
     }
 }
 
-/// The overlays handed to the thread preparing them (only it uses them until it is waited for).
+/// The first frame's preparation steps, handed to the thread making them (only it uses the overlays'
+/// caches until it is waited for).
 private struct OverlayPreparation: @unchecked Sendable {
     let steps: [PreparationStep]
 }
