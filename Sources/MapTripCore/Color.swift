@@ -24,6 +24,9 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
 
     public func withAlpha(_ a: Double) -> Color { Color(red: red, green: green, blue: blue, alpha: a) }
 
+    /// Red, green, blue and alpha, as C functions take a colour.
+    public var rgba: [Double] { [red, green, blue, alpha] }
+
     /// `#rrggbb`, or `#rrggbbaa` when not opaque.
     public var description: String {
         func byte(_ x: Double) -> String { String(format: "%02x", Int((min(max(x, 0), 1) * 255).rounded())) }

@@ -34,6 +34,12 @@ struct PixelTarget {
     /// passes in one call (in two bands of rows at once, see `inBands`): drawn whole, or (out of
     /// memory only: the CPU was checked) false, for Cairo to stroke instead.
     func stroke(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> Bool {
+        var xy = Self.flattened(lines)
+        return stroke(xy: &xy, counts: lines.map { Int32($0.count) }, passes: passes)
+    }
+
+    /// The lines' points as x, y pairs, one line after another (as the C strokers take them).
+    static func flattened(_ lines: [[(x: Double, y: Double)]]) -> [Double] {
         var xy: [Double] = []
         xy.reserveCapacity(2 * lines.reduce(0) { $0 + $1.count })
         for line in lines {
@@ -42,7 +48,7 @@ struct PixelTarget {
                 xy.append(p.y)
             }
         }
-        return stroke(xy: &xy, counts: lines.map { Int32($0.count) }, passes: passes)
+        return xy
     }
 
     /// The same for lines given as x, y pairs in user space (`xy`, moved to the surface's pixels in
@@ -55,7 +61,7 @@ struct PixelTarget {
             }
         }
         let widths = passes.map(\.width)
-        let colors = passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
+        let colors = passes.flatMap(\.color.rgba)
         let lines = Int32(counts.count), count = Int32(passes.count)
         return xy.withUnsafeBufferPointer { xy in
             widths.withUnsafeBufferPointer { widths in
@@ -78,7 +84,7 @@ struct PixelTarget {
     /// memory only: the CPU was checked) false, for Cairo to fill instead.
     func fill(_ path: PixelPath, color: Color) -> Bool {
         guard path.subpathCount > 0 else { return true }
-        let rgba = [color.red, color.green, color.blue, color.alpha]
+        let rgba = color.rgba
         let rings = Int32(path.starts.count), points = Int32(path.xs.count), dx = dx, dy = dy
         return path.xs.withUnsafeBufferPointer { xs in
             path.ys.withUnsafeBufferPointer { ys in
@@ -103,7 +109,7 @@ struct PixelTarget {
     func radial(cx: Double, cy: Double, inner: Double, outer: Double, from g0: Double, to g1: Double,
                 stops: [(offset: Double, color: Color)]) -> Bool {
         let offsets = stops.map(\.offset)
-        let colors = stops.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
+        let colors = stops.flatMap(\.color.rgba)
         let x = cx + dx, y = cy + dy, count = Int32(stops.count)
         return offsets.withUnsafeBufferPointer { offsets in
             colors.withUnsafeBufferPointer { colors in

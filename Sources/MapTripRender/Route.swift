@@ -35,6 +35,9 @@ public final class RouteOverlay: Overlay {
 
         /// How far from its lines the stroke inks: half its widest line and the antialiasing's pixel.
         var reach: Double { (outline?.width ?? width) / 2 + 1 }
+
+        /// Its passes for maptrip's stroker, in order: the outline (if any), then the line.
+        var passes: [(color: Color, width: Double)] { (outline.map { [$0] } ?? []) + [(color, width)] }
     }
 
     /// The last frame's strokes, kept for the bands of rows that draw the same frame again (the scene
@@ -107,7 +110,7 @@ public final class RouteOverlay: Overlay {
         let target = strokesItself ? PixelTarget(cr) : nil
         for stroke in strokes(frame) {
             if stroke.dash.isEmpty, let target,
-               target.stroke(stroke.lines, passes: (stroke.outline.map { [$0] } ?? []) + [(stroke.color, stroke.width)]) {
+               target.stroke(stroke.lines, passes: stroke.passes) {
                 continue
             }
             cr.newPath()
@@ -139,16 +142,14 @@ public final class RouteOverlay: Overlay {
     public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? {
         let strokes = strokes(frame)
         guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return nil }
-        let passes = strokes.map { (stroke: LegStroke) -> [(color: Color, width: Double)] in
-            (stroke.outline.map { [$0] } ?? []) + [(stroke.color, stroke.width)]
-        }
+        let passes = strokes.map(\.passes)
         let lines = strokes.flatMap(\.lines)
         var spans = [Int32](repeating: 0, count: picture.height)
         guard maptrip_stroke_round_i420(
             picture.y, picture.yStride, picture.u, picture.uStride, picture.v, picture.vStride, Int32(picture.width),
             Int32(picture.height), Int32(strokes.count), strokes.map { Int32($0.lines.count) }, passes.map { Int32($0.count) },
-            lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) }, passes.joined().map(\.width),
-            passes.joined().flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }, &spans) != 0
+            PixelTarget.flattened(lines), lines.map { Int32($0.count) }, passes.joined().map(\.width),
+            passes.joined().flatMap(\.color.rgba), &spans) != 0
         else { return nil }
         var rects: [InkCells.Rect] = []
         for top in stride(from: 0, to: picture.height, by: 16) {

@@ -248,6 +248,16 @@ __attribute__((target("avx2"))) static int stroke_round_avx2(uint8_t *pixels, pt
     return 1;
 }
 
+// The first pair of rows at or after `row` (even) where any of the strokes may draw.
+static int strokes_next_pair(const stroke_t *ks, int strokes, int row) {
+    int top = ks[0].clip_y1;
+    for (int j = 0; j < strokes; j++) {
+        const int r = stroke_next_row(&ks[j], row) & ~1;
+        if (r < top) top = r;
+    }
+    return top;
+}
+
 // The I420 strokes: each row pair's pixels of every stroke in turn drawn over a transparent pair of
 // BGRA rows, then blended into the picture (`maptrip_blend_overlay_i420`, which leaves them
 // transparent again): a row pair of the overlay the strokes would draw, blended as it would be.
@@ -282,12 +292,7 @@ __attribute__((target("avx2"))) static int stroke_round_i420_avx2(uint8_t *y, pt
         free(pair);
         return 0;
     }
-    int top = height;
-    for (int j = 0; j < strokes; j++) {
-        const int r = stroke_next_row(&ks[j], 0) & ~1;
-        if (r < top) top = r;
-    }
-    while (top < height) {
+    for (int top = strokes_next_pair(ks, strokes, 0); top < height; top = strokes_next_pair(ks, strokes, top + 2)) {
         int lo = width, hi = 0;
         for (int j = 0; j < strokes; j++) {
             for (int r = 0; r < 2; r++) {
@@ -311,12 +316,6 @@ __attribute__((target("avx2"))) static int stroke_round_i420_avx2(uint8_t *y, pt
                 spans[top + 1] = hi;
             }
         }
-        int next = height;
-        for (int j = 0; j < strokes; j++) {
-            const int r = stroke_next_row(&ks[j], top + 2) & ~1;
-            if (r < next) next = r;
-        }
-        top = next;
     }
     for (int j = 0; j < strokes; j++) stroke_free(&ks[j]);
     free(ks);
