@@ -168,17 +168,25 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// Reads the tile `name` (`width` x `height` pixels, `bytes.count` bytes) into `bytes`; false on
     /// a miss (then `bytes` may hold anything).
     public func read(_ name: String, width: Int, height: Int, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress, isOurs(creating: false) else { return false }
+        read(name, width: width, height: height, upTo: bytes) == bytes.count
+    }
+
+    /// Reads the tile `name` (`width` x `height` pixels) into the start of `bytes`, whatever the bytes
+    /// it was kept in, up to `bytes.count` (a tile may be kept in fewer bytes than its pixels take: a
+    /// flat one as its samples): how many it read, or nil on a miss (then `bytes` may hold anything).
+    public func read(_ name: String, width: Int, height: Int, upTo bytes: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, isOurs(creating: false) else { return nil }
         let copies = lock.withLock { () -> [(pack: Int, fd: Int32, record: TilePack.Record)] in
             if index == nil { openPacks() }
             return (index?[name] ?? []).map { ($0.pack, packs[$0.pack].fd, $0.record) }
         }
         // The newest copy first; an older one if it does not read back whole.
-        for (pack, fd, record) in copies.reversed() where record.width == width && record.height == height && record.count == bytes.count {
+        for (pack, fd, record) in copies.reversed() where record.width == width && record.height == height && record.count <= bytes.count {
             var sum: UInt64 = 0
-            let whole = TilePack.readFully(fd, base, bytes.count, at: record.payload)
+            let whole = TilePack.readFully(fd, base, record.count, at: record.payload)
                 && withUnsafeMutableBytes(of: &sum) { TilePack.readFully(fd, $0.baseAddress!, 8, at: record.payload + record.count) }
-            guard whole, UInt64(littleEndian: sum) == TilePack.checksum(header: record.header, payload: UnsafeRawBufferPointer(bytes))
+            guard whole, UInt64(littleEndian: sum) == TilePack.checksum(header: record.header,
+                                                                        payload: UnsafeRawBufferPointer(rebasing: bytes[..<record.count]))
             else { continue }
             lock.withLock {
                 counts.read += 1
@@ -188,9 +196,9 @@ public final class DrawnTileStore: @unchecked Sendable {
                     CacheBounds.markUsed(packs[pack].path, modified: packs[pack].modified)
                 }
             }
-            return true
+            return record.count
         }
-        return false
+        return nil
     }
 
     /// Keeps the tile `name` (`width` x `height` pixels, `bytes`) in this render's pack; nothing when

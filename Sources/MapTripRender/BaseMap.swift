@@ -67,4 +67,6 @@ public struct RasterCacheStatistics: Sendable, Equatable {
     public var framesFromStill: Int
     public var stillsFromTiles: Int = 0
     public var tilesRead: Int = 0
+    /// Tiles found flat (one colour: open sea) and kept as their samples rather than planes.
+    public var flatTiles: Int = 0
 }

@@ -92,6 +92,8 @@ final class RasterCache {
     private(set) var tilesDrawn = 0
     /// Tiles read back from `store` instead (counted the same way).
     private(set) var tilesRead = 0
+    /// Planar tiles found flat and kept as their samples (counted the same way).
+    private(set) var flatTiles = 0
     /// Where tiles are kept between renders (nil: drawn in every render): each tile is looked for
     /// there before it is drawn, and written there once drawn. Its recipe must name everything the
     /// `TileDrawing` given depends on, and the cache's own `recipe`.
@@ -99,7 +101,7 @@ final class RasterCache {
 
     /// What decides a tile's pixels here, for a store's recipe: the tile size (the border and the
     /// form, BGRA or I420, are in each tile's name).
-    var recipe: String { "raster cache/1 tile \(tileSize)" }
+    var recipe: String { "raster cache/2 tile \(tileSize)" }
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
     /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else, and
@@ -289,15 +291,26 @@ final class RasterCache {
                 drawing[key.worker].append(drawingSurfaces[key]!)
             }
         }
-        // Each job's tile read back from the store, or drawn (and then kept there): true if read.
+        // Each job's tile read back from the store, or drawn (and then kept there). A flat planar tile
+        // is kept there as its three samples (a world tour's open sea: 152 of its 578 tiles).
         let store = store
-        func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws -> Bool {
+        func run(_ i: Int, worker: Int, surface: ImageSurface?, draw: TileDrawing) throws -> TileOutcome {
             let job = jobs[i]
             let name = store.map { _ in storeName(job.key, form: job.raster.form) }
-            if let store, let name,
-               job.raster.withBytes({ store.read(name, width: job.raster.width, height: job.raster.height, into: $0) }) == true {
-                job.raster.planarTile?.noteFlatness()
-                return true
+            let (w, h) = (job.raster.width, job.raster.height)
+            if let store, let name, let count = job.raster.withBytes({ store.read(name, width: w, height: h, upTo: $0) }) {
+                switch job.raster {
+                case .planar(let tile) where count == 3:
+                    let b = tile.bytes
+                    return TileOutcome(read: true, flat: (b[0], b[1], b[2]))
+                case .planar(let tile) where count == tile.bytes.count:
+                    tile.noteFlatness()
+                    return TileOutcome(read: true, flat: tile.flat)
+                case .bgra(let s) where count == s.byteCount:
+                    return TileOutcome(read: true, flat: nil)
+                default:
+                    break  // not a tile of this size: drawn, and kept again
+                }
             }
             switch job.raster {
             case .bgra(let s):
@@ -307,17 +320,22 @@ final class RasterCache {
                 try tile.convert(surface!)
                 tile.noteFlatness()
             }
+            let flat = job.raster.planarTile?.flat
             if let store, let name {
-                job.raster.withBytes { store.write(name, width: job.raster.width, height: job.raster.height, from: .init($0)) }
+                if let flat {
+                    [flat.y, flat.u, flat.v].withUnsafeBytes { store.write(name, width: w, height: h, from: $0) }
+                } else {
+                    job.raster.withBytes { store.write(name, width: w, height: h, from: .init($0)) }
+                }
             }
-            return false
+            return TileOutcome(read: false, flat: flat)
         }
-        var read = [Bool](repeating: false, count: jobs.count)
+        var outcomes = [TileOutcome](repeating: TileOutcome(read: false, flat: nil), count: jobs.count)
         if jobs.count == 1 {
-            read[0] = try run(0, worker: 0, surface: drawing[0].first, draw: draw)
+            outcomes[0] = try run(0, worker: 0, surface: drawing[0].first, draw: draw)
         } else if jobs.count > 1 {
             // Worker k draws jobs k, k + 2, ...; the first failure in job order is thrown.
-            let results = ConcurrentResults<Bool>(count: jobs.count)
+            let results = ConcurrentResults<TileOutcome>(count: jobs.count)
             withoutActuallyEscaping(draw) { draw in
                 let work = TileWork(draw: draw, run: run, drawing: drawing, count: jobs.count)
                 DrawingThreads.perform(iterations: 2) { worker in
@@ -328,14 +346,21 @@ final class RasterCache {
                     }
                 }
             }
-            for i in jobs.indices { read[i] = try results.get(i) }
+            for i in jobs.indices { outcomes[i] = try results.get(i) }
         }
-        for (job, wasRead) in zip(jobs, read) {
+        for (job, outcome) in zip(jobs, outcomes) {
             tick &+= 1
-            if wasRead { tilesRead += 1 } else { tilesDrawn += 1 }
-            tiles[job.key] = (job.raster, tick)
-            found[job.key] = job.raster
-            bytes += job.raster.byteCount
+            if outcome.read { tilesRead += 1 } else { tilesDrawn += 1 }
+            // A flat planar tile is kept as its samples: the cache's room goes to tiles with pixels
+            // to resample, and a flight finds more of them still at hand.
+            var raster = job.raster
+            if let flat = outcome.flat, case .planar(let tile) = raster {
+                raster = .planar(PlanarTile(width: tile.width, height: tile.height, flat: flat))
+                flatTiles += 1
+            }
+            tiles[job.key] = (raster, tick)
+            found[job.key] = raster
+            bytes += raster.byteCount
         }
         peakBytes = max(peakBytes, bytes + reserved)
         return found
@@ -476,7 +501,8 @@ final class RasterCache {
             // The frames from the next that shows it on no longer have every tile at hand.
             if let c = complete, next <= c.through { complete = next > c.from ? (c.from, next - 1) : nil }
             bytes -= e.raster.byteCount
-            if reuse { spare.append(e.raster) }
+            // A tile kept as its samples has no planes to draw another over.
+            if reuse, e.raster.planarTile?.hasPlanes != false { spare.append(e.raster) }
         }
     }
 
@@ -590,7 +616,7 @@ enum Raster {
     var byteCount: Int {
         switch self {
         case .bgra(let s): s.byteCount
-        case .planar(let t): PlanarTile.bytes(width: t.width, height: t.height)
+        case .planar(let t): t.byteCount
         }
     }
 
@@ -632,12 +658,17 @@ enum Raster {
 }
 
 /// A tile as I420 planes (width and height even, border included), converted from its BGRA drawing
-/// by libyuv as a whole picture would be; or a held picture of the map, in the same form.
+/// by libyuv as a whole picture would be; or a held picture of the map, in the same form. A flat tile
+/// may be kept as its three samples alone, without planes (`init(width:height:flat:)`).
 final class PlanarTile {
     let width: Int, height: Int
-    private let memory: UnsafeMutablePointer<UInt8>
+    /// The planes, one after the other; nil for a tile kept as its samples (`flat`).
+    private let memory: UnsafeMutablePointer<UInt8>?
 
     static func bytes(width: Int, height: Int) -> Int { width * height + 2 * (width / 2) * (height / 2) }
+
+    /// What a tile kept as its samples is counted as in the cache's bound (its object and its entry).
+    static let flatBytes = 128
 
     init(width: Int, height: Int) {
         self.width = width
@@ -645,16 +676,39 @@ final class PlanarTile {
         memory = .allocate(capacity: Self.bytes(width: width, height: height))
     }
 
-    deinit { memory.deallocate() }
+    /// A flat tile kept as its three samples: composited, it is filled with them (`flat`), and it
+    /// has no planes to read or draw into.
+    init(width: Int, height: Int, flat: (y: UInt8, u: UInt8, v: UInt8)) {
+        self.width = width
+        self.height = height
+        memory = nil
+        self.flat = flat
+    }
 
-    /// The planes' bytes, one after the other.
+    deinit { memory?.deallocate() }
+
+    /// Whether it has planes (a tile kept as its samples has none).
+    var hasPlanes: Bool { memory != nil }
+
+    /// The bytes it takes: its planes', or `flatBytes`.
+    var byteCount: Int { memory == nil ? Self.flatBytes : Self.bytes(width: width, height: height) }
+
+    /// The planes' bytes, one after the other (a tile with planes only).
     var bytes: UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: memory, count: Self.bytes(width: width, height: height))
+        UnsafeMutableRawBufferPointer(start: planeMemory, count: Self.bytes(width: width, height: height))
+    }
+
+    /// The planes' memory: a tile kept as its samples is never read or drawn as planes (the cache
+    /// fills it), so reaching here without them is maptrip's own mistake.
+    private var planeMemory: UnsafeMutablePointer<UInt8> {
+        guard let memory else { preconditionFailure("the planes of a tile kept as its samples") }
+        return memory
     }
 
     /// The planes as a picture (to draw into, or to read from).
     var picture: PlanarPicture {
         let w = width / 2, h = height / 2
+        let memory = planeMemory
         return PlanarPicture(y: memory, yStride: width, u: memory + width * height, uStride: w,
                              v: memory + width * height + w * h, vStride: w, width: width, height: height)
     }
@@ -819,12 +873,19 @@ private struct CompositeJob: @unchecked Sendable {
     }
 }
 
+/// How a tile came to be at hand: read back from the drawn tile cache (or drawn), and its samples if
+/// it is flat (planar tiles only).
+private struct TileOutcome {
+    var read: Bool
+    var flat: (y: UInt8, u: UInt8, v: UInt8)?
+}
+
 /// The tile drawing handed to the two threads (each calls it for its own tiles only): `run` draws
 /// job i with `draw`, as worker k, in the picture given (planar tiles' BGRA drawing), or reads it back
 /// from the drawn tile cache (true).
 private struct TileWork: @unchecked Sendable {
     let draw: RasterCache.TileDrawing
-    let run: (Int, Int, ImageSurface?, RasterCache.TileDrawing) throws -> Bool
+    let run: (Int, Int, ImageSurface?, RasterCache.TileDrawing) throws -> TileOutcome
     let drawing: [[ImageSurface]]
     let count: Int
 }

@@ -266,7 +266,8 @@ public final class ShapefileBaseMap: BaseMap {
         cache.map { RasterCacheStatistics(tilesDrawn: $0.tilesDrawn, framesComposited: $0.framesComposited,
                                           peakBytes: $0.peakBytes, limitBytes: $0.limitBytes, stillsDrawn: stillsDrawn,
                                           framesFromStill: framesFromStill,
-                                          stillsFromTiles: heldPicturesFromTiles, tilesRead: $0.tilesRead) }
+                                          stillsFromTiles: heldPicturesFromTiles, tilesRead: $0.tilesRead,
+                                          flatTiles: $0.flatTiles) }
     }
 
     /// Chooses the frames to composite from rasters: moving frames (a camera shown once) of a flat

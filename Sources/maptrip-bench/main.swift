@@ -851,6 +851,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "ssimConvertedMin": convertedScores.min() ?? 1, "tilesDrawnI420": Double(planarMap.rasterCacheStatistics?.tilesDrawn ?? 0),
         "cachePeakMBI420": Double(planarMap.rasterCacheStatistics?.peakBytes ?? 0) / 1e6,
         "heldPicturesFromTilesI420": Double(planarMap.rasterCacheStatistics?.stillsFromTiles ?? 0),
+        "flatTilesI420": Double(planarMap.rasterCacheStatistics?.flatTiles ?? 0),
         "ssimConvertedMedian": convertedScores.isEmpty ? 1 : median(convertedScores.sorted()),
     ]
     if show {
@@ -858,9 +859,10 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
               + "\(scores.count) composited from the raster cache")
         print(String(format: "SSIM cached vs vectors: min %.4f (drawn frame %d), median %.4f", worst.ssim, worst.frame,
                      out["ssimMedian"]!))
-        print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB); as I420 (H.264's path): %d tiles drawn, "
-                     + "peak %.1f MB with the held pictures", stats?.tilesDrawn ?? 0, out["cachePeakMB"]!,
-                     out["cacheLimitMB"]!, Int(out["tilesDrawnI420"]!), out["cachePeakMBI420"]!))
+        print(String(format: "tiles drawn %d, cache peak %.1f MB (limit %.1f MB); as I420 (H.264's path): %d tiles drawn "
+                     + "(%d of them flat, kept as their samples), peak %.1f MB with the held pictures", stats?.tilesDrawn ?? 0,
+                     out["cachePeakMB"]!, out["cacheLimitMB"]!, Int(out["tilesDrawnI420"]!), Int(out["flatTilesI420"]!),
+                     out["cachePeakMBI420"]!))
         print("held cameras: \(stats?.stillsDrawn ?? 0) pictures of the map drawn, copied under \(stats?.framesFromStill ?? 0) more frames; "
               + "in I420, \(Int(out["heldPicturesFromTilesI420"]!)) of them their tiles copied one for one")
         print(String(format: "drawn straight into I420 (what H.264 gets), %d composited frames vs the vectors converted: "

@@ -59,6 +59,27 @@ import Testing
         #expect(read(other, "512-1-0.i420-2") == nil)
     }
 
+    /// A tile kept in fewer bytes than its pixels take (a flat tile as its three samples) reads back
+    /// as those bytes, into the start of a tile's room; a reader wanting the whole tile's bytes
+    /// finds none, and a room too small for the record is a miss.
+    @Test func aTileKeptInFewerBytesReadsBackAsThem() throws {
+        let dir = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = DrawnTileCache(directory: dir)
+        write(cache.store(recipe: "map A"), "512-3-1.i420-2", [16, 128, 200])
+        write(cache.store(recipe: "map A"), "512-2-1.i420-2", Self.tile(5))
+        let again = cache.store(recipe: "map A")
+        var room = [UInt8](repeating: 0, count: Self.tile(0).count)
+        let count = room.withUnsafeMutableBytes { again.read("512-3-1.i420-2", width: 100, height: 100, upTo: $0) }
+        #expect(count == 3 && Array(room[..<3]) == [16, 128, 200])
+        #expect(read(again, "512-3-1.i420-2") == nil)
+        var small = [UInt8](repeating: 0, count: 2)
+        #expect(small.withUnsafeMutableBytes { again.read("512-3-1.i420-2", width: 100, height: 100, upTo: $0) } == nil)
+        // A whole tile reads back whole either way.
+        let whole = room.withUnsafeMutableBytes { again.read("512-2-1.i420-2", width: 100, height: 100, upTo: $0) }
+        #expect(whole == room.count && room == Self.tile(5))
+    }
+
     @Test func aRenderReadsBackTheTilesItWroteItself() throws {
         let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -73,6 +73,8 @@ import Testing
             #expect(try planar(second) == drawn)
             let s1 = try #require(first.rasterCacheStatistics), s2 = try #require(second.rasterCacheStatistics)
             #expect(s1.tilesDrawn > 10 && s2.tilesDrawn == 0 && s2.tilesRead == s1.tilesDrawn)
+            // The open sea's tiles, kept as their samples, read back as them (and whole tiles whole).
+            #expect(s1.flatTiles > 0 && s1.flatTiles < s1.tilesDrawn && s2.flatTiles == s1.flatTiles)
             // The BGRA tiles of the same map are tiles of their own (another border, another form).
             let bgra = try map(cache)
             _ = try frames(bgra)

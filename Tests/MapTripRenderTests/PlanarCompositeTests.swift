@@ -405,6 +405,32 @@ struct PlanarCompositeTests {
         #expect(ShapefileBaseMap.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
     }
 
+    /// Over open sea every tile is one colour: each is kept as its three samples, not as planes (the
+    /// cache's room goes to tiles with pixels to resample), and the frames are that colour, as the
+    /// vectors drawn in BGRA and converted give them.
+    @Test func flatTilesAreKeptAsTheirSamples() throws {
+        let width = 320, height = 180
+        let cameras = RasterCacheTests().flight(Camera(center: LonLat(lon: -122, lat: -46), zoom: 4.6),
+                                                Camera(center: LonLat(lon: -116, lat: -43), zoom: 5.2), count: 6)
+        let maps = try plannedMaps(cameras, width: width, height: height)
+        let bgra = try ImageSurface(width: width, height: height)
+        let scratch = try ImageSurface(width: width, height: 64)
+        for camera in cameras {
+            let v = Viewport(camera: camera, width: width, height: height)
+            try bgra.withContext { try maps[0].draw(v, in: $0) }
+            let expected = try Picture(converting: bgra)
+            let picture = Picture(width: width, height: height)
+            #expect(try picture.with { try maps[1].drawPlanar(v, into: $0, scratch: scratch) })
+            #expect(picture.y == expected.y && picture.u == expected.u && picture.v == expected.v)
+            #expect(Set(picture.y).count == 1, "open sea: one colour")
+        }
+        let s = try #require(maps[1].rasterCacheStatistics)
+        #expect(s.framesComposited == cameras.count && s.tilesDrawn > 6 && s.flatTiles == s.tilesDrawn)
+        // All of them together take less than one tile's planes.
+        #expect(s.peakBytes <= s.tilesDrawn * PlanarTile.flatBytes)
+        #expect(s.peakBytes < PlanarTile.bytes(width: 260, height: 260))
+    }
+
     @Test func tilesDrawnAheadLeaveEveryFrameAsItWasWithinTheBound() throws {
         // A flight across three levels: one map draws each frame's missing tiles when the frame comes;
         // the other draws ahead before every frame, all it will (as the drawing thread does while the
