@@ -337,17 +337,16 @@ public final class PlacesOverlay: Overlay {
 
     /// Every place's name laid out in both styles (shaping it finds and opens the fonts its script
     /// needs) and its label drawn at whole pixels, a label a step, in the order the trip reaches the
-    /// places: the work a frame showing each label first would do. The first frame's labels (its pins':
-    /// the current place's bolder) come first.
+    /// places: the work a frame showing each label first would do. The first frame's labels are those
+    /// of its pins (the current place's bolder).
     public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] {
-        let steps = scene.places.indices.flatMap { i in
+        scene.places.indices.flatMap { i in
             [true, false].map { current in
                 PreparationStep(forFirstFrame: first?.pins.contains { $0.place == i && $0.current == current } ?? true) {
                     [self] in try prepareLabel(scene.places[i].name, current: current, scene: scene, layout: layout)
                 }
             }
         }
-        return steps.filter(\.forFirstFrame) + steps.filter { !$0.forFirstFrame }
     }
 
     private func prepareLabel(_ name: String, current: Bool, scene: Scene, layout: FrameLayout) throws {

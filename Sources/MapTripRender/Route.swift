@@ -142,14 +142,14 @@ public final class RouteOverlay: Overlay {
     public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? {
         let strokes = strokes(frame)
         guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return nil }
-        let passes = strokes.map(\.passes)
+        let passes = strokes.map(\.passes), allPasses = Array(passes.joined())
         let lines = strokes.flatMap(\.lines)
         var spans = [Int32](repeating: 0, count: picture.height)
         guard maptrip_stroke_round_i420(
             picture.y, picture.yStride, picture.u, picture.uStride, picture.v, picture.vStride, Int32(picture.width),
             Int32(picture.height), Int32(strokes.count), strokes.map { Int32($0.lines.count) }, passes.map { Int32($0.count) },
-            PixelTarget.flattened(lines), lines.map { Int32($0.count) }, passes.joined().map(\.width),
-            passes.joined().flatMap(\.color.rgba), &spans) != 0
+            PixelTarget.flattened(lines), lines.map { Int32($0.count) }, allPasses.map(\.width),
+            allPasses.flatMap(\.color.rgba), &spans) != 0
         else { return nil }
         var rects: [InkCells.Rect] = []
         for top in stride(from: 0, to: picture.height, by: 16) {
