@@ -11,6 +11,16 @@ public final class RecordingSurface {
                                          "recording surface")
     }
 
+    /// A recording bounded to the device rectangle (0, 0, width, height). Its ink extents are always
+    /// known: an unbounded recording's are not once a group is painted on it (cairo 1.16 reports a
+    /// negative width for `cairo_push_group` ... `cairo_paint`, and a frame drawn from such a recording
+    /// would leave the group out); a bounded one reports at most its rectangle.
+    public init(width: Int, height: Int) throws {
+        var extents = cairo_rectangle_t(x: 0, y: 0, width: Double(width), height: Double(height))
+        pointer = try CairoError.checked(surface: cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &extents),
+                                         "recording surface")
+    }
+
     deinit { cairo_surface_destroy(pointer) }
 
     /// The rectangle of device space the recorded drawing touches, in whole pixels; nil when nothing

@@ -63,10 +63,14 @@ public final class PhotoOverlay: Overlay {
             let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
+            let shadow = layout.size(6)
             cr.save()
+            // The group bounded to the card and its shadow (whole pixels): a group's extents are
+            // otherwise the clip's, the whole frame, and a frame drawn into I420 blends all of it.
+            cr.rectangle(whole: Box(minX: box.minX, minY: box.minY, maxX: box.maxX + shadow / 2, maxY: box.maxY + shadow))
+            cr.clip()
             cr.pushGroup()
             // A soft shadow, the white frame, then the picture.
-            let shadow = layout.size(6)
             cr.roundedRectangle(box.minX + shadow / 2, box.minY + shadow, box.maxX - box.minX, box.maxY - box.minY,
                                 radius: layout.size(8))
             cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.28))

@@ -164,7 +164,8 @@ public final class FrameRenderer {
                 }
                 continue
             }
-            let recording = try RecordingSurface()
+            // Bounded to the frame: its ink extents are known whatever the overlay draws (a group too).
+            let recording = try RecordingSurface(width: width, height: height)
             let rc = try Context(recording: recording)
             try overlay.draw(frame, in: rc)
             try rc.checkStatus("record overlay")

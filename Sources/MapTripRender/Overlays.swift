@@ -228,11 +228,15 @@ public final class PlacesOverlay: Overlay {
             case .mark(let mark):
                 mark.paint(in: cr)
             case .pin(let x, let y, let size, let color, let alpha) where alpha < 1:
-                // The whole pin (shadow, body, dot) fades as one.
+                // The whole pin (shadow, body, dot) fades as one, its group bounded to the pin.
+                cr.save()
+                cr.rectangle(whole: Self.pinBox(x: x, y: y, size: size))
+                cr.clip()
                 cr.pushGroup()
                 drawPin(x: x, y: y, size: size, color: color, in: cr)
                 cr.popGroupToSource()
                 cr.paint(alpha: alpha)
+                cr.restore()
             case .pin(let x, let y, let size, let color, _):
                 drawPin(x: x, y: y, size: size, color: color, in: cr)
             }
@@ -370,6 +374,12 @@ public final class PlacesOverlay: Overlay {
     }
 
     /// A map pin with its tip at (x, y): a drop shape with a white rim and a soft shadow.
+    /// A box holding all of `drawPin`'s ink (its shadow, its outline's width, antialiasing).
+    static func pinBox(x: Double, y: Double, size: Double) -> Box {
+        let half = 12 * size + 2
+        return Box(minX: x - half, minY: y - 34 * size - size - 2, maxX: x + half, maxY: y + 2.8 * size + 2)
+    }
+
     func drawPin(x: Double, y: Double, size: Double, color: Color, in cr: Context) {
         let r = 11 * size, h = 34 * size
         cr.save()
