@@ -91,7 +91,8 @@ public struct PreviewJob {
 
         let baseMap = try RenderJob.baseMap(for: loaded, sceneFile: scene, environment: environment)
         let media = try SceneMedia.load(for: loaded, sceneFile: scene, assets: environment.assets)
-        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media, projection: projection)
+        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media, projection: projection,
+                                         fastPaths: environment.fastPaths)
         // Only these frames' viewports: the base map loads and fetches nothing else.
         try baseMap.prepare(for: shots.compactMap(\.frame).map { renderer.viewport(timeline.camera(at: $0)) })
         // Planned over the whole trip, as a render plans it: a frame looks as it will in the video.

@@ -68,13 +68,14 @@ public final class Recorder {
     /// paced stream, a test's sink): surfaces cost 8 MB each at 1080p.
     public let ahead: Int
 
-    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1) throws {
+    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1,
+                fastPaths: FastPaths = .all) throws {
         self.scene = scene
         let projection = try Projection.make(for: scene)
         timeline = Timeline(scene: scene, projection: projection)
         self.ahead = max(1, ahead)
         renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, buffers: self.ahead + 1,
-                                     projection: projection)
+                                     projection: projection, fastPaths: fastPaths)
     }
 
     /// Every distinct viewport the trip shows (or the frames `frames` of it), for the base map to load
@@ -147,7 +148,8 @@ public final class Recorder {
         let converting = sink as? ConvertingSink
         let picture = renderer.surface.stride * renderer.surface.height
         let converters = try converting?.makeConverters(
-            budget: Self.convertedFramesBudget(picture: picture, drawnIntoI420: converting?.converterPath == .i420))
+            budget: Self.convertedFramesBudget(picture: picture,
+                                               drawnIntoI420: converting?.converterPath == .i420 && renderer.fastPaths.planar))
         let pipeline = DrawPipeline(buffers: converters == nil ? renderer.surfaces.count : 1, frames: converters?.count ?? 0)
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline,
                                     converters: converters)
@@ -354,7 +356,7 @@ final class DrawingThread: @unchecked Sendable {
         for n in frames {
             // Every track's value: a frame is drawn when any of them has changed, repeated otherwise.
             let state = timeline.values(at: n)
-            if state == last {
+            if state == last && renderer.fastPaths.stills {
                 guard drawAhead(while: pipeline.wouldWaitToPush), pipeline.push(.repeatLast) else { return }
                 continue
             }

@@ -29,6 +29,8 @@ public struct RenderEnvironment: Sendable {
     /// Where the embedded map's tiles, as the raster cache draws them, are kept between renders (see
     /// `DrawnTileCache`; nil: each render draws its own).
     public var drawnTiles: DrawnTileCache?
+    /// The shortcuts renders take (see `FastPaths`; the CLI reads `MAPTRIP_FAST_PATHS`).
+    public var fastPaths: FastPaths = .all
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
                 tileTimeout: Double? = nil, processEnvironment: [String: String] = [:],
@@ -80,6 +82,8 @@ public struct RenderJob {
     /// Only these frames of the trip (`--frames A:B`): a part that `maptrip concat` joins to the others.
     /// It starts with a keyframe and its timestamps continue from frame A; it has no sound.
     public var frames: FrameRange? = nil
+    /// The clock a live render is paced by (tests give a virtual one).
+    public var liveClock: PacingClock = WallClock()
 
     public init(scene: URL, output: OutputRequest, environment: RenderEnvironment, audioFile: String? = nil,
                 transparent: Bool = false, poster: PosterRequest? = nil, live: Bool = false, draft: Bool = false) {
@@ -212,7 +216,7 @@ public struct RenderJob {
         }
         let media = try SceneMedia.load(for: scene, sceneFile: self.scene, assets: environment.assets)
         let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
-        let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media)
+        let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media, fastPaths: environment.fastPaths)
         // The overlays' preparation, beside the map's (the first frame waits for what it shows).
         let part = frames?.range
         recorder.prepareOverlays(frames: part, after: text)
@@ -246,7 +250,7 @@ public struct RenderJob {
                             metadata: metadata, palette: palette, audio: audio, duration: duration,
                             firstFrame: part?.lowerBound ?? 0)
         }
-        let sink: FrameSink = live ? PacedSink(out, fps: video.fps) : out
+        let sink: FrameSink = live ? PacedSink(out, fps: video.fps, clock: liveClock) : out
         var summary: RecordSummary
         text.wait()
         do {
@@ -298,8 +302,11 @@ extension OutputPlan {
 public enum BaseMaps {
     public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
+            let fast = environment.fastPaths
             return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
-                                        geometryCache: environment.geometryCache, drawnTiles: environment.drawnTiles)
+                                        geometryCache: environment.geometryCache,
+                                        drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil,
+                                        cachesRasters: fast.rasterCache, holdsStills: fast.stills)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

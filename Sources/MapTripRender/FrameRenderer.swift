@@ -14,6 +14,8 @@ public final class FrameRenderer {
     public let media: SceneMedia
     /// The projection every frame is drawn through.
     public let projection: Projection
+    /// The shortcuts taken to the same pictures (see `FastPaths`).
+    public let fastPaths: FastPaths
     private let routes: [RouteLine?]
     private let contexts: [Context]
 
@@ -25,8 +27,9 @@ public final class FrameRenderer {
 
     /// `projection`: the scene's, made (nil: made here from the scene).
     public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), overlays: [Overlay]? = nil,
-                buffers: Int = 1, projection: Projection? = nil) throws {
+                buffers: Int = 1, projection: Projection? = nil, fastPaths: FastPaths = .all) throws {
         self.scene = scene
+        self.fastPaths = fastPaths
         self.projection = try projection ?? Projection.make(for: scene)
         self.baseMap = baseMap
         self.media = media
@@ -67,6 +70,8 @@ public final class FrameRenderer {
     public func prepareOverlays(after: DispatchGroup? = nil, first: FrameValues? = nil) {
         guard !overlaysStarted else { return }
         overlaysStarted = true
+        // Without drawing ahead, each frame makes what it needs as it draws.
+        guard fastPaths.drawAhead else { return }
         let steps = overlays.flatMap { $0.preparation(scene, layout: layout, first: first) }
         laterSteps = steps.filter { !$0.forFirstFrame }[...]
         let group = DispatchGroup()
@@ -113,6 +118,7 @@ public final class FrameRenderer {
     /// overlays' preparation left for the drawing thread (see `prepareOverlays`) first, once the first
     /// frame's is done, then the base map's `drawAhead`.
     public func drawAhead() throws -> Bool {
+        guard fastPaths.drawAhead else { return false }
         if overlaysPrepared == nil, let step = laterSteps.popFirst() {
             // A failure is the frame's that meets it to report.
             try? step.make()
@@ -133,7 +139,7 @@ public final class FrameRenderer {
     /// Returns false, drawing nothing, where the map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
-        guard picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
+        guard fastPaths.planar, picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
         let band = try planarBand()
         guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
@@ -146,16 +152,16 @@ public final class FrameRenderer {
         var inks: [OverlayInk] = []
         for overlay in overlays {
             // With nothing under it yet, drawn straight into the picture where it can (the route).
-            if inks.isEmpty, let rects = try overlay.drawPlanar(frame, into: picture) {
+            if fastPaths.lines, inks.isEmpty, let rects = try overlay.drawPlanar(frame, into: picture) {
                 picture.history?.drawnOver += rects
                 continue
             }
-            if let cells = try overlay.inkCells(frame) {
+            if fastPaths.lines, let cells = try overlay.inkCells(frame) {
                 if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
                 continue
             }
             // An overlay of pictures: each painted on the bands it meets, its rectangle blended.
-            if let marks = try overlay.marks(frame) {
+            if fastPaths.marks, let marks = try overlay.marks(frame) {
                 let placed = marks.compactMap { mark in
                     Self.evenRect(mark.rect, width: width, height: height).map { (mark, $0) }
                 }

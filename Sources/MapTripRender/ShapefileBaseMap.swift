@@ -173,6 +173,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// Whether flights are composited from rasters of the map (see RasterCache); false: every frame
     /// is drawn from the vectors.
     public let cachesRasters: Bool
+    /// Whether the map of a camera at rest is drawn once and copied under each of its frames.
+    public let holdsStills: Bool
     private var cache: RasterCache?
     private let drawnTiles: DrawnTileCache?
     /// The cameras `plan(frames:)` found worth compositing from the raster cache, each with its place
@@ -201,7 +203,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// kept between runs (nil: drawn in every render).
     public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
                 store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil, drawnTiles: DrawnTileCache? = nil,
-                cachesRasters: Bool = true) throws {
+                cachesRasters: Bool = true, holdsStills: Bool = true) throws {
+        self.holdsStills = holdsStills
         self.store = store ?? ShapefileStore(cache: geometryCache)
         self.drawnTiles = drawnTiles
         self.cachesRasters = cachesRasters
@@ -280,7 +283,7 @@ public final class ShapefileBaseMap: BaseMap {
         heldCameras = []
         heldFromTiles = [:]
         releaseStill()
-        guard cachesRasters else { return }
+        guard cachesRasters || holdsStills else { return }
         let cache = self.cache ?? RasterCache(limitBytes: RasterCache.defaultLimit(width: width, height: height))
         func viewport(_ camera: Camera) -> Viewport { Viewport(camera: camera, width: width, height: height, scale: scale) }
         // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin lines at
@@ -291,15 +294,20 @@ public final class ShapefileBaseMap: BaseMap {
         let holds = cameras.indices.filter { i in
             i + 1 < cameras.count && cameras[i + 1] == cameras[i] && (i == 0 || cameras[i - 1] != cameras[i])
         }
-        cache.addLevels(worldWidths: holds.compactMap { i in
+        cache.addLevels(worldWidths: !cachesRasters ? [] : holds.compactMap { i in
             let v = viewport(cameras[i])
             return cacheable(v) ? Self.gridWidth(v) : nil
         })
         var uses: [RasterCache.TileID: Int] = [:]
         var candidates: [(camera: Camera, ids: [RasterCache.TileID], held: Bool)] = []
         for (i, camera) in cameras.enumerated() {
-            if i > 0 && cameras[i - 1] == camera { heldCameras.insert(camera); continue }
+            if i > 0 && cameras[i - 1] == camera {
+                if holdsStills { heldCameras.insert(camera) }
+                continue
+            }
             let held = i + 1 < cameras.count && cameras[i + 1] == camera
+            // Flights from tiles only with the raster cache; a held picture from tiles only when held.
+            guard cachesRasters, !held || holdsStills else { continue }
             let v = viewport(camera)
             guard cacheable(v), !held || Self.gridWidth(v) != nil else { continue }
             let levels = cache.levels(for: v)

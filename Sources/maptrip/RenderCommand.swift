@@ -3,6 +3,7 @@ import Foundation
 import MapTripCore
 import MapTripOutput
 import MapTripRecord
+import MapTripRender
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -172,11 +173,13 @@ struct CommonOptions: ParsableArguments {
 
     func environment() throws -> RenderEnvironment {
         let env = ProcessInfo.processInfo.environment
-        return RenderEnvironment(
+        var environment = RenderEnvironment(
             assets: try AssetLocator.locate(explicit: assets, environment: env),
             contact: contact, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) },
             strictTiles: strict, tileTimeout: tileTimeout, processEnvironment: env,
             geometryCache: noGeometryCache ? nil : CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
             drawnTiles: drawnTileCache ? CacheDirectories.default("drawn-tiles", environment: env).map { DrawnTileCache(directory: $0) } : nil)
+        environment.fastPaths = try FastPaths.from(environment: env)
+        return environment
     }
 }
