@@ -75,18 +75,20 @@ let package = Package(
                          dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore",
                                         "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV", "Cairo", "Heap"]),
 
-        .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore"]),
+        .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore", "TestSupport"]),
+        // What the test targets share (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj", "CResample", "YUV"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "MapTripOutput", "Cairo", "FFmpeg", "SQLite",
-                                   "TileServerFixture"]),
+                                   "TileServerFixture", "TestSupport"]),
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
         .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),
         .testTarget(name: "MapTripRecordTests",
                     dependencies: ["MapTripRecord", "MapTripBatch", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
-                                   "Cairo", "TileServerFixture"]),
+                                   "Cairo", "TileServerFixture", "TestSupport"]),
         // A tile server on 127.0.0.1 for the tests (Python's standard library, started per test).
         .target(name: "TileServerFixture", dependencies: ["MapTripTiles"], path: "Tests/TileServerFixture",
                 exclude: ["tileserver.py"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MapTripCore
 
 /// The cinematic layer: the route and vehicle tracks, the distance counter, cues and the still-frame
@@ -42,21 +43,6 @@ struct CinematicsTests {
 
     static func padded(_ b: Box, _ p: Double) -> Box {
         Box(minX: b.minX - p, minY: b.minY - p, maxX: b.maxX + p, maxY: b.maxY + p)
-    }
-
-    /// A seeded, platform-independent generator (SplitMix64), so the random layouts are the same everywhere.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        /// A uniform number in [0, 1) from the top 53 bits.
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
     }
 
     static var packageRoot: URL {

@@ -4,6 +4,7 @@ import Foundation
 import MapTripCore
 import MapTripRender
 import Testing
+import TestSupport
 
 // Helpers shared by RecorderTests and CLITests. Everything is namespaced under `Trip` so it keeps
 // clear of the other tests in this target.
@@ -86,18 +87,11 @@ enum Trip {
     }
 
     /// A fresh folder under the system's temporary directory; remove it with `FileManager`.
-    static func makeDirectory(_ label: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("maptrip-\(label)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func makeDirectory(_ label: String) throws -> URL { try TemporaryFolder.make(label) }
 
     /// A fresh folder for the body, removed afterwards.
     static func withDirectory<T>(_ label: String, _ body: (URL) throws -> T) throws -> T {
-        let dir = try makeDirectory(label)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return try body(dir)
+        try TemporaryFolder.with(label, body)
     }
 
     /// File names in a folder, sorted.

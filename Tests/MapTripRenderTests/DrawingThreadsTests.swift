@@ -20,6 +20,15 @@ import Testing
 
     final class Box<T>: @unchecked Sendable { var value: T? }
 
+    /// Sleeps on `condition` (broadcast at every change) until `done` holds, read under its lock, or
+    /// `seconds` have passed: a second thread's arrival waited for without spinning.
+    static func wait(on condition: NSCondition, seconds: Double, until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done() && condition.wait(until: deadline) {}
+    }
+
     @Test func aThreadLowersItsPriorityAndNeverRaisesIt() {
         let (before, lowered, after) = Self.onOwnThread { () -> (Int32, Int32, Int32) in
             let before = DrawingThreads.currentNice
@@ -39,7 +48,7 @@ import Testing
         let (caller, seen, threads) = Self.onOwnThread { () -> (Int32, [Int32], Int) in
             DrawingThreads.yield(to: max(DrawingThreads.currentNice, 0) + 5)
             let caller = DrawingThreads.currentNice
-            let lock = NSLock()
+            let lock = NSCondition()
             let results = Box<([Int32], Set<ObjectIdentifier>)>()
             results.value = (Array(repeating: -100, count: 16), [])
             DrawingThreads.withCrew(helpers: 2) {
@@ -47,10 +56,10 @@ import Testing
                     lock.withLock {
                         results.value!.0[i] = DrawingThreads.currentNice
                         results.value!.1.insert(ObjectIdentifier(Thread.current))
+                        lock.broadcast()
                     }
                     // Each item waits (5 s at most) until a second thread has taken one.
-                    let deadline = Date().addingTimeInterval(5)
-                    while lock.withLock({ results.value!.1.count }) < 2 && Date() < deadline { usleep(200) }
+                    Self.wait(on: lock, seconds: 5) { results.value!.1.count >= 2 }
                 }
             }
             return (caller, results.value!.0, results.value!.1.count)
@@ -61,7 +70,7 @@ import Testing
         // The shared workers, asked from a thread at the process's priority, run at it.
         let shared = Self.onOwnThread { () -> (Int32, [Int32]) in
             let own = DrawingThreads.currentNice
-            let lock = NSLock()
+            let lock = NSCondition()
             let seen = Box<[Int32]>()
             seen.value = []
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -80,7 +89,7 @@ import Testing
         let (first, before, after, threads) = Self.onOwnThread { () -> (Int32, Set<Int32>, Set<Int32>, Int) in
             let first = max(DrawingThreads.currentNice, 0) + 2
             DrawingThreads.yield(to: first)
-            let lock = NSLock()
+            let lock = NSCondition()
             let seen = Box<(Set<Int32>, Set<ObjectIdentifier>)>()
             func items() -> Set<Int32> {
                 seen.value = ([], [])
@@ -88,10 +97,10 @@ import Testing
                     lock.withLock {
                         seen.value!.0.insert(DrawingThreads.currentNice)
                         seen.value!.1.insert(ObjectIdentifier(Thread.current))
+                        lock.broadcast()
                     }
                     // Each item waits (5 s at most) until a second thread has taken one.
-                    let deadline = Date().addingTimeInterval(5)
-                    while lock.withLock({ seen.value!.1.count }) < 2 && Date() < deadline { usleep(200) }
+                    Self.wait(on: lock, seconds: 5) { seen.value!.1.count >= 2 }
                 }
                 return seen.value!.0
             }
@@ -112,7 +121,7 @@ import Testing
     @Test func aPerformWithinAnItemRunsWhole() {
         let (outer, inner, lowered) = Self.onOwnThread { () -> (Int, Int, Set<Int32>) in
             DrawingThreads.yield(to: max(DrawingThreads.currentNice, 0) + 3)
-            let lock = NSLock()
+            let lock = NSCondition()
             let counts = Box<(Int, Int, Set<Int32>)>()
             counts.value = (0, 0, [])
             DrawingThreads.withCrew(helpers: 1) {
@@ -138,18 +147,20 @@ import Testing
     /// thread; told again to share, its helpers take items.
     @Test func aCrewNotInAHurryRunsItemsOnTheCaller() {
         let (alone, shared) = Self.onOwnThread { () -> (Set<ObjectIdentifier>, Set<ObjectIdentifier>) in
-            let lock = NSLock()
+            let lock = NSCondition()
             let hurry = Box<Bool>()
             hurry.value = false
             let threads = Box<Set<ObjectIdentifier>>()
             func run() -> Set<ObjectIdentifier> {
                 threads.value = []
                 DrawingThreads.perform(iterations: 8) { _ in
-                    lock.withLock { _ = threads.value!.insert(ObjectIdentifier(Thread.current)) }
+                    lock.withLock {
+                        _ = threads.value!.insert(ObjectIdentifier(Thread.current))
+                        lock.broadcast()
+                    }
                     guard lock.withLock({ hurry.value! }) else { return }
                     // Each item waits (2 s at most) for a second thread to take one.
-                    let deadline = Date().addingTimeInterval(2)
-                    while lock.withLock({ threads.value!.count }) < 2 && Date() < deadline { usleep(200) }
+                    Self.wait(on: lock, seconds: 2) { threads.value!.count >= 2 }
                 }
                 return threads.value!
             }

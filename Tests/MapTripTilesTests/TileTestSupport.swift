@@ -3,16 +3,13 @@ import Foundation
 import MapTripCore
 import MapTripRender
 @testable import MapTripTiles
+import TestSupport
 
 /// Helpers for the tile tests (prefixed to keep clear of the HTTP tests' helpers).
 enum TileTest {
     /// A fresh folder, removed afterwards.
     static func withTempDir<T>(_ body: (URL) throws -> T) throws -> T {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("maptrip-tile-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return try body(dir)
+        try TemporaryFolder.with("tile-tests", body)
     }
 
     /// Writes a pyramid of `baseMap` into `url` (folder or .mbtiles).

@@ -1,0 +1,18 @@
+/// A seeded, platform-independent generator (SplitMix64): every test that draws random inputs uses
+/// one, with its seed in the test, so a failure is the same on every run and every machine.
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform number in [0, 1) from the top 53 bits.
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
