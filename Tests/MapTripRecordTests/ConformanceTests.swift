@@ -1,6 +1,7 @@
 import Cairo
 import FFmpeg
 import Foundation
+import MapTripBatch
 import MapTripCore
 import MapTripOutput
 @testable import MapTripRecord
@@ -391,17 +392,30 @@ final class MatrixRun {
             }
             return frames
         }
-        let reader = try VideoReader(path: path, decoder: output == .vp9Alpha ? "libvpx-vp9" : nil)
+        return try Self.decode(path, decoder: output == .vp9Alpha ? "libvpx-vp9" : nil, all: all)
+    }
+
+    /// A video's frames (`all`: every one kept, else those the layers are looked for in).
+    static func decode(_ path: String, decoder: String? = nil, all: Bool = false) throws -> MatrixFrames {
+        let reader = try VideoReader(path: path, decoder: decoder)
         var frames = MatrixFrames()
         while let image = try reader.nextImage() {
-            if all || Self.framesLooked.contains(frames.count) { frames.pictures[frames.count] = MatrixPicture(image) }
+            if all || framesLooked.contains(frames.count) { frames.pictures[frames.count] = MatrixPicture(image) }
             frames.count += 1
         }
         return frames
     }
 
+    /// Every cell of the main scene in an H.264 MP4 made otherwise (a batch's clip, parts joined).
+    func checkVideo(_ url: URL, label: String) throws {
+        let frames = try Self.decode(url.path)
+        #expect(frames.count == 70)
+        let cells = try check(frames, output: .h264, scene: .main, label: label)
+        #expect(cells == MatrixLayer.all.filter { $0.scene == .main && $0.notApplicable(projection, .h264, false) == nil }.count)
+    }
+
     /// Preview's PNG of frame `n` (`maptrip preview --at`), as `maptrip preview` writes it.
-    func preview(_ scene: MatrixScene, transparent: Bool, frame n: Int) throws -> MatrixPicture {
+    func preview(_ scene: MatrixScene, transparent: Bool = false, frame n: Int) throws -> MatrixPicture {
         let key = "\(scene)-\(transparent)-\(n)"
         if let p = previews[key] { return p }
         let png = fixture.directory.appendingPathComponent("preview-\(key).png")
@@ -582,6 +596,58 @@ final class VirtualClock: PacingClock, @unchecked Sendable {
                     #expect(psnr >= 35, "\(label), frame \(n): PSNR \(psnr) dB against every fast path on")
                 }
             }
+        }
+    }
+}
+
+/// The matrix's cells in what `maptrip batch` writes (its clip and poster) and in parts rendered with
+/// `--frames` and joined with `maptrip concat`.
+@Suite(.tags(.slow)) struct ConformanceBatchAndConcatTests {
+    @Test(arguments: MatrixProjection.allCases)
+    func batchClipsAndPostersHoldEveryLayer(projection: MatrixProjection) throws {
+        try Trip.withDirectory("matrix-batch") { dir in
+            let fixture = try MatrixFixture(dir, projection: projection)
+            let run = MatrixRun(fixture: fixture, projection: projection)
+            let clips = dir.appendingPathComponent("clips")
+            let plan = try BatchPlan.discover([fixture.url(.main, transparent: false).path], outputFolder: clips)
+            let report = try BatchRunner(plan: plan, folder: clips, options: BatchOptions(),
+                                         environment: run.environment).run()
+            #expect(report.succeeded)
+            let done = try #require(report.rendered.first)
+            try run.checkVideo(clips.appendingPathComponent(done.output), label: "batch")
+            // The poster: the first place at rest under its title, as preview draws that frame.
+            let poster = try MatrixPicture(ImageDecoder.decode(Data(contentsOf: clips.appendingPathComponent(try #require(done.poster)))))
+            var scene = try RenderJob.loadScene(fixture.url(.main, transparent: false), transparent: false,
+                                                environment: run.environment).scene
+            RenderJob.resize(&scene, to: (scene.video.width, scene.video.height, scene.video.fps, 1))
+            let n = PosterWriter.defaultFrame(Timeline(scene: scene))
+            let expected = try run.preview(.main, transparent: false, frame: n)
+            #expect(poster.width == expected.width && poster.height == expected.height)
+            if poster.width == expected.width && poster.height == expected.height {
+                let psnr = poster.psnr(expected)
+                #expect(psnr >= 35, "batch poster, frame \(n): PSNR \(psnr) dB against preview")
+            }
+        }
+    }
+
+    @Test(arguments: MatrixProjection.allCases)
+    func partsJoinedByConcatHoldEveryLayer(projection: MatrixProjection) throws {
+        try Trip.withDirectory("matrix-concat") { dir in
+            let fixture = try MatrixFixture(dir, projection: projection)
+            let run = MatrixRun(fixture: fixture, projection: projection)
+            // Cut inside a flight and inside a rest: each part starts with a frame drawn, not repeated.
+            var parts: [URL] = []
+            for range in [0..<23, 23..<38, 38..<70] {
+                let part = dir.appendingPathComponent("part\(range.lowerBound).mp4")
+                var job = RenderJob(scene: fixture.url(.main, transparent: false), output: part, environment: run.environment)
+                job.frames = FrameRange(range)
+                _ = try job.run()
+                parts.append(part)
+            }
+            let joined = dir.appendingPathComponent("joined.mp4")
+            let summary = try Concat.join(parts: parts, to: joined)
+            #expect(summary.frames == 70)
+            try run.checkVideo(joined, label: "concat")
         }
     }
 }
