@@ -173,7 +173,8 @@ struct BatchCommand: ParsableCommand {
     }
 
     static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        fflush(nil)  // what print wrote before it
+        writeLine(line, to: STDOUT_FILENO)
     }
 
     /// `[3/10] trips/a.json -> clips/trips/a.mp4 12.0 s, 360 frames in 4.1 s` for a finished scene.
