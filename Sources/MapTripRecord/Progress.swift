@@ -20,6 +20,29 @@ public struct RenderProgress: Sendable {
     }
 }
 
+/// Writes to standard output, standard error or any descriptor without ever trapping: write(2), all
+/// of the bytes or until it fails. A closed pipe (EPIPE: SIGPIPE is ignored) or a full disk is the
+/// reader's loss, never a crash (FileHandle.write traps on EPIPE) nor a change in what the run did.
+public enum DescriptorWriter {
+    /// Returns whether every byte was written.
+    @discardableResult
+    public static func write(_ text: String, to descriptor: Int32) -> Bool {
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+}
+
 /// A one-line progress display on a terminal: count, percent, speed and time left, redrawn in
 /// place a few times a second. Silent when the stream is not a terminal.
 public final class ProgressLine {
@@ -48,13 +71,13 @@ public final class ProgressLine {
         if let r = p.remaining, !done { line += "  ETA " + Self.clock(r) }
         let pad = max(0, width - line.count)
         width = line.count
-        handle.write(Data(("\r" + line + String(repeating: " ", count: pad)).utf8))
+        DescriptorWriter.write("\r" + line + String(repeating: " ", count: pad), to: handle.fileDescriptor)
     }
 
     /// Ends the line (after the last update).
     public func finish() {
         guard enabled, width > 0 else { return }
-        handle.write(Data("\n".utf8))
+        DescriptorWriter.write("\n", to: handle.fileDescriptor)
         width = 0
     }
 
@@ -103,7 +126,7 @@ public final class BatchStatusLine: @unchecked Sendable {
             width = status.count
             out += status
         }
-        if !out.isEmpty { handle.write(Data(out.utf8)) }
+        if !out.isEmpty { DescriptorWriter.write(out, to: handle.fileDescriptor) }
     }
 
     /// Clears the status line (before the summary).
@@ -111,7 +134,7 @@ public final class BatchStatusLine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard enabled, width > 0 else { return }
-        handle.write(Data(("\r" + String(repeating: " ", count: width) + "\r").utf8))
+        DescriptorWriter.write("\r" + String(repeating: " ", count: width) + "\r", to: handle.fileDescriptor)
         width = 0
     }
 

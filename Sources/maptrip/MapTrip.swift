@@ -54,25 +54,10 @@ func printToStandardError(_ line: String) {
     writeLine(line, to: STDERR_FILENO)
 }
 
-/// Writes `line` and a newline to a file descriptor with write(2), all of it or until it fails. A
-/// closed pipe or a full disk is ignored (SIGPIPE is ignored: EPIPE comes back as an error): a
-/// message nobody can read must not crash the run (FileHandle.write traps on EPIPE) nor change what
-/// it did. Returns whether every byte was written.
+/// Writes `line` and a newline to a file descriptor, never trapping (see `DescriptorWriter`).
 @discardableResult
 func writeLine(_ line: String, to descriptor: Int32) -> Bool {
-    let bytes = Array((line + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-        if n > 0 {
-            done += n
-        } else if n < 0 && errno == EINTR {
-            continue
-        } else {
-            return false
-        }
-    }
-    return true
+    DescriptorWriter.write(line + "\n", to: descriptor)
 }
 
 /// A time on the command line: seconds (`12.5`), with a unit (`12.5s`, `500ms`, `2min`), or a clock as

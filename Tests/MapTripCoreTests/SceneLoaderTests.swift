@@ -300,6 +300,22 @@ struct SceneLoaderTests {
         #expect(error.description == "trip.json:5:33: places[1].lat: latitude 95 is outside [-90, 90]")
     }
 
+    /// A graticule step bounds the lines drawn (a step of 1e-9 degrees asked for billions of lines):
+    /// finer than a tenth of a degree is refused where it is written.
+    @Test(arguments: [1e-9, 0.0001, 0.05, 0.0999])
+    func aGraticuleFinerThanATenthOfADegreeIsRefused(step: Double) throws {
+        let json = """
+        {
+          "map": { "graticule": \(step) },
+          "places": [ { "lat": 37.5, "lon": 127 } ]
+        }
+        """
+        let error = try #require(decodeError(json))
+        #expect((error.line, error.column, error.path) == (2, 25, "map.graticule"))
+        #expect(error.message.contains("is outside [0.1, 90]"), "\(error)")
+        #expect(error.hint?.contains("0.1 is the finest") == true)
+    }
+
     @Test func missingKeyPointsAtTheEnclosingObject() throws {
         let json = """
         {"places": [

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Standard output and standard error closed under maptrip's feet (`maptrip render t.json 2>&1 | true`,
+/// `maptrip validate *.json | head -1`): every subcommand, succeeding or failing, ends with its own exit
+/// status, never a signal (a write to a closed pipe used to trap), and a render still writes its file.
+struct ClosedStreamsTests {
+    static let commands: [[String]] = [
+        ["render", "scene.json", "-o", "out.mp4"],
+        ["render", "scene.json", "-o", "out.xyz"],
+        ["render", "missing.json"],
+        ["preview", "scene.json", "--at", "1", "-o", "p.png"],
+        ["plan", "scene.json"],
+        ["plan", "scene.json", "--json", "--frames"],
+        ["validate", "scene.json", "missing.json", "scene.json"],
+        ["schema"],
+        ["schema", "--markdown"],
+        ["info", "before.mp4"],
+        ["info", "before.mp4", "--json"],
+        ["places", "search", "Busan"],
+        ["concat", "before.mp4", "missing.mp4", "-o", "joined.mp4"],
+        ["batch", "scenes", "-o", "clips"],
+        ["tiles", "t.mbtiles", "--max-zoom", "1"],
+        ["--help"],
+        ["--version"],
+        ["render", "--help"],
+        ["no-such-command"],
+    ]
+
+    @Test(arguments: commands)
+    func closedStandardStreamsNeverCrash(_ arguments: [String]) throws {
+        try Trip.withDirectory("closed") { dir in
+            try TripScene.korea.write(to: dir)
+            let scenes = dir.appendingPathComponent("scenes")
+            try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+            try TripScene.korea.write(to: scenes)
+            if arguments.contains("before.mp4") {
+                #expect(try CLIProcess.run(["render", "scene.json", "-o", "before.mp4", "-q"], in: dir).status == 0)
+            }
+            // A pipe whose reading end is closed before maptrip starts: every write fails with EPIPE.
+            var ends: [Int32] = [0, 0]
+            #expect(pipe(&ends) == 0)
+            close(ends[0])
+            let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+            let process = Process()
+            process.executableURL = try Trip.executable()
+            process.arguments = arguments
+            process.currentDirectoryURL = dir
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = writer
+            process.standardError = writer
+            try process.run()
+            try writer.close()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit,
+                    "maptrip \(arguments.joined(separator: " ")) ended by signal \(process.terminationStatus)")
+            #expect([0, 1, 64].contains(process.terminationStatus),
+                    "maptrip \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            if arguments == Self.commands[0] {
+                // The render's progress went nowhere; its video did.
+                #expect(process.terminationStatus == 0)
+                #expect(try Trip.decode(dir.appendingPathComponent("out.mp4")).frames.count == 84)
+            }
+        }
+    }
+}
