@@ -75,6 +75,10 @@ public enum SceneLoader {
         guard !isDirectory.boolValue else {
             return failure("cannot read the scene: it is a directory", hint: "pass the scene's .json file")
         }
+        // Never opened when it is not a regular file: a FIFO would block, /dev/zero never end.
+        if let reason = FileKind(path: url.path).notAFile {
+            return failure("cannot read the scene: it is \(reason)", hint: "save the scene to a .json file and pass that")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -179,6 +183,7 @@ private struct SceneBuilder {
         scene.flight = checked["flight"]?.number ?? Scene.defaultFlight
         if let video = checked["video"] { scene.video = self.video(video) }
         if let v = checked["vehicle"]?.string { scene.vehicle = Vehicle(v) }
+        checkVehicle(scene.vehicle, checked["vehicle"], "vehicle")
         if let c = checked["end"], let title = c["title"]?.string {
             scene.end = EndCard(title: title, subtitle: c["subtitle"]?.string)
         }
@@ -193,7 +198,14 @@ private struct SceneBuilder {
                 // A folder or an MBTiles file (file:// too); URLs are the tile client's to check.
                 let text = tiles.string ?? ""
                 let local = text.lowercased().hasPrefix("file://") ? URL(string: text)?.path : (text.contains("://") ? nil : text)
-                if let local { confine(local, tiles.json, map.path(of: "tiles") ?? "map.tiles", what: "tiles") }
+                if let local, confine(local, tiles.json, map.path(of: "tiles") ?? "map.tiles", what: "tiles") {
+                    // Up to a template's {z}: the folder, or the .mbtiles file.
+                    let path = local.components(separatedBy: "{z}")[0]
+                    if (path as NSString).pathExtension.lowercased() == "mbtiles" {
+                        checkFile(path, tiles.json, map.path(of: "tiles") ?? "map.tiles", what: "MBTiles file",
+                                  orFolder: true)
+                    }
+                }
             }
             if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
             scene.graticule = map["graticule"]?.number
@@ -205,8 +217,10 @@ private struct SceneBuilder {
         if let audio = checked["audio"] {
             scene.audio = self.audio(audio)
             let file = audio["file"] ?? audio
-            confine(scene.audio!.file, file.json, audio["file"] == nil ? "audio" : audio.path(of: "file") ?? "audio.file",
-                    what: "sound file")
+            let path = audio["file"] == nil ? "audio" : audio.path(of: "file") ?? "audio.file"
+            if confine(scene.audio!.file, file.json, path, what: "sound file") {
+                checkFile(scene.audio!.file, file.json, path, what: "sound file")
+            }
         }
         checkTotals(scene, checked)
         if checker.errors.isEmpty { warn(scene, checked) }
@@ -483,9 +497,7 @@ private struct SceneBuilder {
             place.caption = c["caption"]?.string
             place.photo = c["photo"]?.string
             if let v = c["photo"] { checkImage(place.photo!, v.json, c.path(of: "photo") ?? "photo", what: "photo") }
-            if case .image(let file)? = place.vehicle, let v = c["vehicle"] {
-                checkImage(file, v.json, c.path(of: "vehicle") ?? "vehicle", what: "vehicle image")
-            }
+            checkVehicle(place.vehicle, c["vehicle"], c.path(of: "vehicle") ?? "vehicle")
             scene.places[i] = place
         }
     }
@@ -493,15 +505,22 @@ private struct SceneBuilder {
     /// A picture the scene names must exist and be a PNG, JPEG or WebP (by its first bytes; the
     /// renderer decodes it fully before the first frame). Checked only when the scene is a file on
     /// disk (relative paths are relative to it).
-    mutating func checkImage(_ name: String, _ value: JSONValue, _ path: String, what: String) {
+    mutating func checkImage(_ name: String, _ value: JSONValue, _ path: String, what: String,
+                             notFoundHint: String? = nil) {
         guard confine(name, value, path, what: what) else { return }
         let sceneURL = URL(fileURLWithPath: checker.file)
         guard FileManager.default.fileExists(atPath: sceneURL.path) else { return }
         let url = URL(fileURLWithPath: name, relativeTo: sceneURL.deletingLastPathComponent())
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        switch FileKind(path: url.path) {
+        case .regular:
+            break
+        case .missing:
             checker.fail(value, path, "\(what) '\(name)' not found",
-                         hint: "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
+                         hint: notFoundHint ?? "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
+            return
+        case let kind:
+            // Not opened: a FIFO would block the check until a writer came.
+            checker.fail(value, path, "\(what) '\(name)' is \(kind.notAFile!)", hint: "name a PNG, JPEG or WebP file")
             return
         }
         guard let handle = try? FileHandle(forReadingFrom: url) else {
@@ -514,6 +533,29 @@ private struct SceneBuilder {
             checker.fail(value, path, "\(what) '\(name)' is not a PNG, JPEG or WebP image",
                          hint: "convert it to PNG, JPEG or WebP")
         }
+    }
+
+    /// A file the scene names (relative to its folder), where it exists, must be a regular file, found
+    /// without opening it (a FIFO would block the check); `orFolder`: a folder will do too (a folder of
+    /// tiles named `.mbtiles`). A missing one is the render's to report, as it reads it. Checked only
+    /// when the scene is a file on disk.
+    mutating func checkFile(_ name: String, _ value: JSONValue, _ path: String, what: String, orFolder: Bool = false) {
+        let sceneURL = URL(fileURLWithPath: checker.file)
+        guard FileManager.default.fileExists(atPath: sceneURL.path) else { return }
+        let kind = FileKind(path: URL(fileURLWithPath: name, relativeTo: sceneURL.deletingLastPathComponent()).path)
+        if kind != .missing, let reason = kind.notAFile, !(orFolder && kind == .directory) {
+            checker.fail(value, path, "\(what) '\(name)' is \(reason)", hint: "name a regular file")
+        }
+    }
+
+    /// A vehicle that is not built in is an image file the scene names: checked as a photo is (inside the
+    /// scene's folder for a batch, there, and a picture), the scene's own as each place's.
+    mutating func checkVehicle(_ vehicle: Vehicle?, _ node: Checked?, _ path: String) {
+        guard case .image(let file)? = vehicle, let node else { return }
+        let named = BuiltInVehicle.allCases.map(\.rawValue).joined(separator: ", ")
+        checkImage(file, node.json, path, what: "vehicle image",
+                   notFoundHint: (file as NSString).pathExtension.isEmpty
+                       ? "a vehicle is one of \(named), none, or a PNG, JPEG or WebP file beside the scene" : nil)
     }
 
     /// With a `PathPolicy` (batch renders), a file the scene names must be inside the scene's folder or

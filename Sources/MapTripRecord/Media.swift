@@ -61,6 +61,10 @@ extension SceneMedia {
 
     static func decode(_ name: String, relativeTo directory: URL, scene: URL, path: String) throws -> ImageSurface {
         let url = URL(fileURLWithPath: name, relativeTo: directory)
+        // Never opened unless a regular file: a FIFO would block the render beyond Ctrl-C.
+        if let reason = FileKind(path: url.path).notAFile {
+            throw MediaError(scene: scene.relativePath, path: path, file: name, reason: reason)
+        }
         do {
             let data = try Data(contentsOf: url)
             return try StandardTileDecoder().decode(data)

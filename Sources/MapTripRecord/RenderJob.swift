@@ -137,6 +137,10 @@ public struct RenderJob {
             audio = AudioSpec(file: URL(fileURLWithPath: a.file, relativeTo: sceneDirectory).standardizedFileURL,
                               volume: a.volume, offset: a.offset, fadeOut: a.fadeOut, loop: a.loop)
         }
+        // A sound track is opened by libavformat: never a FIFO or a device, which would block it.
+        if let file = audio?.file, let reason = FileKind(path: file.path).notAFile {
+            throw OutputError.invalidOption("audio \(audioFile ?? file.lastPathComponent) is \(reason)")
+        }
         var plan = try OutputPlan.make(request)
         if draft { plan = plan.draft(of: loaded.video) }
         var posterURL: URL?

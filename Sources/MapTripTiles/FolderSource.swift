@@ -77,7 +77,7 @@ public final class FolderSource: TileSource {
             }
             self.fileExtension = s.pathExtension  // as spelled on disk: paths are case-sensitive
         }
-        let sampleData = sample.flatMap { try? Data(contentsOf: $0) }
+        let sampleData = sample.flatMap { FileKind(path: $0.path) == .regular ? try? Data(contentsOf: $0) : nil }
         let sniffed = sampleData.flatMap(TileFormat.init(sniffing:))
         format = sniffed ?? TileFormat(name: self.fileExtension.lowercased()) ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
         if format == .pbf {
@@ -115,8 +115,14 @@ public final class FolderSource: TileSource {
                 continue
             }
             let url = file(for: key)
-            if !FileManager.default.fileExists(atPath: url.path) {
+            switch FileKind(path: url.path) {
+            case .regular: break
+            case .missing:
                 out[key] = .failure(TileError.missing(key))
+                continue
+            case let kind:
+                // Never opened: a FIFO would block the render.
+                out[key] = .failure(TileError.fetchFailed(key, "\(url.path) is \(kind.notAFile!)"))
                 continue
             }
             do {
@@ -148,7 +154,7 @@ public final class FolderSource: TileSource {
     }
 
     private static func readMetadata(_ url: URL) -> [String: Any] {
-        guard let data = try? Data(contentsOf: url),
+        guard FileKind(path: url.path) == .regular, let data = try? Data(contentsOf: url),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
         return object
     }

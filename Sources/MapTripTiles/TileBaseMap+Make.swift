@@ -56,6 +56,10 @@ extension TileBaseMap {
             guard exists else {
                 throw TileError.unrecognizedSource(map.tiles, reason: "no such MBTiles file (looked for \(url.path))")
             }
+            // SQLite would block opening a FIFO, and read a device as a database.
+            if let reason = FileKind(path: url.path).notAFile {
+                throw TileError.unrecognizedSource(map.tiles, reason: "\(url.path) is \(reason)")
+            }
             return try MBTilesSource(file: url, minZoom: map.minZoom, maxZoom: map.maxZoom, tileSize: map.tileSize)
         }
         guard exists else {
