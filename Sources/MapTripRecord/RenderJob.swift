@@ -138,8 +138,10 @@ public struct RenderJob {
                               volume: a.volume, offset: a.offset, fadeOut: a.fadeOut, loop: a.loop)
         }
         // A sound track is opened by libavformat: never a FIFO or a device, which would block it.
-        if let file = audio?.file, let reason = FileKind(path: file.path).notAFile {
-            throw OutputError.invalidOption("audio \(audioFile ?? file.lastPathComponent) is \(reason)")
+        // (A missing one is the audio reader's to report.)
+        if let file = audio?.file, case let kind = FileKind(path: file.path), kind != .missing, let reason = kind.notAFile {
+            let named = audioFile.map { "--audio \($0)" } ?? "audio file \(file.lastPathComponent)"
+            throw OutputError.invalidOption("\(named) is \(reason) (give an MP3, AAC, FLAC, WAV or Opus file)")
         }
         var plan = try OutputPlan.make(request)
         if draft { plan = plan.draft(of: loaded.video) }

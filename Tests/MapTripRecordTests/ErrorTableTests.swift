@@ -34,6 +34,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         /// This SQLite database is held in an exclusive transaction by another process while the
         /// command runs (Python's sqlite3, as a program writing the file would).
         case lockedDatabase(String)
+        /// Special files made beside the files: name to "fifo" (a FIFO no one writes to) or to the
+        /// path a symbolic link points at (`/dev/zero`).
+        case special([String: String])
     }
 
     var testDescription: String { "\(group): \(what)" }
@@ -156,6 +159,14 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   files: ["scene.json": scene(place, #" "audio": "music.mp3","#), "music.mp3": silentVideo],
                   arguments: render(),
                   message: "maptrip: error: cannot use audio file '<folder>/music.mp3': it holds no sound, only pictures or data (use an MP3, AAC, FLAC, WAV or Opus file)"),
+        ErrorCase(group: "Sound the scene names", what: "The sound track is /dev/zero (refused without opening it)",
+                  files: ["scene.json": scene(place, #" "audio": "music.mp3","#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:12: audio: sound file 'music.mp3' is a special file (a FIFO, a socket or a device), not a regular file (name a regular file)",
+                  fault: .special(["music.mp3": "/dev/zero"])),
+        ErrorCase(group: "Sound the scene names", what: "--audio naming a FIFO (it would block until written to)",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--audio", "music.wav"),
+                  message: "maptrip: error: --audio music.wav is a special file (a FIFO, a socket or a device), not a regular file (give an MP3, AAC, FLAC, WAV or Opus file)",
+                  fault: .special(["music.wav": "fifo"])),
         ErrorCase(group: "Sound the scene names", what: "A sound file that is not there",
                   files: ["scene.json": scene(place, #" "audio": "music.mp3","#)], arguments: render(),
                   message: "maptrip: error: cannot use audio file '<folder>/music.mp3': no such file (a scene's audio path is relative to the scene's folder)"),
@@ -186,6 +197,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Images the scene names", what: "A PNG cut short after its signature",
                   files: ["scene.json": scene(photo), "photo.png": Array(pngHeader(width: 64, height: 64).prefix(12))], arguments: render(),
                   message: "maptrip: error: scene.json: places[0].photo: cannot use 'photo.png': cairo: decode PNG (12 bytes): error while reading from input stream (use a PNG, JPEG or WebP image, or fix the path)"),
+        ErrorCase(group: "Images the scene names", what: "A FIFO where the photo should be (it would block until written to)",
+                  files: ["scene.json": scene(photo)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' is a special file (a FIFO, a socket or a device), not a regular file (name a PNG, JPEG or WebP file)",
+                  fault: .special(["photo.png": "fifo"])),
+        ErrorCase(group: "Images the scene names", what: "A vehicle that is neither built in nor a file",
+                  files: ["scene.json": scene(place, #" "vehicle": "rocket","#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:14: vehicle: vehicle image 'rocket' not found (a vehicle is one of plane, car, train, ship, bike, walk, none, or a PNG, JPEG or WebP file beside the scene)"),
         ErrorCase(group: "Images the scene names", what: "A text file named .png",
                   files: ["scene.json": scene(photo), "photo.png": text("<html>Not found</html>")], arguments: render(),
                   message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' is not a PNG, JPEG or WebP image (convert it to PNG, JPEG or WebP)"),
@@ -302,6 +320,18 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Scenes", what: "A negative dwell", files: ["scene.json": scene(place, #" "dwell": -1,"#)],
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:12: dwell: dwell must be greater than 0 seconds, found -1"),
+        ErrorCase(group: "Scenes", what: "A graticule finer than a tenth of a degree (billions of lines)",
+                  files: ["scene.json": scene(place, #" "map": { "graticule": 1e-9 },"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:25: map.graticule: graticule 1e-9 is outside [0.1, 90] (degrees between lines: 10 draws one every 10 degrees; 0.1 is the finest)"),
+        ErrorCase(group: "Scenes", what: "The scene is a FIFO (refused without opening it: it would block)",
+                  files: [:], arguments: render(),
+                  message: "maptrip: error: scene.json: cannot read the scene: it is a special file (a FIFO, a socket or a device), not a regular file (save the scene to a .json file and pass that)",
+                  fault: .special(["scene.json": "fifo"])),
+        ErrorCase(group: "Scenes", what: "An MBTiles file that is a FIFO",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles", "attribution": "x" },"#)],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:21: map.tiles: MBTiles file 'map.mbtiles' is a special file (a FIFO, a socket or a device), not a regular file (name a regular file)",
+                  fault: .special(["map.mbtiles": "fifo"])),
         ErrorCase(group: "Scenes", what: "No places", files: ["scene.json": text(#"{ "places": [] }"#)],
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:13: places: places must list at least one place (add { \"lat\": ..., \"lon\": ... })"),
@@ -538,6 +568,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                 var data = Data(bytes)
                 if let server { data = Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "<server>", with: server).utf8) }
                 try data.write(to: url)
+            }
+            if case .special(let names) = c.fault {
+                for (name, target) in names {
+                    let path = dir.appendingPathComponent(name).path
+                    if target == "fifo" { #expect(mkfifo(path, 0o644) == 0) }
+                    else { try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target) }
+                }
             }
             var before = Trip.contents(dir)
             if existingOutput, let output = c.output {
