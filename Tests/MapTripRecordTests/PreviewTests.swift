@@ -39,12 +39,15 @@ final class FrameGrabber: FrameSink {
         n += 1
     }
 
-    /// Records `scene` (as `render` draws it, its file in `directory`) and keeps the frames `wanted`.
+    /// Records `scene` (as `render` draws it, its file in `directory`, with the pictures it names) and
+    /// keeps the frames `wanted`. Its BGRA pictures: the frames every output is held to preview by, in
+    /// its own codec, are the conformance matrix's (ConformanceTests).
     static func record(_ scene: Scene, directory: URL, wanted: Set<Int>,
                        assets: URL = Trip.assets) throws -> FrameGrabber {
         let environment = RenderEnvironment(assets: assets, cacheDirectory: directory.appendingPathComponent("cache"))
         let map = try BaseMaps.make(for: scene, sceneDirectory: directory, environment: environment)
-        let recorder = try Recorder(scene: scene, baseMap: map)
+        let media = try SceneMedia.load(for: scene, sceneFile: directory.appendingPathComponent("scene.json"), assets: assets)
+        let recorder = try Recorder(scene: scene, baseMap: map, media: media)
         let grabber = FrameGrabber(height: scene.video.height, wanted: wanted)
         _ = try recorder.record(to: grabber)
         return grabber
