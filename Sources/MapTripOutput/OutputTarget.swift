@@ -88,6 +88,12 @@ public struct OutputPlan: Sendable {
         guard let format = request.format ?? extensionFormat ?? defaultStreamFormat(target) else {
             throw OutputError.noExtension(request.path)
         }
+        // A file named .mp4 holding a GIF would mislead every program that opens it.
+        if case .file(let url) = target, let asked = request.format, let named = extensionFormat, asked != named {
+            throw OutputError.invalidOption("--format \(asked.rawValue) contradicts the output's extension .\(url.pathExtension); "
+                                            + "name it \(url.deletingPathExtension().lastPathComponent).\(asked.rawValue) "
+                                            + "or leave --format out")
+        }
         if case .imageSequence = target, format != .png {
             throw OutputError.invalidOption("a numbered file name (%05d) is for PNG sequences; "
                                             + "name the output name_%05d.png")

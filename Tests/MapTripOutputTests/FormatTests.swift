@@ -203,6 +203,18 @@ struct FormatTests {
         }
     }
 
+    /// `--format gif -o a.mp4` wrote GIF bytes into a file named .mp4: a format that contradicts the
+    /// file's extension is refused, one that agrees with it (or a stream, which has none) is not.
+    @Test func aFormatThatContradictsTheExtensionIsRefused() throws {
+        let error = #expect(throws: OutputError.self) {
+            try OutputPlan.make(OutputRequest(path: "/tmp/a.mp4", format: .gif))
+        }
+        #expect(error?.description == "--format gif contradicts the output's extension .mp4; name it a.gif or leave --format out")
+        #expect(throws: OutputError.self) { try OutputPlan.make(OutputRequest(path: "/tmp/a.mov", format: .webm)) }
+        #expect(try OutputPlan.make(OutputRequest(path: "/tmp/a.gif", format: .gif)).format == .gif)
+        #expect(try OutputPlan.make(OutputRequest(path: "udp://127.0.0.1:1234", format: .mpegts)).format == .mpegts)
+    }
+
     @Test func pngSequenceIsWrittenWholeAndReplacesAnOlderLongerOne() throws {
         try Self.withDirectory { dir in
             let frames = dir.appendingPathComponent("frames")
