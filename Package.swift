@@ -85,7 +85,7 @@ let package = Package(
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "MapTripOutput", "Cairo", "FFmpeg", "SQLite",
                                    "TileServerFixture", "TestSupport"]),
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
-        .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV"]),
+        .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV", "TestSupport"]),
         .testTarget(name: "MapTripRecordTests",
                     dependencies: ["MapTripRecord", "MapTripBatch", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
                                    "Cairo", "TileServerFixture", "TestSupport"]),

@@ -17,7 +17,14 @@ extension ImageSurface {
         guard let s else { throw CairoError(CAIRO_STATUS_NO_MEMORY, "decode PNG (\(pngData.count) bytes)") }
         defer { cairo_surface_destroy(s) }
         let status = cairo_surface_status(s)
-        if status != CAIRO_STATUS_SUCCESS { throw CairoError(status, "decode PNG (\(pngData.count) bytes)") }
+        if status != CAIRO_STATUS_SUCCESS {
+            // A file that ends before its picture does can come back as "out of memory" (cairo's word
+            // for a libpng error once the header is read): say what happened.
+            if reader.ranOut {
+                throw CairoError(CAIRO_STATUS_READ_ERROR, "decode PNG (\(pngData.count) bytes): the file ends before its picture (cut short)")
+            }
+            throw CairoError(status, "decode PNG (\(pngData.count) bytes)")
+        }
         cairo_surface_flush(s)
         let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
         let stride = Int(cairo_image_surface_get_stride(s))
@@ -44,10 +51,15 @@ extension ImageSurface {
 private final class PNGReader {
     let bytes: Data
     var offset = 0
+    /// Set when libpng asked for more bytes than are left.
+    var ranOut = false
     init(_ bytes: Data) { self.bytes = bytes }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>?, count: Int) -> cairo_status_t {
-        guard let buffer, count <= bytes.count - offset else { return CAIRO_STATUS_READ_ERROR }
+        guard let buffer, count <= bytes.count - offset else {
+            ranOut = true
+            return CAIRO_STATUS_READ_ERROR
+        }
         bytes.withUnsafeBytes { raw in
             let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             buffer.update(from: base + offset, count: count)

@@ -32,8 +32,10 @@ public enum ImageDecoder {
 
     /// Decodes PNG, JPEG or WebP bytes. Alpha (PNG, WebP) is kept straight (not premultiplied); opaque
     /// formats come out with alpha 255. Throws FFmpegError for anything else, for damaged data and for
-    /// pictures larger than `maxPixels`. Safe to call from several threads at once.
-    public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels) throws -> BGRAImage {
+    /// pictures larger than `maxPixels`. `strict`: damage the decoder would conceal (a JPEG cut short,
+    /// whose missing rows it fills with grey) is an error, as for the pictures a scene names; map
+    /// tiles are decoded leniently. Safe to call from several threads at once.
+    public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels, strict: Bool = false) throws -> BGRAImage {
         guard let format = format(of: data) else {
             let head = data.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
             throw FFmpegError(code: FFmpegError.invalidData, operation: "ImageDecoder.decode \(data.count) bytes",
@@ -42,6 +44,7 @@ public enum ImageDecoder {
         let what = "ImageDecoder.decode \(format.rawValue) \(data.count) bytes"
         let decoder = try Decoder(name: format.decoderName, threads: 1) { context in
             context.pointee.max_pixels = Int64(max(1, maxPixels))
+            if strict { context.pointee.err_recognition |= AV_EF_EXPLODE }
         }
         let packet = try data.withUnsafeBytes { try Packet(copying: $0) }
         let frame = try Frame()

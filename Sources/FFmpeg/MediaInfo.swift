@@ -123,8 +123,10 @@ public struct MediaInfo: Equatable, Sendable, Codable {
     /// Probes `path` (avformat_open_input, avformat_find_stream_info), and reads its packets once when
     /// the container leaves frame counts, durations or bit rates out. Throws `FFmpegError` when the file
     /// is missing, unreadable or not a media file libavformat knows.
-    public init(path: String) throws {
-        let input = try InputFile(path: path)
+    /// A network URL (`udp://`, `http://`...) that sends nothing within `timeout` seconds is an error,
+    /// not a wait without end.
+    public init(path: String, timeout: Double = 10) throws {
+        let input = try InputFile(path: path, timeout: timeout)
         let context = input.context
         let format = context.pointee.iformat.pointee
         self.path = path
@@ -402,14 +404,18 @@ final class InputFile {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
 
-    init(path: String) throws {
+    init(path: String, timeout: Double = 10) throws {
         var opened: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_open_input(&opened, path, nil, nil)
+        let options = try OptionDictionary(Self.timeoutOptions(path, seconds: timeout), for: "avformat_open_input \(path)")
+        let status = avformat_open_input(&opened, path, nil, &options.pointer)
         if status < 0 {
-            throw FFmpegError(code: status, operation: "avformat_open_input \(path)",
-                              message: status == FFmpegError.invalidData
-                                  ? "not a media file, or a damaged one (invalid data found when processing input)"
-                                  : nil)
+            let network = Self.scheme(path) != nil
+            let message: String? =
+                if status == FFmpegError.invalidData { "not a media file, or a damaged one (invalid data found when processing input)" }
+                else if network && (status == -EIO || status == -ETIMEDOUT) {
+                    "nothing received within \(String(format: "%g", timeout)) s (check the address, and that something is sending to it)"
+                } else { nil }
+            throw FFmpegError(code: status, operation: "avformat_open_input \(path)", message: message)
         }
         guard let opened else {
             throw FFmpegError(code: FFmpegError.outOfMemory, operation: "avformat_open_input \(path)")
@@ -423,6 +429,23 @@ final class InputFile {
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&c)
+    }
+
+    /// A network URL's scheme (`udp`, `http`...), nil for a file path (`file:` included).
+    static func scheme(_ path: String) -> String? {
+        guard let r = path.range(of: "://") else { return nil }
+        let scheme = path[..<r.lowerBound].lowercased()
+        guard !scheme.isEmpty, scheme != "file", scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" }) else { return nil }
+        return scheme
+    }
+
+    /// Options that bound each wait of a network input: `timeout` (microseconds) for the socket
+    /// protocols that read it so (UDP, TCP, HTTP, SRT), `rw_timeout` for any protocol; not `timeout`
+    /// for RTMP, where it means listening for a connection.
+    static func timeoutOptions(_ path: String, seconds: Double) -> [String: String] {
+        guard let scheme = scheme(path) else { return [:] }
+        let micro = String(Int64(max(0.001, seconds) * 1_000_000))
+        return scheme.hasPrefix("rtmp") ? ["rw_timeout": micro] : ["timeout": micro, "rw_timeout": micro]
     }
 
     /// What the packets of one stream add up to.

@@ -1,6 +1,14 @@
 import Foundation
 
 /// The picture formats a scene may name (photos, vehicle images), told apart by their first bytes.
+/// Decodes a picture the scene names, for the damage its first bytes cannot show (a JPEG cut short,
+/// a PNG whose data ends after its header): the loader asks, so `validate` and a render's start say
+/// what is wrong where the scene names the file.
+public protocol ImageChecking: Sendable {
+    /// What is wrong with the picture at `url` and what to do about it, or nil when it decodes whole.
+    func problem(with url: URL) -> (message: String, hint: String?)?
+}
+
 public enum ImageKind: String, Sendable {
     case png, jpeg, webp
 

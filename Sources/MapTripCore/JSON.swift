@@ -279,12 +279,21 @@ private struct JSONByteParser {
     /// Rejects files that are not UTF-8 text before parsing, with a message that says so.
     mutating func checkEncoding() throws {
         let start = SourcePosition(line: 1, column: 1)
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            throw error("the file is UTF-16 encoded, not UTF-8", at: start, path: "", hint: "save it as UTF-8")
+        // By byte order mark (UTF-32's little-endian mark begins as UTF-16's does), then, without one,
+        // by where the zero bytes of ASCII text fall (RFC 8259's own way: JSON begins with ASCII).
+        let encoding: String? =
+            if bytes.starts(with: [0xFF, 0xFE, 0, 0]) || bytes.starts(with: [0, 0, 0xFE, 0xFF]) { "UTF-32" }
+            else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { "UTF-16" }
+            else if bytes.count >= 4, bytes[1] == 0, bytes[2] == 0, bytes[3] == 0 || bytes[0] == 0 { "UTF-32" }
+            else if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0 { "UTF-32" }
+            else if bytes.count >= 2, (bytes[0] == 0) != (bytes[1] == 0) { "UTF-16" }
+            else { nil }
+        if let encoding {
+            throw error("the file is \(encoding) encoded, not UTF-8", at: start, path: "", hint: "save it as UTF-8")
         }
-        // Text never holds zero bytes; binary files and BOM-less UTF-16 do, near the start.
+        // Text never holds zero bytes; binary files do, near the start.
         if bytes.prefix(8000).contains(0) {
-            throw error("the file is not UTF-8 text: it contains zero bytes (is it binary, or UTF-16?)",
+            throw error("the file is not UTF-8 text: it contains zero bytes (is it binary?)",
                         at: start, path: "", hint: "a scene file is a UTF-8 JSON text file")
         }
         if let bad = firstInvalidUTF8() {

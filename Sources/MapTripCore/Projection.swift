@@ -186,4 +186,8 @@ public enum ProjectionCheck: Equatable, Sendable {
     case unknown(String)
     /// These places lie outside the CRS's area of use (described for messages).
     case outside([Int], area: String)
+    /// The CRS is not a map (what it is, and what to use instead).
+    case notAMap(String, hint: String)
+    /// The projection cannot show these places (the far side of an orthographic view), and what to do.
+    case hidden([Int], hint: String)
 }

@@ -257,9 +257,10 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
         self.file = file
         self.line = line
         self.column = column
-        self.path = path
-        self.message = message
-        self.hint = hint
+        // Paths, messages and hints quote the scene's keys and values: each is kept to an excerpt.
+        self.path = Wording.excerpt(path, limit: 100)
+        self.message = Wording.excerpt(message, limit: 240)
+        self.hint = hint.map { Wording.excerpt($0, limit: 400) }
     }
 
     /// `trip.json:7:14: places[1].lat: latitude 95 is outside [-90, 90] (hint)`; without the line and

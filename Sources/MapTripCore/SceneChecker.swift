@@ -241,7 +241,7 @@ struct SceneChecker {
                 } else {
                     hint = "allowed keys here: " + object.keys.filter { $0 != "$schema" }.joined(separator: ", ")
                 }
-                fail(at: member.keyPosition, memberPath, "unknown key '\(member.key)'", hint: hint)
+                fail(at: member.keyPosition, memberPath, "unknown key '\(Wording.excerpt(member.key, limit: 40))'", hint: hint)
                 continue
             }
             seen.insert(member.key)  // the parser has refused duplicate keys

@@ -44,8 +44,9 @@ public enum SceneLoader {
     /// Loads, checks and resolves a scene file; throws `SceneErrors` listing every problem.
     /// `paths`: where the files the scene names may be (batch renders; nil: anywhere).
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
-                            projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) throws -> Scene {
-        let report = check(contentsOf: url, resolver: resolver, projections: projections, paths: paths)
+                            projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
+                            paths: PathPolicy? = nil) throws -> Scene {
+        let report = check(contentsOf: url, resolver: resolver, projections: projections, images: images, paths: paths)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
@@ -60,7 +61,8 @@ public enum SceneLoader {
 
     /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
     public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
-                             projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
+                             projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
+                             paths: PathPolicy? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -87,13 +89,15 @@ public enum SceneLoader {
                 ? error.localizedDescription : "permission denied"
             return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
-        return check(data, file: file, resolver: resolver, projections: projections, paths: paths)
+        return check(data, file: file, resolver: resolver, projections: projections, images: images, paths: paths)
     }
 
     /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
-    /// here; rendering checks it again).
+    /// here; rendering checks it again). `images`: decodes the pictures the scene names (nil: only
+    /// their first bytes are checked here).
     public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
-                             projections: ProjectionChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
+                             projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
+                             paths: PathPolicy? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -103,7 +107,7 @@ public enum SceneLoader {
             return SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "",
                                                                message: "\(error)")], warnings: [])
         }
-        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, paths: paths)
+        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, images: images, paths: paths)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -136,15 +140,18 @@ private struct SceneBuilder {
     var checker: SceneChecker
     let resolver: SceneLoader.ResolverSource?
     let projections: ProjectionChecking?
+    let images: ImageChecking?
     let paths: PathPolicy?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
-    init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?, paths: PathPolicy?) {
+    init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?,
+         images: ImageChecking?, paths: PathPolicy?) {
         checker = SceneChecker(file: file)
         self.resolver = resolver
         self.projections = projections
+        self.images = images
         self.paths = paths
     }
 
@@ -244,6 +251,15 @@ private struct SceneBuilder {
                              "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) "
                                 + "lies outside \(definition)'s area of use, \(area)",
                              hint: "choose a projection that covers every place, such as \"globe\" or \"+proj=robin\"")
+            }
+        case .notAMap(let kind, let hint):
+            checker.fail(value.json, "map.projection", "'\(definition)' is \(kind), not a map projection", hint: hint)
+        case .hidden(let indices, let hint):
+            for i in indices where i < scene.places.count {
+                let place = scene.places[i]
+                checker.fail(i < list.count ? (list[i]?.json ?? value.json) : value.json, JSONPath.appending(index: i, to: "places"),
+                             "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) "
+                                + "is on the side of the Earth \(definition) does not show", hint: hint)
             }
         }
     }
@@ -532,6 +548,8 @@ private struct SceneBuilder {
         if ImageKind(magic: head) == nil {
             checker.fail(value, path, "\(what) '\(name)' is not a PNG, JPEG or WebP image",
                          hint: "convert it to PNG, JPEG or WebP")
+        } else if let problem = images?.problem(with: url) {
+            checker.fail(value, path, "\(what) '\(name)' cannot be decoded: \(problem.message)", hint: problem.hint)
         }
     }
 

@@ -16,7 +16,8 @@ public enum TimeText {
         return factors[t[end...].trimmingCharacters(in: .whitespaces)].map { value * $0 }
     }
 
-    /// `m:ss(.s)` or `h:mm:ss(.s)`: the fields after the first under 60, the last alone with a fraction.
+    /// `m:ss(.s)` or `h:mm:ss(.s)`: the fields after the first under 60, of one or two digits (`0:3.5`
+    /// reads as `0:03.5`), the last alone with a fraction.
     private static func clock(_ t: String) -> Double? {
         let fields = t.split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count == 2 || fields.count == 3 else { return nil }
@@ -24,7 +25,7 @@ public enum TimeText {
         for (i, field) in fields.enumerated() {
             let last = i == fields.count - 1
             guard !field.isEmpty, last || !field.contains("."), let v = number(field) else { return nil }
-            if i > 0 && (v >= 60 || field.prefix(while: { $0 != "." }).count != 2) { return nil }
+            if i > 0 && (v >= 60 || !(1...2).contains(field.prefix(while: { $0 != "." }).count)) { return nil }
             total = total * 60 + v
         }
         return total

@@ -309,6 +309,11 @@ public final class MediaOutput {
         do {
             return try body()
         } catch let error as FFmpegError {
+            if case .stream(let url, _) = target, url.contains("://") {
+                // A stream has no disk behind it: what fails is the address or the network.
+                throw OutputError.notWritable(url, reason: "\(error.message) (check the stream's address, such as "
+                                              + "udp://127.0.0.1:1234, srt://host:port or rtmp://host/app/key, and that the receiver is reachable)")
+            }
             guard let reason = TemporaryFiles.storageFailure(errno: -error.code, writing: temporary) else { throw error }
             throw OutputError.notWritable(targetPath(target), reason: reason)
         }

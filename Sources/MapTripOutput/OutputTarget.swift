@@ -120,6 +120,11 @@ public struct OutputPlan: Sendable {
         if let width = request.width, !(16...8192).contains(width) {
             throw OutputError.invalidOption("--width \(width) is outside 16-8192")
         }
+        // The scene's rule for its own width, so both say the same: even sizes, for 4:2:0 chroma.
+        if let width = request.width, width % 2 != 0 {
+            throw OutputError.invalidOption("--width \(width) is odd; H.264 with 4:2:0 chroma needs even frame sizes "
+                                            + "(use \([width - 1, width + 1].filter { (16...8192).contains($0) }.map(String.init).joined(separator: " or ")))")
+        }
         let fragmented = format.needsSeeking && !target.canSeek
         return OutputPlan(target: target, format: format, profile: profile, options: request.options,
                           transparent: request.transparent, fragmented: fragmented, fps: request.fps,

@@ -1,18 +1,28 @@
 import Foundation
 
-/// maptrip's temporary files: `.NAME.maptrip-<pid>-<random>.tmp` (a file, or a folder for image
-/// sequences) beside the target `NAME`, renamed onto it only when complete. A process killed outright
-/// (SIGKILL, a power cut) leaves its temporary file behind; the next run that writes the same target,
-/// or a batch over the folder, removes it once its process is gone.
+/// maptrip's temporary files: `.NAME.maptrip-<pid>-<random>@<host>.tmp` (a file, or a folder for
+/// image sequences) beside the target `NAME`, renamed onto it only when complete. A process killed
+/// outright (SIGKILL, a power cut) leaves its temporary file behind; the next run that writes into the
+/// same folder, or a batch over it, removes it once its process is gone. The host in the name keeps
+/// a run from taking another machine's live temporary file for a dead one (batch tasks on a cluster
+/// share output folders); a name without one (older versions) counts as this host's.
 public enum TemporaryFiles {
-    /// A new temporary name beside `url`. Stale temporary files of the same target, left by dead
-    /// processes, are removed first.
+    /// A new temporary name beside `url`. Stale temporary files in its folder, left by dead processes
+    /// of this host, are removed first.
     public static func name(beside url: URL) -> URL {
-        removeStale(of: url)
+        removeStale(beside: url)
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         return url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).maptrip-\(getpid())-\(random).tmp")
+            ".\(url.lastPathComponent).maptrip-\(getpid())-\(random)@\(host).tmp")
     }
+
+    /// This machine's name as temporary files carry it (letters, digits, '.', '-' and '_').
+    public static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count) == 0 ? String(cString: buffer) : ""
+        let kept = name.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+        return kept.isEmpty ? "localhost" : String(String.UnicodeScalarView(kept))
+    }()
 
     /// Writes `data` to `url` atomically: to a temporary file beside it, flushed to the disk, then renamed
     /// onto it. On failure the temporary file is removed and `url` is as it was.
@@ -129,13 +139,13 @@ public enum TemporaryFiles {
         }
     }
 
-    /// Removes the temporary files of the target `url` whose process is no longer alive. Returns them.
+    /// Removes the temporary files in the folder of `url` (of any target) whose process is no longer
+    /// alive. Returns them.
     @discardableResult
-    public static func removeStale(of url: URL) -> [URL] {
+    public static func removeStale(beside url: URL) -> [URL] {
         let folder = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent).maptrip-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasPrefix(prefix) }.compactMap { name in
+        return names.filter { owner($0) != nil }.compactMap { name in
             removeIfStale(folder.appendingPathComponent(name))
         }
     }
@@ -162,6 +172,12 @@ public enum TemporaryFiles {
         return pid_t(rest[..<dash])
     }
 
+    /// The host in a temporary file's name (nil for a name without one).
+    static func ownerHost(_ name: String) -> String? {
+        guard let at = name.range(of: "@", options: .backwards), name.hasSuffix(".tmp") else { return nil }
+        return String(name[at.upperBound..<name.index(name.endIndex, offsetBy: -4)])
+    }
+
     /// The output a temporary file was to become.
     static func target(of url: URL) -> URL {
         let name = url.lastPathComponent.dropFirst()
@@ -169,9 +185,12 @@ public enum TemporaryFiles {
         return url.deletingLastPathComponent().appendingPathComponent(String(name[..<end]))
     }
 
-    /// Removes `url` when the process named in it is gone (never this process's own).
+    /// Removes `url` when the process named in it is gone (never this process's own, nor one of
+    /// another host's, whose processes this one cannot see).
     private static func removeIfStale(_ url: URL) -> URL? {
-        guard let pid = owner(url.lastPathComponent), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return nil }
+        let name = url.lastPathComponent
+        guard let pid = owner(name), (ownerHost(name) ?? host) == host,
+              pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return nil }
         return (try? FileManager.default.removeItem(at: url)) != nil ? url : nil
     }
 }

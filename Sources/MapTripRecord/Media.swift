@@ -4,6 +4,7 @@ import MapTripCore
 import MapTripRender
 import MapTripTiles
 import Rsvg
+import FFmpeg
 
 /// A picture the scene names that cannot be used: which, where in the scene, and why.
 public struct MediaError: Error, CustomStringConvertible, LocalizedError {
@@ -17,6 +18,30 @@ public struct MediaError: Error, CustomStringConvertible, LocalizedError {
         "\(scene): \(path): cannot use '\(file)': \(reason) (use a PNG, JPEG or WebP image, or fix the path)"
     }
     public var errorDescription: String? { description }
+}
+
+/// The loader's check of the pictures a scene names: each decoded as a render decodes it (strictly:
+/// a JPEG cut short is an error), so `validate` and the start of a render say what is wrong with a
+/// picture where the scene names it.
+public struct SceneImageCheck: ImageChecking {
+    public init() {}
+
+    public func problem(with url: URL) -> (message: String, hint: String?)? {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { return (error.localizedDescription, "check its permissions") }
+        do {
+            _ = try StandardTileDecoder(strict: true).decode(data)
+            return nil
+        } catch let error as TileDecodeError {
+            return (error.message, nil)  // too large (it says what to do), or not a picture
+        } catch {
+            // Cairo 1.16 calls every libpng error "out of memory", which it is not: left unsaid.
+            let kind = ImageKind(magic: data).map { $0.rawValue.uppercased() } ?? "picture"
+            let said = error is CairoError ? "" : " (\((error as? FFmpegError)?.message ?? "\(error)"))"
+            return ("the \(kind) is damaged or cut short\(said)",
+                    "open it in an image editor and save it again, or use another picture")
+        }
+    }
 }
 
 extension SceneMedia {
@@ -67,7 +92,7 @@ extension SceneMedia {
         }
         do {
             let data = try Data(contentsOf: url)
-            return try StandardTileDecoder().decode(data)
+            return try StandardTileDecoder(strict: true).decode(data)
         } catch {
             let reason = FileManager.default.fileExists(atPath: url.path) ? "\(error)" : "no such file"
             throw MediaError(scene: scene.relativePath, path: path, file: name, reason: reason)

@@ -166,6 +166,7 @@ public struct RenderJob {
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
         -> (scene: Scene, files: [URL]) {
         var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker(),
+                                          images: SceneImageCheck(),
                                           paths: environment.paths)
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))

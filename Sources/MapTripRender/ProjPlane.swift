@@ -8,6 +8,10 @@ public enum ProjectionError: Error, CustomStringConvertible, Equatable {
     case unknown(definition: String, message: String)
     /// A place lies outside the CRS's area of use.
     case outsideArea(place: String, index: Int, position: LonLat, crs: String, area: String)
+    /// The CRS does not put positions on a map (geocentric, vertical): `kind` says what it is.
+    case notAMap(definition: String, kind: String)
+    /// A place the projection cannot show (the far side of `+proj=ortho`).
+    case hidden(place: String, index: Int, position: LonLat, crs: String)
 
     public var description: String {
         switch self {
@@ -17,7 +21,30 @@ public enum ProjectionError: Error, CustomStringConvertible, Equatable {
         case .outsideArea(let place, let index, let position, let crs, let area):
             return "places[\(index)]: '\(place)' (\(String(format: "%.4f, %.4f", position.lat, position.lon))) lies outside "
                 + "\(crs)'s area of use, \(area); choose a projection that covers every place (\"globe\", \"+proj=robin\")"
+        case .notAMap(let definition, let kind):
+            return "map.projection: '\(definition)' is \(kind), not a map projection; "
+                + ProjectionError.mapAdvice
+        case .hidden(let place, let index, let position, let crs):
+            return "places[\(index)]: '\(place)' (\(String(format: "%.4f, %.4f", position.lat, position.lon))) "
+                + "is on the side of the Earth \(crs) does not show; " + ProjectionError.hiddenAdvice
         }
+    }
+
+    /// What to use instead of a CRS that is not a map.
+    public static let mapAdvice = "use \"globe\", an EPSG code of a projected CRS such as \"EPSG:3035\", or a PROJ "
+        + "map projection such as \"+proj=robin\""
+    /// What to do about a place a projection cannot show.
+    public static let hiddenAdvice = "centre the projection nearer the trip (+lon_0, +lat_0), or use \"globe\", "
+        + "which turns to face each place"
+
+    /// What a CRS that is no map is, for messages (nil: it is one).
+    static func kind(of crs: CRS) -> String? { crs.notAMap }
+
+    /// The places (by index) a plane cannot put on its map.
+    static func hidden(_ places: [LonLat], on plane: ProjPlane) -> [Int] {
+        var xs = places.map(\.lon), ys = places.map(\.lat)
+        plane.project(xs: &xs, ys: &ys)
+        return places.indices.filter { !(xs[$0].isFinite && ys[$0].isFinite) }
     }
 }
 
@@ -77,6 +104,7 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
             guard crs.isCRS else {
                 throw ProjectionError.unknown(definition: definition, message: "not a coordinate reference system")
             }
+            if let kind = ProjectionError.kind(of: crs) { throw ProjectionError.notAMap(definition: definition, kind: kind) }
             transformation = try Transformation(from: "EPSG:4326", to: text, context: context)
         } catch let error as ProjError {
             throw ProjectionError.unknown(definition: definition, message: error.message)
@@ -181,6 +209,10 @@ extension Projection {
                 throw ProjectionError.outsideArea(place: place.name, index: i, position: place.position,
                                                   crs: definition, area: plane.areaDescription)
             }
+            if let i = ProjectionError.hidden(scene.places.map(\.position), on: plane).first {
+                let place = scene.places[i]
+                throw ProjectionError.hidden(place: place.name, index: i, position: place.position, crs: definition)
+            }
             return .plane(plane)
         }
     }
@@ -195,9 +227,13 @@ public struct ProjChecker: ProjectionChecking {
         do {
             let plane = try ProjPlane(definition)
             let outside = places.indices.filter { !plane.covers(places[$0]) }
-            return outside.isEmpty ? .fine : .outside(outside, area: plane.areaDescription)
+            if !outside.isEmpty { return .outside(outside, area: plane.areaDescription) }
+            let hidden = ProjectionError.hidden(places, on: plane)
+            return hidden.isEmpty ? .fine : .hidden(hidden, hint: ProjectionError.hiddenAdvice)
         } catch let ProjectionError.unknown(_, message) {
             return .unknown(message)
+        } catch let ProjectionError.notAMap(_, kind) {
+            return .notAMap(kind, hint: ProjectionError.mapAdvice)
         } catch {
             return .unknown("\(error)")
         }

@@ -13,8 +13,13 @@ public struct StandardTileDecoder: TileDecoding {
     /// Pictures with more pixels are refused before anything is decoded (a 30,000 x 30,000 PNG would
     /// take 3.6 GB).
     public var maxPixels: Int
+    /// Damage a decoder would conceal is an error (the scene's pictures); tiles are decoded leniently.
+    public var strict: Bool
 
-    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels) { self.maxPixels = maxPixels }
+    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, strict: Bool = false) {
+        self.maxPixels = maxPixels
+        self.strict = strict
+    }
 
     public func decode(_ data: Data) throws -> ImageSurface {
         switch TileFormat(sniffing: data) {
@@ -34,7 +39,7 @@ public struct StandardTileDecoder: TileDecoding {
             }
             fallthrough
         default:
-            var image = try ImageDecoder.decode(data, maxPixels: maxPixels)
+            var image = try ImageDecoder.decode(data, maxPixels: maxPixels, strict: strict)
             image.premultiplyAlpha()
             let (w, h, stride) = (image.width, image.height, image.stride)
             return try image.pixels.withUnsafeBytes { try ImageSurface(width: w, height: h, bgra: $0, stride: stride) }

@@ -114,7 +114,8 @@ public final class TilePyramidWriter {
     }
 
     /// Renders every tile into `output`. A folder is filled in place (tiles overwritten, with a
-    /// `metadata.json`); an MBTiles file is written under a temporary name and renamed over the
+    /// `metadata.json`), and once every tile is written the tiles of an earlier run this one did not
+    /// make (deeper zooms, other bounds) are removed, so the folder holds this pyramid alone; an MBTiles file is written under a temporary name and renamed over the
     /// destination only when complete. `progress(done, total)` is called after each tile; throwing
     /// from it stops the run (an MBTiles output is then left as it was).
     @discardableResult
@@ -124,6 +125,11 @@ public final class TilePyramidWriter {
         var bytes = 0
         switch output {
         case .folder(let dir):
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isFolder), !isFolder.boolValue {
+                throw OutputError.notWritable(dir.relativePath, reason: "it is a file, not a folder (name a new folder "
+                                              + "for the tiles, or a file ending in .mbtiles)")
+            }
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             for (i, key) in keys.enumerated() {
                 let png = try renderTile(key)
@@ -133,6 +139,7 @@ public final class TilePyramidWriter {
                 bytes += png.count
                 try progress?(i + 1, keys.count)
             }
+            Self.removeTiles(in: dir, except: Set(keys))
             let json = try JSONSerialization.data(withJSONObject: metadata(), options: [.prettyPrinted, .sortedKeys])
             try json.write(to: dir.appendingPathComponent("metadata.json"), options: .atomic)
         case .mbtiles(let file):
@@ -140,6 +147,28 @@ public final class TilePyramidWriter {
         }
         return TilePyramidSummary(tiles: keys.count, bytes: bytes, zooms: options.minZoom...options.maxZoom,
                                   output: output, warnings: baseMap.warnings)
+    }
+
+    /// Removes the `{z}/{x}/{y}.png` tiles under `dir` that are not in `kept`, and the `{z}` and
+    /// `{z}/{x}` folders left empty. Only names of that shape are touched (numbers, `.png`): anything
+    /// else in the folder stays.
+    static func removeTiles(in dir: URL, except kept: Set<TileKey>) {
+        let fm = FileManager.default
+        func numbers(_ url: URL) -> [(Int, URL)] {
+            ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).compactMap { name in
+                Int(name).map { ($0, url.appendingPathComponent(name)) }.flatMap { String($0.0) == name ? $0 : nil }
+            }
+        }
+        for (z, zURL) in numbers(dir) {
+            for (x, xURL) in numbers(zURL) {
+                for name in (try? fm.contentsOfDirectory(atPath: xURL.path)) ?? [] where name.hasSuffix(".png") {
+                    guard let y = Int(name.dropLast(4)), "\(y).png" == name else { continue }
+                    if !kept.contains(TileKey(z: z, x: x, y: y)) { try? fm.removeItem(at: xURL.appendingPathComponent(name)) }
+                }
+                if (try? fm.contentsOfDirectory(atPath: xURL.path))?.isEmpty == true { try? fm.removeItem(at: xURL) }
+            }
+            if (try? fm.contentsOfDirectory(atPath: zURL.path))?.isEmpty == true { try? fm.removeItem(at: zURL) }
+        }
     }
 
     /// The metadata recorded with the tiles (MBTiles 1.3 names; `scheme` and `tilesize` only in metadata.json).

@@ -166,6 +166,18 @@ public final class CRS {
         return t == PJ_TYPE_GEOGRAPHIC_2D_CRS || t == PJ_TYPE_GEOGRAPHIC_3D_CRS || t == PJ_TYPE_GEOGRAPHIC_CRS
     }
 
+    /// What the CRS is when it puts no positions on a map, for messages: a geocentric CRS
+    /// (`+proj=cart`: x, y, z in metres from the Earth's centre), a vertical or a temporal one; nil
+    /// for a map's (geographic, projected, bound or compound) CRS.
+    public var notAMap: String? {
+        switch proj_get_type(pointer) {
+        case PJ_TYPE_GEOCENTRIC_CRS: "a geocentric coordinate system (x, y, z in metres from the Earth's centre)"
+        case PJ_TYPE_VERTICAL_CRS: "a vertical coordinate system (heights)"
+        case PJ_TYPE_TEMPORAL_CRS: "a temporal coordinate system"
+        default: nil
+        }
+    }
+
     /// The CRS's name, as PROJ gives it.
     public var name: String? { proj_get_name(pointer).map { String(cString: $0) } }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FFmpeg
 import Foundation
+import MapTripCore
 
 /// `maptrip info`: what any video (or audio) file holds, as libavformat reads it: container, duration,
 /// size, bit rate and one line per stream, or the whole `MediaInfo` as JSON.
@@ -23,13 +24,26 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Show FFmpeg's own log while reading.")
     var verbose = false
 
+    @Option(help: "How long a network URL (udp://, http://...) may send nothing before it is an error, in seconds.")
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, not \(timeout)")
+        }
+    }
+
     func run() throws {
         FFmpegLog.level = verbose ? FFmpegLog.info : FFmpegLog.quiet
         var infos: [MediaInfo] = []
         var failed = false
         for file in files {
             do {
-                let info = try MediaInfo(path: file)
+                // A FIFO would block the open until a writer came, /dev/zero never end: not opened.
+                if !file.contains("://"), case .special = FileKind(path: file) {
+                    throw FileError(path: file, message: "\(FileKind.special.notAFile!) (name a video file)")
+                }
+                let info = try MediaInfo(path: file, timeout: timeout)
                 infos.append(info)
                 if !json {
                     if infos.count > 1 { print("") }
@@ -37,7 +51,7 @@ struct InfoCommand: ParsableCommand {
                 }
             } catch {
                 failed = true
-                _ = fail(FileError(path: file, error: error))
+                _ = fail(error as? FileError ?? FileError(path: file, error: error))
             }
         }
         if json {
@@ -55,11 +69,17 @@ struct InfoCommand: ParsableCommand {
     /// A file that could not be read: `FILE: what is wrong`.
     struct FileError: Error, CustomStringConvertible {
         var path: String
-        var error: Error
-        var description: String {
-            // FFmpegError's message alone: the path already says which file was being opened.
-            if let e = error as? FFmpegError { return "\(path): \(e.message)" }
-            return "\(path): \(error)"
+        var message: String
+        var description: String { "\(path): \(message)" }
+
+        init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
+
+        /// FFmpegError's message alone: the path already says which file was being opened.
+        init(path: String, error: Error) {
+            self.init(path: path, message: (error as? FFmpegError)?.message ?? "\(error)")
         }
     }
 

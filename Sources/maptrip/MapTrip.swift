@@ -1,4 +1,5 @@
 import ArgumentParser
+import FFmpeg
 import Foundation
 import MapTripCore
 import MapTripRecord
@@ -21,7 +22,36 @@ struct MapTrip: ParsableCommand {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing
         // a connection must not kill the process with SIGPIPE (curl's documented requirement).
         signal(SIGPIPE, SIG_IGN)
-        main(RenderCommand.expandBarePoster(Array(CommandLine.arguments.dropFirst())))
+        // libav* log to standard error: every command says what went wrong in its own words (render
+        // and info raise the level for --verbose).
+        FFmpegLog.level = FFmpegLog.quiet
+        let arguments = RenderCommand.expandBarePoster(Array(CommandLine.arguments.dropFirst()))
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            exitForArguments(error, arguments)
+        }
+        do {
+            var running = command
+            try running.run()
+        } catch {
+            exitForArguments(error, arguments)
+        }
+        Foundation.exit(0)
+    }
+
+    /// Help, `--version` and the commands' own exit codes as the parser gives them; every argument
+    /// error (found while parsing, or by a command's checks) in the one form all of maptrip's errors
+    /// take (`maptrip: error: ...`, exit 1), with where to read more.
+    private static func exitForArguments(_ error: Error, _ arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        if code == .success || error is ExitCode { exit(withError: error) }
+        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        let sub = configuration.subcommands.first { $0._commandName == arguments.first }
+        let help = ["maptrip", sub?._commandName].compactMap { $0 }.joined(separator: " ") + " --help"
+        printToStandardError("maptrip: error: \(Wording.excerpt(message, limit: 400)) (see '\(help)')")
+        Foundation.exit(ExitCode.failure.rawValue)
     }
 }
 
@@ -39,12 +69,12 @@ func fail(_ error: Error) -> ExitCode {
     } else if let e = error as? LocalizedError, let d = e.errorDescription {
         line = "maptrip: error: \(d)"
     }
-    printToStandardError(line)
+    printToStandardError(line.split(separator: "\n").map { Wording.excerpt(String($0), limit: 1000) }.joined(separator: "\n"))
     return ExitCode.failure
 }
 
 func warn(_ message: String) {
-    printToStandardError("maptrip: warning: \(message)")
+    printToStandardError("maptrip: warning: \(Wording.excerpt(message, limit: 1000))")
 }
 
 /// Writes `line` and a newline to standard error, after what has been printed to standard output so

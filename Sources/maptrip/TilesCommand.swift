@@ -42,6 +42,9 @@ struct TilesCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        guard !output.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("the output is empty: name a folder (tiles/) or a file ending in .mbtiles")
+        }
         guard minZoom >= 0, maxZoom <= 24, minZoom <= maxZoom else {
             throw ValidationError("need 0 <= --min-zoom <= --max-zoom <= 24 (got \(minZoom) and \(maxZoom))")
         }

@@ -41,7 +41,7 @@ struct ValidateCommand: ParsableCommand {
         var failed = 0
         for file in files {
             let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver,
-                                             projections: ProjChecker())
+                                             projections: ProjChecker(), images: SceneImageCheck())
             if !report.errors.isEmpty { failed += 1 }
             let all = report.errors.map { ($0, "error") } + report.warnings.map { ($0, "warning") }
             for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {

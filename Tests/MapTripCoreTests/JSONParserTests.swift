@@ -197,7 +197,18 @@ struct JSONParserTests {
         #expect(utf16.message.contains("UTF-16"))
 
         let utf16NoBOM = try #require(parseError([0x7B, 0x00, 0x7D, 0x00]))
-        #expect(utf16NoBOM.message.contains("not UTF-8 text"))
+        #expect(utf16NoBOM.message == "the file is UTF-16 encoded, not UTF-8")
+        let utf16BE = try #require(parseError([0x00, 0x7B, 0x00, 0x7D]))
+        #expect(utf16BE.message == "the file is UTF-16 encoded, not UTF-8")
+
+        // UTF-32 is named as such, with or without its mark, in either byte order (its little-endian
+        // mark begins as UTF-16's does).
+        let brace32LE: [UInt8] = [0x7B, 0, 0, 0, 0x7D, 0, 0, 0], brace32BE: [UInt8] = [0, 0, 0, 0x7B, 0, 0, 0, 0x7D]
+        for bytes in [[0xFF, 0xFE, 0, 0] + brace32LE, [0, 0, 0xFE, 0xFF] + brace32BE, brace32LE, brace32BE] {
+            let utf32 = try #require(parseError(bytes))
+            #expect(utf32.message == "the file is UTF-32 encoded, not UTF-8", "\(bytes)")
+            #expect(utf32.hint == "save it as UTF-8")
+        }
 
         let elf: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0xD0]
         let executable = try #require(parseError(elf))

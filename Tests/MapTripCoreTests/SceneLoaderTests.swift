@@ -316,6 +316,30 @@ struct SceneLoaderTests {
         #expect(error.hint?.contains("0.1 is the finest") == true)
     }
 
+    /// A message quotes at most an excerpt of what the scene says: a million-character key or value
+    /// gives a line of a few hundred characters that still says where and what.
+    @Test(arguments: ["key", "name", "vehicle"])
+    func longInputIsQuotedAsAnExcerpt(_ where_: String) throws {
+        let long = String(repeating: "k", count: 1_000_000)
+        let json = switch where_ {
+        case "key": #"{"places": [{"lat": 1, "lon": 2, "\#(long)": 3}]}"#
+        case "name": #"{"places": [{"lat": 1, "lon": 2, "name": "\#(long)", "zoom": "\#(long)"}]}"#
+        default: #"{"places": [{"lat": 1, "lon": 2, "vehicle": 5, "caption": 7, "\#(long)\#(long)": 1}]}"#
+        }
+        let errors = decodeErrors(json)
+        #expect(!errors.isEmpty)
+        for error in errors {
+            #expect(error.description.count < 1000, "\(error.description.prefix(300))")
+            #expect(error.line == 1 && error.column > 0)
+            #expect(error.path.hasPrefix("places[0]."))
+        }
+        if where_ == "key" {
+            let error = try #require(errors.first)
+            #expect(error.message.hasPrefix("unknown key 'kkkk"))
+            #expect(error.message.contains("characters]"), "\(error.message)")
+        }
+    }
+
     @Test func missingKeyPointsAtTheEnclosingObject() throws {
         let json = """
         {"places": [

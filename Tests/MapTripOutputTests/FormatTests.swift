@@ -203,6 +203,19 @@ struct FormatTests {
         }
     }
 
+    /// `--width 17` became 18 in silence while `"width": 17` in the scene is an error: both follow the
+    /// one rule (even sizes) and say so the same way; an even width is taken as asked.
+    @Test(arguments: [17, 1081, 8191])
+    func anOddWidthIsRefusedAsTheSceneRefusesIt(width: Int) throws {
+        let error = #expect(throws: OutputError.self) {
+            try OutputPlan.make(OutputRequest(path: "/tmp/a.mp4", width: width))
+        }
+        let hint = [width - 1, width + 1].filter { $0 <= 8192 }.map(String.init).joined(separator: " or ")
+        #expect(error?.description == "--width \(width) is odd; H.264 with 4:2:0 chroma needs even frame sizes (use \(hint))")
+        let even = try OutputPlan.make(OutputRequest(path: "/tmp/a.mp4", width: width + 1))
+        #expect(even.geometry(width: 1920, height: 1080, fps: 30).width == width + 1)
+    }
+
     /// `--format gif -o a.mp4` wrote GIF bytes into a file named .mp4: a format that contradicts the
     /// file's extension is refused, one that agrees with it (or a stream, which has none) is not.
     @Test func aFormatThatContradictsTheExtensionIsRefused() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FFmpeg
 import MapTripOutput
+import TestSupport
 
 @Suite("MediaOutput")
 struct MediaOutputTests {
@@ -55,6 +56,43 @@ struct MediaOutputTests {
         #expect(TemporaryFiles.storageFailure(errno: EIO, writing: temporary, output: .tiles)?
                 .hasSuffix("(the disk failed while the tiles were written)") == true)
         #expect(TemporaryFiles.storageFailure(errno: EINVAL, writing: temporary, output: .tiles) == nil)
+    }
+
+    /// A SIGKILL'd render's temporary file stayed when the next render wrote another name in the
+    /// folder: any run that writes into a folder removes the temporary files of dead processes there,
+    /// whatever their target; never a live process's, nor one another host wrote (a batch task on
+    /// another node of a cluster, whose pids mean nothing here).
+    @Test func aRunRemovesTheFoldersStaleTemporaryFilesOfDeadProcessesOfThisHost() throws {
+        try TemporaryFolder.with("stale") { dir in
+            let dead = Process()
+            dead.executableURL = URL(fileURLWithPath: "/bin/true")
+            try dead.run()
+            dead.waitUntilExit()
+            let pid = dead.processIdentifier
+            let host = TemporaryFiles.host
+            let names = [
+                "gone": ".other.mp4.maptrip-\(pid)-abc@\(host).tmp",
+                "goneOlder": ".older.gif.maptrip-\(pid)-abc.tmp",  // before names carried the host
+                "goneFolder": ".frames_%05d.png.maptrip-\(pid)-q@\(host).tmp",
+                "live": ".live.mp4.maptrip-1-abc@\(host).tmp",
+                "elsewhere": ".node2.mp4.maptrip-\(pid)-abc@another-node.tmp",
+                "notOurs": ".notes.txt.tmp",
+            ]
+            for (key, name) in names {
+                let url = dir.appendingPathComponent(name)
+                if key == "goneFolder" {
+                    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+                } else {
+                    try Data([1, 2, 3]).write(to: url)
+                }
+            }
+            let fresh = TemporaryFiles.name(beside: dir.appendingPathComponent("trip.mp4"))
+            #expect(fresh.lastPathComponent.hasPrefix(".trip.mp4.maptrip-\(getpid())-"))
+            #expect(fresh.lastPathComponent.hasSuffix("@\(host).tmp"))
+            #expect(TemporaryFiles.owner(fresh.lastPathComponent) == getpid())
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
+            #expect(left == Set([names["live"]!, names["elsewhere"]!, names["notOurs"]!]), "\(left)")
+        }
     }
 
     @Test func writesToTheTemporaryFileThenRenamesOnFinish() throws {

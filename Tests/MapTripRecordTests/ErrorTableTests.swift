@@ -189,14 +189,27 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
             + chunk("IEND", [])
     }
     static let photo = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.png" }"#
+    static let photoJPEG = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.jpg" }"#
+    /// The first third of an example photo.
+    static let cutJPEG: [UInt8] = {
+        let url = Trip.assets.deletingLastPathComponent().appendingPathComponent("Scenes/photos/busan.jpg")
+        let bytes = (try? Data(contentsOf: url)).map { [UInt8]($0) } ?? []
+        return Array(bytes.prefix(bytes.count / 3))
+    }()
 
     static let media: [ErrorCase] = [
         ErrorCase(group: "Images the scene names", what: "A 30,000 x 30,000 PNG (refused before it is decoded into 3.6 GB)",
                   files: ["scene.json": scene(photo), "photo.png": pngHeader(width: 30_000, height: 30_000)], arguments: render(),
-                  message: "maptrip: error: scene.json: places[0].photo: cannot use 'photo.png': a 30000x30000 PNG is larger than 64 megapixels (scale it down) (use a PNG, JPEG or WebP image, or fix the path)"),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' cannot be decoded: a 30000x30000 PNG is larger than 64 megapixels (scale it down)"),
         ErrorCase(group: "Images the scene names", what: "A PNG cut short after its signature",
                   files: ["scene.json": scene(photo), "photo.png": Array(pngHeader(width: 64, height: 64).prefix(12))], arguments: render(),
-                  message: "maptrip: error: scene.json: places[0].photo: cannot use 'photo.png': cairo: decode PNG (12 bytes): error while reading from input stream (use a PNG, JPEG or WebP image, or fix the path)"),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' cannot be decoded: the PNG is damaged or cut short (open it in an image editor and save it again, or use another picture)"),
+        ErrorCase(group: "Images the scene names", what: "A JPEG cut short (its first third: decoded at load, not drawn half grey)",
+                  files: ["scene.json": scene(photoJPEG), "photo.jpg": cutJPEG], arguments: render(),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.jpg' cannot be decoded: the JPEG is damaged or cut short (Invalid data found when processing input) (open it in an image editor and save it again, or use another picture)"),
+        ErrorCase(group: "Images the scene names", what: "An 8,000 x 8,000 PNG header with no picture data",
+                  files: ["scene.json": scene(photo), "photo.png": pngHeader(width: 8_000, height: 8_000)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' cannot be decoded: the PNG is damaged or cut short (open it in an image editor and save it again, or use another picture)"),
         ErrorCase(group: "Images the scene names", what: "A FIFO where the photo should be (it would block until written to)",
                   files: ["scene.json": scene(photo)], arguments: render(),
                   message: "maptrip: error: scene.json:1:58: places[0].photo: photo 'photo.png' is a special file (a FIFO, a socket or a device), not a regular file (name a PNG, JPEG or WebP file)",
@@ -323,6 +336,12 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Scenes", what: "A graticule finer than a tenth of a degree (billions of lines)",
                   files: ["scene.json": scene(place, #" "map": { "graticule": 1e-9 },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:25: map.graticule: graticule 1e-9 is outside [0.1, 90] (degrees between lines: 10 draws one every 10 degrees; 0.1 is the finest)"),
+        ErrorCase(group: "Scenes", what: "A geocentric CRS as the projection (x, y, z: no map)",
+                  files: ["scene.json": scene(place, #" "map": { "projection": "+proj=cart" },"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:26: map.projection: '+proj=cart' is a geocentric coordinate system (x, y, z in metres from the Earth's centre), not a map projection (use \"globe\", an EPSG code of a projected CRS such as \"EPSG:3035\", or a PROJ map projection such as \"+proj=robin\")"),
+        ErrorCase(group: "Scenes", what: "A place on the side of the Earth an orthographic view does not show",
+                  files: ["scene.json": scene(place, #" "map": { "projection": "+proj=ortho +lon_0=-60" },"#)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:66: places[0]: 'Place 1' (37.5665, 126.9780) is on the side of the Earth +proj=ortho +lon_0=-60 does not show (centre the projection nearer the trip (+lon_0, +lat_0), or use \"globe\", which turns to face each place)"),
         ErrorCase(group: "Scenes", what: "The scene is a FIFO (refused without opening it: it would block)",
                   files: [:], arguments: render(),
                   message: "maptrip: error: scene.json: cannot read the scene: it is a special file (a FIFO, a socket or a device), not a regular file (save the scene to a .json file and pass that)",
@@ -418,6 +437,18 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Outputs and options", what: "An --assets folder that does not exist", files: ["scene.json": scene()],
                   arguments: render("scene.json", "--assets", "no-such-assets"),
                   message: "maptrip: error: cannot find maptrip's Assets folder (looked in no-such-assets); pass --assets DIR or set MAPTRIP_ASSETS"),
+        ErrorCase(group: "Outputs and options", what: "A time that is not a number (found by the argument parser: the same form and exit 1)",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--poster-at", "nan"),
+                  message: "maptrip: error: The value 'nan' is invalid for '--poster-at <time>' (see 'maptrip render --help')"),
+        ErrorCase(group: "Outputs and options", what: "An option out of its range", files: ["scene.json": scene()],
+                  arguments: render("scene.json", "--tile-timeout", "0"),
+                  message: "maptrip: error: --tile-timeout must be more than 0 and at most 3600 seconds, not 0.0 (see 'maptrip render --help')"),
+        ErrorCase(group: "Outputs and options", what: "An unknown option", files: ["scene.json": scene()],
+                  arguments: render("scene.json", "--colour", "red"),
+                  message: "maptrip: error: Unknown option '--colour' (see 'maptrip render --help')"),
+        ErrorCase(group: "Outputs and options", what: "An unknown theme for schema", files: [:],
+                  arguments: ["schema", "--theme", "neon"],
+                  message: "maptrip: error: unknown theme 'neon': use light, dark, atlas (see 'maptrip schema --help')", output: nil),
     ]
 
     /// `docs/errors.md`, made from the rows.

@@ -102,4 +102,31 @@ struct InfoCLITests {
             #expect(infos.map(\.path) == ["out.mp4"])
         }
     }
+
+    /// `info udp://127.0.0.1:9` waited for ever, and a FIFO blocked in open(): a network input that
+    /// sends nothing ends with one line after --timeout, and a special file is refused unopened.
+    @Test func aSilentStreamTimesOutAndAFIFOIsNotOpened() throws {
+        try Trip.withDirectory("info-wait") { dir in
+            // A UDP port nothing sends to: bound for a moment to find a free one, then let go.
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length); return getsockname(fd, $0, &length) }
+            }
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            close(fd)
+            let url = "udp://127.0.0.1:\(port)"
+            let silent = try CLIProcess.run(["info", url, "--timeout", "0.5"], in: dir)
+            #expect(silent.reason == .exit && silent.status == 1, "\(silent)")
+            #expect(silent.stderrLines == ["maptrip: error: \(url): nothing received within 0.5 s (check the address, and that something is sending to it)"])
+
+            #expect(mkfifo(dir.appendingPathComponent("pipe.mp4").path, 0o644) == 0)
+            let fifo = try CLIProcess.run(["info", "pipe.mp4"], in: dir)
+            #expect(fifo.reason == .exit && fifo.status == 1, "\(fifo)")
+            #expect(fifo.stderrLines == ["maptrip: error: pipe.mp4: a special file (a FIFO, a socket or a device), not a regular file (name a video file)"])
+        }
+    }
 }

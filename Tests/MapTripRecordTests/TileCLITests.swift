@@ -75,6 +75,46 @@ import TileServerFixture
 }
 
 @Suite struct TilesCommandTests {
+    /// A folder rerun with a smaller --max-zoom (or other bounds) kept the deeper zooms' stale tiles:
+    /// after a run the folder holds exactly its pyramid, and files that are not tiles stay.
+    @Test func aRerunLeavesOnlyItsOwnTiles() throws {
+        try Trip.withDirectory("tiles-rerun") { dir in
+            let tiles = dir.appendingPathComponent("tiles")
+            try FileManager.default.createDirectory(at: tiles, withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: tiles.appendingPathComponent("notes.txt"))
+            func pngs() -> [String] {
+                let walker = FileManager.default.enumerator(atPath: tiles.path)
+                return ((walker?.allObjects as? [String]) ?? []).filter { $0.hasSuffix(".png") }.sorted()
+            }
+            let deep = try CLIProcess.run(["tiles", "tiles", "--max-zoom", "3", "-q"], in: dir)
+            #expect(deep.status == 0, "\(deep)")
+            #expect(pngs().count == 1 + 4 + 16 + 64)
+            let shallow = try CLIProcess.run(["tiles", "tiles", "--max-zoom", "1", "-q"], in: dir)
+            #expect(shallow.status == 0, "\(shallow)")
+            #expect(pngs() == ["0/0/0.png", "1/0/0.png", "1/0/1.png", "1/1/0.png", "1/1/1.png"])
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: tiles.path)) == ["0", "1", "metadata.json", "notes.txt"])
+            // A box: only the tiles it touches, at every zoom.
+            let box = try CLIProcess.run(["tiles", "tiles", "--min-zoom", "1", "--max-zoom", "2", "--bounds", "10,10,20,20", "-q"], in: dir)
+            #expect(box.status == 0, "\(box)")
+            #expect(pngs() == ["1/1/0.png", "2/2/1.png"])
+        }
+    }
+
+    /// `tiles ""` wrote into the folder it ran in; `tiles scene.json` printed a raw Cocoa error.
+    @Test func anEmptyOutputOrAFileInTheWayIsOneLine() throws {
+        try Trip.withDirectory("tiles-args") { dir in
+            try Data("{}".utf8).write(to: dir.appendingPathComponent("scene.json"))
+            let empty = try CLIProcess.run(["tiles", "", "--max-zoom", "0"], in: dir)
+            #expect(empty.status == 1, "\(empty)")
+            #expect(empty.stderrLines == ["maptrip: error: the output is empty: name a folder (tiles/) or a file ending in .mbtiles (see 'maptrip tiles --help')"])
+            let file = try CLIProcess.run(["tiles", "scene.json", "--max-zoom", "0"], in: dir)
+            #expect(file.status == 1, "\(file)")
+            #expect(file.stderrLines == ["maptrip: error: cannot write scene.json: it is a file, not a folder (name a new folder for the tiles, or a file ending in .mbtiles)"])
+            #expect(Trip.contents(dir) == ["scene.json"])
+            #expect(try Data(contentsOf: dir.appendingPathComponent("scene.json")) == Data("{}".utf8))
+        }
+    }
+
     /// What a SIGKILLed run left (its process gone) is removed by the next run to the same file.
     @Test func aRunRemovesWhatAKilledRunLeft() throws {
         try Trip.withDirectory("tiles-stale") { dir in

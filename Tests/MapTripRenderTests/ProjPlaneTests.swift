@@ -161,6 +161,38 @@ private func metresPerPixel(zoom: Double, scale: Double = 1) -> Double {
         #expect(try Projection.make(for: world).spec == .proj("+proj=robin"))
     }
 
+    /// `+proj=cart` (geocentric x, y, z) drew garbage: a CRS that puts no position on a map is refused,
+    /// as a scene's render and the loader's check (validate) say, with what it is.
+    @Test(arguments: ["+proj=cart", "+proj=geocent", "EPSG:4978"])
+    func aCRSThatIsNoMapIsRefused(_ definition: String) {
+        #expect(throws: ProjectionError.notAMap(definition: definition,
+                                                kind: "a geocentric coordinate system (x, y, z in metres from the Earth's centre)")) {
+            _ = try ProjPlane(definition)
+        }
+        guard case .notAMap(let kind, let hint) = ProjChecker().check(definition, places: [LonLat(lon: 10, lat: 50)]) else {
+            Issue.record("the check passes \(definition)")
+            return
+        }
+        #expect(kind.contains("geocentric") && hint.contains("+proj=robin"))
+    }
+
+    /// `+proj=ortho` centred away from the trip drew an empty sea: a place on the hidden side is an
+    /// error naming it; the places it shows pass. The same for a near-sided perspective.
+    @Test func placesOnTheHiddenSideAreNamed() throws {
+        let seoul = Place(name: "Seoul", position: LonLat(lon: 126.978, lat: 37.5665))
+        let quito = Place(name: "Quito", position: LonLat(lon: -78.47, lat: -0.18))
+        for definition in ["+proj=ortho +lat_0=0 +lon_0=-60", "+proj=tpers +h=5500000 +lat_0=0 +lon_0=-60",
+                           "+proj=nsper +h=3000000 +lat_0=0 +lon_0=-60"] {
+            let scene = Scene(places: [quito, seoul], projection: .proj(definition))
+            #expect(throws: ProjectionError.hidden(place: "Seoul", index: 1, position: seoul.position, crs: definition)) {
+                _ = try Projection.make(for: scene)
+            }
+            #expect(ProjChecker().check(definition, places: [quito.position, seoul.position])
+                        == .hidden([1], hint: ProjectionError.hiddenAdvice), "\(definition)")
+            #expect(ProjChecker().check(definition, places: [quito.position]) == .fine, "\(definition)")
+        }
+    }
+
     @Test func seams() throws {
         let robin = try #require(try ProjPlane("+proj=robin").seam)
         #expect(abs(WebMercator.wrapLongitude(robin - 180)) < 1e-6, "\(robin)")
