@@ -77,7 +77,7 @@ let package = Package(
 
         .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore", "TestSupport"]),
         // What the test targets share (a seeded random generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MapTripCore"], path: "Tests/TestSupport"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj", "CResample", "YUV"]),

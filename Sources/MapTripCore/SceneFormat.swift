@@ -169,6 +169,7 @@ public enum SceneFormat {
     public static let videoSizeRange = 16...8192
     public static let fpsRange = 1...240
     public static let maxScale = 8.0
+    public static let minScale = 0.1
     public static let zoomRange = 0.0...22.0
     public static let tileZoomRange = 0...24
 
@@ -185,8 +186,9 @@ public enum SceneFormat {
               "a named frame shape: " + VideoPreset.allCases.map { "`\($0.rawValue)` \($0.width)x\($0.height)" }
                 .joined(separator: ", ") + "; width and height override it"),
         Field("fps", .integer(.within(1, 240, noun: "fps"), even: false), default: .number(30), "frames per second"),
-        Field("scale", .number(.positive(atMost: maxScale, noun: "scale",
-                                         hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")),
+        // A scale of 5e-324 made the view 10^323 frames wide (a crash): a tenth is the least.
+        Field("scale", .number(.within(minScale, maxScale, noun: "scale",
+                                       hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")),
               default: .number(1), "pixel ratio: 2 renders 3840x2160 with the view of 1920x1080"),
     ])
 

@@ -24,6 +24,8 @@ public struct SceneReport: Sendable {
 /// collected), then resolve (places by name, through a `PlaceResolver`), giving the `Scene`.
 public enum SceneLoader {
     public static let maxDuration = SceneFormat.maxDuration
+    /// The largest scene file read (a day of 1-second places is 5 MB).
+    public static let maxSceneBytes = 32 << 20
     public static let maxFrames = SceneFormat.maxFrames
     public static var sceneKeys: [String] { SceneFormat.scene.keys }
     public static var placeKeys: [String] { SceneFormat.place.keys }
@@ -80,6 +82,12 @@ public enum SceneLoader {
         // Never opened when it is not a regular file: a FIFO would block, /dev/zero never end.
         if let reason = FileKind(path: url.path).notAFile {
             return failure("cannot read the scene: it is \(reason)", hint: "save the scene to a .json file and pass that")
+        }
+        // Read whole, then parsed into values several times its size: a 1 GB file took 2.1 GB.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue,
+           size > maxSceneBytes {
+            return failure("the scene is \(size / 1_048_576) MB, over the \(maxSceneBytes / 1_048_576) MB a scene file may be",
+                           hint: "a scene lists places and settings; is this the right file?")
         }
         let data: Data
         do {

@@ -116,6 +116,12 @@ public enum Concat {
             }
         }
         FFmpegLog.level = logLevel
+        // A part cut short (a copy that stopped, a disk that filled) opens, but libavformat found no
+        // picture in it to learn its pixel format from.
+        for (i, r) in readers.enumerated() where r.pixelFormat.rawValue < 0 || r.width <= 0 {
+            throw ConcatError.notAVideo(name[i], reason: "it is cut short or damaged: no picture of its video can be read; "
+                                        + "render that part again")
+        }
         let first = readers[0]
         for (i, r) in readers.enumerated() {
             if r.otherStreamCount > 0 { throw ConcatError.hasOtherStreams(name[i]) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MapTripCore
+import TestSupport
 
 @Suite("Scene loader")
 struct SceneLoaderTests {
@@ -183,9 +184,11 @@ struct SceneLoaderTests {
         Case(json: #"{"video": {"fps": 241}, "places": [\#(place)]}"#, path: "video.fps", at: "241",
              message: "fps 241 is outside [1, 240]"),
         Case(json: #"{"video": {"scale": 0}, "places": [\#(place)]}"#, path: "video.scale", at: "0",
-             message: "scale must be greater than 0 and at most 8, found 0"),
+             message: "scale 0 is outside [0.1, 8]"),
+        Case(json: #"{"video": {"scale": 5e-324}, "places": [\#(place)]}"#, path: "video.scale", at: "5e-324",
+             message: "scale 5e-324 is outside [0.1, 8]"),
         Case(json: #"{"video": {"scale": 8.5}, "places": [\#(place)]}"#, path: "video.scale", at: "8.5",
-             message: "scale must be greater than 0 and at most 8, found 8.5"),
+             message: "scale 8.5 is outside [0.1, 8]"),
         // Totals.
         Case(json: #"{"places": [{"lat": 1, "lon": 2, "dwell": 50000}, {"lat": 1, "lon": 2, "dwell": 40000}]}"#,
              path: "places", at: "[", message: "the places' dwells add up to 25:00:00, over the 24-hour limit"),
@@ -391,6 +394,23 @@ struct SceneLoaderTests {
         let typeError = #expect(throws: SceneErrors.self) { try SceneLoader.load(contentsOf: url) }?.first
         #expect(typeError?.file == url.path)
         #expect(typeError?.line == 1)
+    }
+
+    /// A 1 GB scene was read whole into 2.1 GB: a file over the cap is refused before it is read
+    /// (a sparse file: its size is all there is to it), one under it is read.
+    @Test func aSceneOverTheSizeCapIsRefusedUnread() throws {
+        try TemporaryFolder.with("scene-cap") { dir in
+            let url = dir.appendingPathComponent("huge.json")
+            #expect(FileManager.default.createFile(atPath: url.path, contents: Data("{\"places\": []}".utf8)))
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: UInt64(SceneLoader.maxSceneBytes) + 1)
+            try handle.close()
+            let error = try #require(SceneLoader.check(contentsOf: url).errors.first)
+            #expect(error.description == "\(url.path): the scene is 32 MB, over the 32 MB a scene file may be (a scene lists places and settings; is this the right file?)")
+            let fits = dir.appendingPathComponent("fits.json")
+            try Data(Self.full.utf8).write(to: fits)
+            #expect(try SceneLoader.load(contentsOf: fits).places.count == 2)
+        }
     }
 
     @Test func unreadableFiles() throws {

@@ -237,6 +237,11 @@ struct ConcatTests {
             try refused(["a.mp4", "notes.mp4"], "notes.mp4 is not a video maptrip can join")
             try refused(["a.mp4", "scene.json"], "scene.json is not a video maptrip can join")
             try refused(["a.mp4", "missing.mp4"], "missing.mp4 is not a video maptrip can join")
+            // A part cut short (its first eighth): it said "the pixel format none".
+            let b = try Data(contentsOf: dir.appendingPathComponent("b.mp4"))
+            try b.prefix(b.count / 8).write(to: dir.appendingPathComponent("cut.mp4"))
+            try refused(["a.mp4", "cut.mp4"], "cut.mp4 is not a video maptrip can join (it is cut short or damaged: "
+                        + "no picture of its video can be read; render that part again)")
             // The output is never one of the parts.
             let same = try CLIProcess.run(["concat", "a.mp4", "b.mp4", "-o", "./a.mp4"], in: dir)
             #expect(same.status == 1 && same.stderr.contains("is one of the parts"), "\(same)")

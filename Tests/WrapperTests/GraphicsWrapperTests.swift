@@ -79,6 +79,41 @@ let repoAssets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(inked > 20)
     }
 
+    /// Emoji in captions and names (a family as a ZWJ sequence, a flag, a skin tone) drew as hex
+    /// boxes: with the colour emoji font `.ci/setup` installs, each sequence is one coloured glyph,
+    /// as wide as a single emoji, drawn in its own colours (a box takes the text's black), not a box
+    /// per code point.
+    @Test(arguments: ["👨‍👩‍👧", "👨‍👩‍👧‍👦", "🇰🇷", "👍🏽"])
+    func emojiSequencesAreOneColouredGlyph(text: String) throws {
+        func laidOut(_ text: String) throws -> (width: Double, unknown: Int, coloured: Int) {
+            let surface = try ImageSurface(width: 200, height: 80)
+            var width = 0.0, unknown = 0
+            try surface.withContext { cr in
+                let layout = try Layout(context: cr)
+                layout.setFont(try FontDescription("Noto Sans 32px"))
+                layout.text = text
+                width = layout.size.width
+                unknown = layout.unknownGlyphsCount
+                cr.setSource(red: 0, green: 0, blue: 0)
+                cr.move(to: 10, 10)
+                layout.show(in: cr)
+            }
+            var coloured = 0
+            for y in 0..<80 {
+                for x in 0..<200 {
+                    let p = surface.pixel(x: x, y: y)
+                    // Drawn in the glyph's own colours: the text's colour (black) is all a box gets.
+                    if p.a > 128, max(p.r, p.g, p.b) > 60 { coloured += 1 }
+                }
+            }
+            return (width, unknown, coloured)
+        }
+        let one = try laidOut("👨"), sequence = try laidOut(text)
+        #expect(sequence.unknown == 0, "\(text): \(sequence.unknown) missing glyphs")
+        #expect(sequence.width <= one.width * 1.25, "\(text) is \(sequence.width) px wide, one emoji \(one.width)")
+        #expect(sequence.coloured > 100, "\(text) drew \(sequence.coloured) coloured pixels")
+    }
+
     @Test func badFontDescriptionStillLaysOut() throws {
         let surface = try ImageSurface(width: 100, height: 40)
         try surface.withContext { cr in
