@@ -12,8 +12,27 @@ public enum TemporaryFiles {
     public static func name(beside url: URL) -> URL {
         removeStale(beside: url)
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        return url.deletingLastPathComponent().appendingPathComponent(
+        let name = url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.lastPathComponent).maptrip-\(getpid())-\(random)@\(host).tmp")
+        named.insert(name.path)
+        return name
+    }
+
+    /// Every temporary name this process was given: what `removeNamed` removes when the process must
+    /// end at once (a signal a blocked call kept it from handling in its own time).
+    private static let named = NamedPaths()
+
+    /// Removes this process's temporary files and folders that are still there (those renamed onto
+    /// their targets are not). For an exit that cannot wait for the code that made them.
+    public static func removeNamed() {
+        for path in named.all() { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    private final class NamedPaths: @unchecked Sendable {
+        private let lock = NSLock()
+        private var paths: Set<String> = []
+        func insert(_ path: String) { _ = lock.withLock { paths.insert(path) } }
+        func all() -> [String] { lock.withLock { Array(paths) } }
     }
 
     /// This machine's name as temporary files carry it (letters, digits, '.', '-' and '_').

@@ -41,6 +41,17 @@ public enum DescriptorWriter {
         }
         return true
     }
+
+    /// Writes a short line only if the descriptor takes it within `milliseconds` (never blocking
+    /// beyond: a pipe no one reads stays full), for the last words of a process that is ending. A
+    /// line up to PIPE_BUF bytes goes in whole once poll says there is room. Returns whether it was.
+    @discardableResult
+    public static func writeIfReady(_ text: String, to descriptor: Int32, milliseconds: Int32 = 1000) -> Bool {
+        let bytes = Array(text.utf8.prefix(512))
+        var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        guard poll(&ready, 1, milliseconds) == 1, ready.revents & Int16(POLLOUT) != 0 else { return false }
+        return bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress!, $0.count) } == bytes.count
+    }
 }
 
 /// A one-line progress display on a terminal: count, percent, speed and time left, redrawn in

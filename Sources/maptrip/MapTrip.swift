@@ -22,6 +22,12 @@ struct MapTrip: ParsableCommand {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing
         // a connection must not kill the process with SIGPIPE (curl's documented requirement).
         signal(SIGPIPE, SIG_IGN)
+        // Ctrl-C, SIGTERM and SIGHUP must reach maptrip, whatever mask its parent left blocked (a test
+        // runner's threads, a daemon): a blocked SIGINT would leave a stuck write with no way out.
+        var ending = sigset_t()
+        sigemptyset(&ending)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&ending, s) }
+        pthread_sigmask(SIG_UNBLOCK, &ending, nil)
         // libav* log to standard error: every command says what went wrong in its own words (render
         // and info raise the level for --verbose).
         FFmpegLog.level = FFmpegLog.quiet
@@ -61,7 +67,10 @@ func fail(_ error: Error) -> ExitCode {
     var line = "maptrip: error: \(error)"
     if let cancelled = error as? CancelledError {
         line = "maptrip: \(cancelled)"
-        printToStandardError(line)
+        // The run is over: a standard error no one reads (a full pipe) may drop this line, not keep
+        // the process alive.
+        fflush(nil)
+        DescriptorWriter.writeIfReady(line + "\n", to: STDERR_FILENO)
         return ExitCode(128 + cancelled.signal)
     }
     if let scene = error as? SceneErrors {

@@ -493,6 +493,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         with `maptrip: interrupted by ...` and leaves no temporary file; the next run removes what SIGKILL
         left. `maptrip tiles` does the same for its MBTiles file.
 
+        A call that blocks never sees the flag a signal sets (a write to a pipe no one reads, a stuck
+        network peer): a process still running 5 s after the first signal, or at a second one, removes
+        its temporary files and exits 128 + n at once. `ClosedStreamsTests` runs every subcommand with
+        standard output and standard error a full pipe and sends Ctrl-C after a second: each ends (a
+        batch blocked on its status line after 5 s), leaving no temporary file. maptrip unblocks SIGINT,
+        SIGTERM and SIGHUP at start, whatever mask its parent left (a test runner's did).
+
         ## Fuzzing
 
         `bash .ci/fuzz SECONDS [HARNESS...]` builds the libFuzzer harnesses in `Fuzz/` with
