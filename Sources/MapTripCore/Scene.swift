@@ -259,8 +259,8 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
         self.column = column
         // Paths, messages and hints quote the scene's keys and values: each is kept to an excerpt.
         self.path = Wording.excerpt(path, limit: 100)
-        self.message = Wording.excerpt(message, limit: 240)
-        self.hint = hint.map { Wording.excerpt($0, limit: 400) }
+        self.message = Wording.excerpt(message, limit: 1000)
+        self.hint = hint.map { Wording.excerpt($0, limit: 1000) }
     }
 
     /// `trip.json:7:14: places[1].lat: latitude 95 is outside [-90, 90] (hint)`; without the line and

@@ -78,12 +78,12 @@ func fail(_ error: Error) -> ExitCode {
     } else if let e = error as? LocalizedError, let d = e.errorDescription {
         line = "maptrip: error: \(d)"
     }
-    printToStandardError(line.split(separator: "\n").map { Wording.excerpt(String($0), limit: 1000) }.joined(separator: "\n"))
+    printToStandardError(line.split(separator: "\n").map { Wording.excerpt(String($0), limit: 4000) }.joined(separator: "\n"))
     return ExitCode.failure
 }
 
 func warn(_ message: String) {
-    printToStandardError("maptrip: warning: \(Wording.excerpt(message, limit: 1000))")
+    printToStandardError("maptrip: warning: \(Wording.excerpt(message, limit: 4000))")
 }
 
 /// Writes `line` and a newline to standard error, after what has been printed to standard output so

@@ -332,7 +332,7 @@ struct SceneLoaderTests {
         let errors = decodeErrors(json)
         #expect(!errors.isEmpty)
         for error in errors {
-            #expect(error.description.count < 1000, "\(error.description.prefix(300))")
+            #expect(error.description.count < 2_500, "\(error.description.prefix(300))")
             #expect(error.line == 1 && error.column > 0)
             #expect(error.path.hasPrefix("places[0]."))
         }
