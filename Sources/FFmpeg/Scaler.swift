@@ -62,6 +62,20 @@ public final class Scaler {
                 _ = sws_setColorspaceDetails(context, sws_getCoefficients(space), range, table, dstRange,
                                              brightness, contrast, saturation)
             }
+        } else if let descriptor = av_pix_fmt_desc_get(destination.pixelFormat.av),
+                  descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0,
+                  destination.colorTags.space != Int32(AVCOL_SPC_UNSPECIFIED.rawValue) {
+            // RGB into YUV: the destination's matrix, as its tags say (BT.709 for an HD frame).
+            var invTable: UnsafeMutablePointer<Int32>? = nil
+            var table: UnsafeMutablePointer<Int32>? = nil
+            var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0,
+                saturation: Int32 = 0
+            if sws_getColorspaceDetails(context, &invTable, &srcRange, &table, &dstRange,
+                                        &brightness, &contrast, &saturation) >= 0, let invTable {
+                let full = destination.colorTags.range == Int32(AVCOL_RANGE_JPEG.rawValue) ? Int32(1) : 0
+                _ = sws_setColorspaceDetails(context, invTable, srcRange, sws_getCoefficients(destination.colorTags.space),
+                                             full, brightness, contrast, saturation)
+            }
         }
 
         let status = sws_scale(context, maptrip_frame_const_data(source.pointer),

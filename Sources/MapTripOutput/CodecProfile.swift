@@ -1,4 +1,5 @@
 import FFmpeg
+import YUV
 import Foundation
 import MapTripCore
 
@@ -179,7 +180,8 @@ public struct CodecProfile: Sendable {
 
         var s = VideoEncoderSettings(codecName: encoder, width: width, height: height,
                                      frameRate: Rational(Int32(clamping: fps), 1), pixelFormat: format,
-                                     preset: nil, crf: nil, profile: nil, colorTags: .bt601Limited)
+                                     preset: nil, crf: nil, profile: nil,
+                                     colorTags: .limited(YUVMatrix.forFrame(width: width, height: height)))
         s.gopSeconds = Double(options.gop ?? 2 * fps) / Double(fps)
         if let threads = options.threads {
             guard (1...64).contains(threads) else {

@@ -3,8 +3,9 @@ import Foundation
 import YUV
 
 /// How Cairo's pictures (premultiplied B,G,R,A bytes) become the encoder's pixels. Every YUV path uses
-/// the BT.601 matrix in limited range (libyuv's and swscale's default), and the stream is tagged so
-/// (`ColorTags.bt601Limited`): the tags always match the matrix that made the pixels.
+/// one matrix in limited range, by the frame's size (`YUVMatrix.forFrame`: BT.709 for HD and larger,
+/// as players assume for untagged HD video; BT.601 below), and the stream is tagged so
+/// (`ColorTags.bt709Limited`, `.bt601Limited`): the tags always match the matrix that made the pixels.
 public enum PixelPath: Equatable, Sendable {
     /// libyuv ARGBToI420 (4:2:0, opaque).
     case i420
@@ -28,6 +29,8 @@ public final class PixelConverter {
     private let bgra: Frame?
     private let scaler = Scaler(flags: Scaler.accurateFlags)
     private let unpremultiply: Bool
+    /// The matrix of its YUV pictures.
+    public let matrix: YUVMatrix
 
     /// `straightAlpha`: undo Cairo's premultiplied alpha first (only pictures with transparency need it;
     /// for opaque pictures it changes nothing and is skipped). `scratchOf`: a converter of the same
@@ -36,6 +39,7 @@ public final class PixelConverter {
         self.path = path
         self.width = width
         self.height = height
+        matrix = YUVMatrix.forFrame(width: width, height: height)
         unpremultiply = straightAlpha
         let format: PixelFormat
         switch path {
@@ -55,8 +59,11 @@ public final class PixelConverter {
                 bgra = try Frame(width: width, height: height, pixelFormat: .bgra)
             }
         }
+        // JPEG's yuvj formats are full-range BT.601 by definition (JFIF), whatever the size: untagged,
+        // swscale's default for them.
         let yuv = format != .rgb24 && format != .rgba && format != .pal8 && format != .bgra
-        frame.colorTags = yuv ? .bt601Limited : .unspecified
+            && !format.name.hasPrefix("yuvj")
+        frame.colorTags = yuv ? ColorTags.limited(matrix) : .unspecified
     }
 
     /// Bytes of the converted picture (`frame`'s planes).
@@ -79,16 +86,16 @@ public final class PixelConverter {
             let (y, ys) = try plane(0), (u, us) = try plane(1), (v, vs) = try plane(2)
             if path == .i420 {
                 try YUV.argbToI420(src: source, srcStride: stride, y: y, yStride: ys, u: u, uStride: us,
-                                   v: v, vStride: vs, width: width, height: height)
+                                   v: v, vStride: vs, width: width, height: height, matrix: matrix)
             } else {
                 try YUV.argbToI444(src: source, srcStride: stride, y: y, yStride: ys, u: u, uStride: us,
-                                   v: v, vStride: vs, width: width, height: height)
+                                   v: v, vStride: vs, width: width, height: height, matrix: matrix)
             }
         case .yuva420:
             let (straight, straightStride) = try straighten(source, stride)
             let (y, ys) = try plane(0), (u, us) = try plane(1), (v, vs) = try plane(2), (a, as_) = try plane(3)
             try YUV.argbToI420(src: straight, srcStride: straightStride, y: y, yStride: ys, u: u, uStride: us,
-                               v: v, vStride: vs, width: width, height: height)
+                               v: v, vStride: vs, width: width, height: height, matrix: matrix)
             try YUV.argbExtractAlpha(src: straight, srcStride: straightStride, alpha: a, alphaStride: as_,
                                      width: width, height: height)
         case .swscale:
@@ -126,4 +133,9 @@ public final class PixelConverter {
         }
         return (UnsafePointer(dst), dstStride)
     }
+}
+
+extension ColorTags {
+    /// The limited-range tags of a matrix (BT.709's primaries and transfer either way: sRGB's).
+    public static func limited(_ matrix: YUVMatrix) -> ColorTags { matrix == .bt709 ? .bt709Limited : .bt601Limited }
 }

@@ -413,6 +413,7 @@ final class DrawingThread: @unchecked Sendable {
                               message: "an I420 frame with \(p.count) planes")
         }
         return PlanarPicture(y: p[0].data, yStride: p[0].stride, u: p[1].data, uStride: p[1].stride,
-                             v: p[2].data, vStride: p[2].stride, width: converter.width, height: converter.height)
+                             v: p[2].data, vStride: p[2].stride, width: converter.width, height: converter.height,
+                             matrix: converter.matrix)
     }
 }

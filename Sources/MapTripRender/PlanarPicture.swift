@@ -29,7 +29,8 @@ public final class PictureHistory: @unchecked Sendable {
 }
 
 /// A picture as the H.264, HEVC, VP9 and AV1 encoders take it: I420 (8-bit Y at full size, U and V at
-/// half size each way), BT.601 in limited range as libyuv's ARGBToI420 makes it. A frame the raster
+/// half size each way), limited range, with its matrix (BT.601 as libyuv's ARGBToI420 makes it, or
+/// BT.709 for HD: `YUVMatrix.forFrame`); whatever is drawn into it uses that matrix. A frame the raster
 /// cache composites is drawn straight into one (`FrameRenderer.renderPlanar`): a third of a BGRA
 /// picture's bytes to write and read, and no conversion after.
 public struct PlanarPicture: @unchecked Sendable {
@@ -41,10 +42,14 @@ public struct PlanarPicture: @unchecked Sendable {
     /// What the picture holds from the frame drawn into it before, when it is reused frame after frame
     /// (nil: nothing known, it is drawn whole).
     public var history: PictureHistory?
+    /// The matrix its samples are in.
+    public var matrix: YUVMatrix
 
     public init(y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>, uStride: Int,
-                v: UnsafeMutablePointer<UInt8>, vStride: Int, width: Int, height: Int, history: PictureHistory? = nil) {
+                v: UnsafeMutablePointer<UInt8>, vStride: Int, width: Int, height: Int, history: PictureHistory? = nil,
+                matrix: YUVMatrix = .bt601) {
         self.history = history
+        self.matrix = matrix
         self.y = y
         self.yStride = yStride
         self.u = u
@@ -61,7 +66,7 @@ public struct PlanarPicture: @unchecked Sendable {
         PlanarPicture(y: y + rows.lowerBound * yStride + x, yStride: yStride,
                       u: u + rows.lowerBound / 2 * uStride + x / 2, uStride: uStride,
                       v: v + rows.lowerBound / 2 * vStride + x / 2, vStride: vStride,
-                      width: width ?? self.width - x, height: rows.count)
+                      width: width ?? self.width - x, height: rows.count, matrix: matrix)
     }
 
     /// Two bands of luma rows splitting the picture (even bounds, for their chroma): one per thread.
@@ -88,11 +93,12 @@ public struct PlanarPicture: @unchecked Sendable {
     /// Blends a premultiplied overlay of this picture's size over it (see `maptrip_blend_overlay_i420`),
     /// leaving the overlay transparent. Returns false, doing nothing, for an odd size.
     func blend(_ overlay: UnsafeMutablePointer<UInt8>, stride: Int) -> Bool {
-        maptrip_blend_overlay_i420(overlay, stride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height)) != 0
+        maptrip_blend_overlay_i420(overlay, stride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
+                                   matrix.coefficients) != 0
     }
 
-    /// The Y, U and V of an opaque colour, as libyuv converts it.
-    static func samples(of color: Color) throws -> (y: UInt8, u: UInt8, v: UInt8) {
+    /// The Y, U and V of an opaque colour, as a frame's conversion with `matrix` gives it.
+    static func samples(of color: Color, matrix: YUVMatrix) throws -> (y: UInt8, u: UInt8, v: UInt8) {
         let surface = try ImageSurface(width: 2, height: 2)
         try surface.withContext { cr in
             cr.setSource(color)
@@ -102,7 +108,7 @@ public struct PlanarPicture: @unchecked Sendable {
         surface.flush()
         var y = [UInt8](repeating: 0, count: 4), u: [UInt8] = [0], v: [UInt8] = [0]
         try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: &y, yStride: 2, u: &u, uStride: 1,
-                           v: &v, vStride: 1, width: 2, height: 2)
+                           v: &v, vStride: 1, width: 2, height: 2, matrix: matrix)
         return (y[0], u[0], v[0])
     }
 

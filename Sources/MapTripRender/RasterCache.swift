@@ -57,14 +57,21 @@ final class RasterCache {
     /// Whether tiles are kept as I420 planes, for frames composited into I420 pictures
     /// (`compositePlanar`), rather than as BGRA surfaces (`composite`). Changing it lets every tile go.
     var planar = false {
-        didSet {
-            guard planar != oldValue else { return }
-            tiles = [:]
-            complete = nil
-            spare = []
-            drawingSurfaces = [:]
-            bytes = 0
-        }
+        didSet { if planar != oldValue { dropTiles() } }
+    }
+
+    /// The matrix planar tiles are converted with: the pictures' they are composited into (a change,
+    /// from an SD output to an HD one, lets every tile go).
+    var matrix: YUVMatrix = .bt601 {
+        didSet { if matrix != oldValue { dropTiles() } }
+    }
+
+    private func dropTiles() {
+        tiles = [:]
+        complete = nil
+        spare = []
+        drawingSurfaces = [:]
+        bytes = 0
     }
 
     /// Pixels of the map around a tile that it holds too: its neighbours' edge, for bilinear sampling
@@ -268,7 +275,7 @@ final class RasterCache {
             if let i = spare.firstIndex(where: { $0.width == w && $0.height == h }) {
                 raster = spare.remove(at: i)
             } else {
-                raster = planar ? .planar(PlanarTile(width: w, height: h))
+                raster = planar ? .planar(PlanarTile(width: w, height: h, matrix: matrix))
                     : .bgra(try ImageSurface.mapped(width: w, height: h))
             }
             // The unit world into the tile's pixels, its border `border` pixels out; the copies of the
@@ -355,7 +362,7 @@ final class RasterCache {
             // to resample, and a flight finds more of them still at hand.
             var raster = job.raster
             if let flat = outcome.flat, case .planar(let tile) = raster {
-                raster = .planar(PlanarTile(width: tile.width, height: tile.height, flat: flat))
+                raster = .planar(PlanarTile(width: tile.width, height: tile.height, flat: flat, matrix: tile.matrix))
                 flatTiles += 1
             }
             tiles[job.key] = (raster, tick)
@@ -542,6 +549,7 @@ final class RasterCache {
         guard BilinearResample.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
               levels(for: viewport).count == 1 else { return false }
         planar = true
+        matrix = picture.matrix
         if let position { self.position = position }
         let placed = try place(viewport, draw: draw)
         let use = placed[0].0, list = placed[0].1
@@ -566,13 +574,13 @@ final class RasterCache {
 
     /// The Y, U and V of the colour outside the world, converted once (it is the same every frame).
     private func samples(of color: Color) throws -> (y: UInt8, u: UInt8, v: UInt8) {
-        if let outside, outside.color == color { return outside.samples }
-        let s = try PlanarPicture.samples(of: color)
-        outside = (color, s)
+        if let outside, outside.color == color, outside.matrix == matrix { return outside.samples }
+        let s = try PlanarPicture.samples(of: color, matrix: matrix)
+        outside = (color, matrix, s)
         return s
     }
 
-    private var outside: (color: Color, samples: (y: UInt8, u: UInt8, v: UInt8))?
+    private var outside: (color: Color, matrix: YUVMatrix, samples: (y: UInt8, u: UInt8, v: UInt8))?
 
     /// The tiles of a frame's levels, at hand or drawn: per level, its use and its tiles' rasters and
     /// unwrapped positions.
@@ -634,13 +642,13 @@ enum Raster {
     var form: String {
         switch self {
         case .bgra: Self.bgraForm
-        case .planar: Self.planarForm
+        case .planar(let t): t.matrix == .bt709 ? Self.planar709Form : Self.planarForm
         }
     }
 
-    static let planarForm = "i420", bgraForm = "bgra"
+    static let planarForm = "i420", planar709Form = "i420-709", bgraForm = "bgra"
     /// Every form a tile's name may say.
-    static let forms = [planarForm, bgraForm]
+    static let forms = [planarForm, planar709Form, bgraForm]
 
     /// Its pixels as one run of bytes (a BGRA surface flushed before, and marked changed after); nil,
     /// doing nothing, for a surface whose rows are padded.
@@ -662,6 +670,8 @@ enum Raster {
 /// may be kept as its three samples alone, without planes (`init(width:height:flat:)`).
 final class PlanarTile {
     let width: Int, height: Int
+    /// The matrix its samples are converted with.
+    let matrix: YUVMatrix
     /// The planes, one after the other; nil for a tile kept as its samples (`flat`).
     private let memory: UnsafeMutablePointer<UInt8>?
 
@@ -670,17 +680,19 @@ final class PlanarTile {
     /// What a tile kept as its samples is counted as in the cache's bound (its object and its entry).
     static let flatBytes = 128
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, matrix: YUVMatrix = .bt601) {
         self.width = width
         self.height = height
+        self.matrix = matrix
         memory = .allocate(capacity: Self.bytes(width: width, height: height))
     }
 
     /// A flat tile kept as its three samples: composited, it is filled with them (`flat`), and it
     /// has no planes to read or draw into.
-    init(width: Int, height: Int, flat: (y: UInt8, u: UInt8, v: UInt8)) {
+    init(width: Int, height: Int, flat: (y: UInt8, u: UInt8, v: UInt8), matrix: YUVMatrix = .bt601) {
         self.width = width
         self.height = height
+        self.matrix = matrix
         memory = nil
         self.flat = flat
     }
@@ -710,7 +722,7 @@ final class PlanarTile {
         let w = width / 2, h = height / 2
         let memory = planeMemory
         return PlanarPicture(y: memory, yStride: width, u: memory + width * height, uStride: w,
-                             v: memory + width * height + w * h, vStride: w, width: width, height: height)
+                             v: memory + width * height + w * h, vStride: w, width: width, height: height, matrix: matrix)
     }
 
     var planes: [BilinearResample.Plane] { picture.planes }
@@ -761,7 +773,7 @@ final class PlanarTile {
                            y: p[0].data + top * p[0].stride, yStride: p[0].stride,
                            u: p[1].data + top / 2 * p[1].stride, uStride: p[1].stride,
                            v: p[2].data + top / 2 * p[2].stride, vStride: p[2].stride,
-                           width: width, height: rows.count)
+                           width: width, height: rows.count, matrix: matrix)
     }
 }
 

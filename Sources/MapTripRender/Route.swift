@@ -149,7 +149,7 @@ public final class RouteOverlay: Overlay {
             picture.y, picture.yStride, picture.u, picture.uStride, picture.v, picture.vStride, Int32(picture.width),
             Int32(picture.height), Int32(strokes.count), strokes.map { Int32($0.lines.count) }, passes.map { Int32($0.count) },
             PixelTarget.flattened(lines), lines.map { Int32($0.count) }, allPasses.map(\.width),
-            allPasses.flatMap(\.color.rgba), &spans) != 0
+            allPasses.flatMap(\.color.rgba), &spans, picture.matrix.coefficients) != 0
         else { return nil }
         var rects: [InkCells.Rect] = []
         for top in stride(from: 0, to: picture.height, by: 16) {

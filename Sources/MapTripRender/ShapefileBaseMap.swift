@@ -435,7 +435,7 @@ public final class ShapefileBaseMap: BaseMap {
         if heldCameras.contains(viewport.camera) {
             guard scratch.width == viewport.width, scratch.height >= 2 else { return false }
             // The held picture, drawn from the vectors once (through the scratch), kept in I420 (3 MB, not 8).
-            if let still = planarStill, still.viewport == viewport {
+            if let still = planarStill, still.viewport == viewport, still.picture.matrix == picture.matrix {
                 framesFromStill += 1
                 if let history = picture.history, history.still === still.picture {
                     // A picture that holds it already, but for what the overlays drew over it.
@@ -448,7 +448,7 @@ public final class ShapefileBaseMap: BaseMap {
                 return true
             }
             releaseStill()
-            let held = PlanarTile(width: viewport.width, height: viewport.height)
+            let held = PlanarTile(width: viewport.width, height: viewport.height, matrix: picture.matrix)
             cache.reserve(PlanarTile.bytes(width: held.width, height: held.height))
             if let position = heldFromTiles[viewport.camera],
                try cache.compositePlanar(viewport, position: position, outside: style.water, into: held.picture,

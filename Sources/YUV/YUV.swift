@@ -1,4 +1,20 @@
+import CResample
 import CYUV
+
+/// The matrix that turns R'G'B' into Y'CbCr (limited range both): BT.601 for standard-definition
+/// pictures, BT.709 for HD and larger, as players assume for untagged video of each size. The stream
+/// is tagged with the one that made its pixels (ColorTags.bt601Limited or .bt709Limited).
+public enum YUVMatrix: String, Sendable, Equatable {
+    case bt601, bt709
+
+    /// BT.709 from 1280 wide or 720 high (HD and beyond, portrait too), else BT.601.
+    public static func forFrame(width: Int, height: Int) -> YUVMatrix {
+        width >= 1280 || height >= 720 ? .bt709 : .bt601
+    }
+
+    /// The kernels' coefficients (`maptrip_yuv_matrix`).
+    public var coefficients: UnsafePointer<maptrip_yuv_matrix> { maptrip_yuv_matrix_named(self == .bt709 ? 1 : 0) }
+}
 
 /// A libyuv call that failed, or arguments it would not be safe to pass.
 public struct YUVError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -27,12 +43,13 @@ public enum YUV {
     /// I420 (YUV 4:2:0) with the BT.601 matrix in limited range (Y 16...235, U/V 16...240); alpha is
     /// ignored. Odd sizes are fine: chroma planes are ceil(width/2) x ceil(height/2).
     ///
-    /// Tag the result as colorspace SMPTE 170M (BT.601), range MPEG/"tv".
+    /// Tag the result as colorspace SMPTE 170M (BT.601), range MPEG/"tv". `matrix` .bt709: the same with
+    /// BT.709's coefficients (maptrip's own kernel: this libyuv has no BT.709 for RGB to YUV).
     public static func argbToI420(src: UnsafePointer<UInt8>, srcStride: Int,
                                   y: UnsafeMutablePointer<UInt8>, yStride: Int,
                                   u: UnsafeMutablePointer<UInt8>, uStride: Int,
                                   v: UnsafeMutablePointer<UInt8>, vStride: Int,
-                                  width: Int, height: Int) throws {
+                                  width: Int, height: Int, matrix: YUVMatrix = .bt601) throws {
         let function = "ARGBToI420"
         let chromaWidth = (width + 1) / 2
         guard width > 0, height > 0, width <= Int(Int32.max) / 4, height <= Int(Int32.max) else {
@@ -44,6 +61,11 @@ public enum YUV {
             throw YUVError(function: function,
                            message: "strides src \(srcStride) y \(yStride) u \(uStride) v \(vStride) too small "
                                + "for \(width)x\(height)")
+        }
+        if matrix == .bt709 {
+            _ = maptrip_argb_to_i420_matrix(src, srcStride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
+                                            matrix.coefficients)
+            return
         }
         let status = ARGBToI420(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
                                 Int32(width), Int32(height))
@@ -58,9 +80,14 @@ public enum YUV {
                                   y: UnsafeMutablePointer<UInt8>, yStride: Int,
                                   u: UnsafeMutablePointer<UInt8>, uStride: Int,
                                   v: UnsafeMutablePointer<UInt8>, vStride: Int,
-                                  width: Int, height: Int) throws {
+                                  width: Int, height: Int, matrix: YUVMatrix = .bt601) throws {
         try check("ARGBToI444", width: width, height: height,
                   strides: [(srcStride, width * 4), (yStride, width), (uStride, width), (vStride, width)])
+        if matrix == .bt709 {
+            _ = maptrip_argb_to_i444_matrix(src, srcStride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
+                                            matrix.coefficients)
+            return
+        }
         let status = ARGBToI444(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
                                 Int32(width), Int32(height))
         if status != 0 { throw YUVError(function: "ARGBToI444", message: "failed for \(width)x\(height)", code: status) }

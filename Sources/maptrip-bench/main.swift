@@ -165,7 +165,8 @@ final class CaptureSink: FrameSink {
 
     func write(bgra: UnsafePointer<UInt8>, stride: Int) throws {
         try YUV.argbToI420(src: bgra, srcStride: stride, y: &y, yStride: width, u: &u, uStride: width / 2,
-                           v: &v, vStride: width / 2, width: width, height: height)
+                           v: &v, vStride: width / 2, width: width, height: height,
+                           matrix: YUVMatrix.forFrame(width: width, height: height))
         handle.write(Data(y))
         handle.write(Data(u))
         handle.write(Data(v))
@@ -387,13 +388,16 @@ func profile(_ scenePath: String) throws {
     try r.render(states[0])
     let w = scene.video.width, h = scene.video.height
     var y = [UInt8](repeating: 0, count: w * h), u = [UInt8](repeating: 0, count: w * h / 4), v = u
-    let t0 = now()
-    for _ in 0..<100 {
-        try YUV.argbToI420(src: r.surface.data, srcStride: r.surface.stride, y: &y, yStride: w, u: &u, uStride: w / 2,
-                           v: &v, vStride: w / 2, width: w, height: h)
+    for matrix in [YUVMatrix.bt601, .bt709] {
+        let t0 = now()
+        for _ in 0..<100 {
+            try YUV.argbToI420(src: r.surface.data, srcStride: r.surface.stride, y: &y, yStride: w, u: &u, uStride: w / 2,
+                               v: &v, vStride: w / 2, width: w, height: h, matrix: matrix)
+        }
+        let label = matrix == .bt601 ? "BGRA -> I420 BT.601 (libyuv)" : "BGRA -> I420 BT.709 (maptrip's kernel)"
+        print(String(format: "  %@ %7.2f ms/frame", label.padding(toLength: 46, withPad: " ", startingAt: 0),
+                     (now() - t0) * 10))
     }
-    print(String(format: "  %@ %7.2f ms/frame", "BGRA -> I420 (libyuv)".padding(toLength: 46, withPad: " ", startingAt: 0),
-                 (now() - t0) * 10))
 }
 
 /// Runs this program again in a child mode and returns the JSON object it printed last.
@@ -897,7 +901,8 @@ final class I420Buffers {
 
     var picture: PlanarPicture {
         PlanarPicture(y: memory, yStride: width, u: memory + width * height, uStride: width / 2,
-                      v: memory + width * height * 5 / 4, vStride: width / 2, width: width, height: height)
+                      v: memory + width * height * 5 / 4, vStride: width / 2, width: width, height: height,
+                      matrix: YUVMatrix.forFrame(width: width, height: height))
     }
 
     var planes: [(data: UnsafePointer<UInt8>, stride: Int)] {
@@ -909,7 +914,7 @@ final class I420Buffers {
         surface.flush()
         let p = picture
         try YUV.argbToI420(src: surface.data, srcStride: surface.stride, y: p.y, yStride: p.yStride, u: p.u,
-                           uStride: p.uStride, v: p.v, vStride: p.vStride, width: width, height: height)
+                           uStride: p.uStride, v: p.v, vStride: p.vStride, width: width, height: height, matrix: p.matrix)
     }
 }
 

@@ -122,7 +122,7 @@ struct MediaOutputTests {
         #expect(reader.info.profileName == "High")
         #expect(reader.info.width == Self.width && reader.info.height == Self.height)
         #expect(reader.info.pixelFormatName == "yuv420p")
-        #expect(reader.info.colorTags == .bt601Limited)
+        #expect(reader.info.colorTags == .bt709Limited)  // HD: BT.709 (ColorMatrixTests)
         #expect(reader.info.frameCount == moving + still)
         #expect(abs((reader.info.duration ?? 0) - Double(moving + still) / 30) <= 1.0 / 30 + 1e-9)
 

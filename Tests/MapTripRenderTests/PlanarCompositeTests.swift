@@ -5,6 +5,7 @@ import MapTripCore
 @testable import MapTripRender
 import Testing
 import YUV
+import TestSupport
 
 /// Frames drawn straight into I420 (the raster cache's planar tiles, the overlays blended over them)
 /// against the same frames drawn in BGRA and converted by libyuv, as every other frame is.
@@ -97,6 +98,7 @@ struct PlanarCompositeTests {
                     overlay[4 * p + 3] = UInt8(a)
                 }
                 let picture = (0..<(width * height * 3 / 2)).map { _ in UInt8(truncatingIfNeeded: next()) }
+                for matrix in [YUVMatrix.bt601, .bt709] {
                 var results: [([UInt8], [UInt8])] = []
                 for reference in [false, true] {
                     var o = overlay, pic = picture
@@ -104,16 +106,48 @@ struct PlanarCompositeTests {
                         pic.withUnsafeMutableBufferPointer { pp in
                             let y = pp.baseAddress!, u = y + width * height, v = u + width * height / 4
                             return (reference ? maptrip_blend_overlay_i420_reference : maptrip_blend_overlay_i420)(
-                                ov.baseAddress!, width * 4, y, width, u, width / 2, v, width / 2, Int32(width), Int32(height))
+                                ov.baseAddress!, width * 4, y, width, u, width / 2, v, width / 2, Int32(width), Int32(height),
+                                matrix.coefficients)
                         }
                     }
                     #expect(done == 1)
                     results.append((pic, o))
                 }
-                #expect(results[0].0 == results[1].0, "\(width)x\(height), \(density)%: samples")
-                #expect(results[0].1 == results[1].1, "\(width)x\(height), \(density)%: overlay left")
+                #expect(results[0].0 == results[1].0, "\(width)x\(height), \(density)%, \(matrix): samples")
+                #expect(results[0].1 == results[1].1, "\(width)x\(height), \(density)%, \(matrix): overlay left")
                 #expect(results[0].1.allSatisfy { $0 == 0 })
                 if overlay.contains(where: { $0 != 0 }) { #expect(results[0].0 != picture) }
+                }
+            }
+        }
+    }
+
+    /// maptrip's RGB to I420 kernel (BT.709 has none in this libyuv): its AVX2 path gives the plain C
+    /// one's samples exactly, on seeded noise of sizes on both sides of its 8-pixel steps (odd ones
+    /// too); with BT.601's coefficients it gives libyuv's ARGBToI420 within 1 (libyuv's vector rows
+    /// halve the chroma coefficients).
+    @Test func theRGBToI420KernelMatchesItsReferenceAndLibyuv() throws {
+        var random = SplitMix64(seed: 709)
+        for (width, height) in [(8, 2), (16, 4), (37, 11), (2, 2), (1, 1), (64, 6), (130, 9)] {
+            let stride = width * 4 + 12
+            let src = (0..<(stride * height)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let cw = (width + 1) / 2, ch = (height + 1) / 2
+            func convert(_ f: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int,
+                               UnsafeMutablePointer<UInt8>, Int) throws -> Void) rethrows -> [UInt8] {
+                var y = [UInt8](repeating: 0, count: width * height), u = [UInt8](repeating: 0, count: cw * ch), v = u
+                try f(src, stride, &y, width, &u, cw, &v, cw)
+                return y + u + v
+            }
+            for matrix in [YUVMatrix.bt601, .bt709] {
+                let fast = convert { maptrip_argb_to_i420_matrix($0, $1, $2, $3, $4, $5, $6, $7, Int32(width), Int32(height), matrix.coefficients) }
+                let plain = convert { maptrip_argb_to_i420_matrix_reference($0, $1, $2, $3, $4, $5, $6, $7, Int32(width), Int32(height), matrix.coefficients) }
+                #expect(fast == plain, "\(width)x\(height) \(matrix)")
+                if matrix == .bt601 {
+                    let libyuv = try convert { try YUV.argbToI420(src: $0, srcStride: $1, y: $2, yStride: $3, u: $4, uStride: $5,
+                                                                  v: $6, vStride: $7, width: width, height: height) }
+                    let worst = zip(fast, libyuv).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                    #expect(worst <= 1, "\(width)x\(height): \(worst) from libyuv")
+                }
             }
         }
     }
@@ -585,7 +619,7 @@ struct PlanarCompositeTests {
         blended.withUnsafeMutableBufferPointer { b in
             let (y, u, v) = planes(b.baseAddress!)
             #expect(maptrip_blend_overlay_i420(&overlay, width * 4, y, width, u, width / 2, v, width / 2,
-                                               Int32(width), Int32(height)) == 1)
+                                               Int32(width), Int32(height), nil) == 1)
         }
         // Straight into the picture.
         var straight = noise
@@ -598,7 +632,7 @@ struct PlanarCompositeTests {
                                               lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) },
                                               passes.map(\.width),
                                               passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] },
-                                              &spans) == 1)
+                                              &spans, nil) == 1)
         }
         #expect(blended != noise)
         #expect(straight == blended)

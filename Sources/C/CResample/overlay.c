@@ -2,10 +2,11 @@
 
 #include <string.h>
 
-// BT.601, limited range, as libyuv's ARGBToI420 (8-bit coefficients out of 256): Y of r, g, b is
-// 16 + (66 r + 129 g + 25 b) / 256; U and V those of a 2x2 block's average. A premultiplied overlay
-// pixel (r, g, b, a) over a picture whose Y is Y0 gives
-//   Y = (66 r + 129 g + 25 b) / 256 + 16 a / 255 + (1 - a / 255) Y0,
+// A limited-range matrix (`maptrip_yuv_matrix`: BT.601 as libyuv's ARGBToI420, or BT.709), 8-bit
+// coefficients out of 256: Y of r, g, b is 16 + (yr r + yg g + yb b) / 256 (601: 66, 129, 25); U and
+// V those of a 2x2 block's average. A premultiplied overlay pixel (r, g, b, a) over a picture whose Y
+// is Y0 gives
+//   Y = (yr r + yg g + yb b) / 256 + 16 a / 255 + (1 - a / 255) Y0,
 // since the picture's colour times (1 - a / 255) converts to (1 - a / 255) (Y0 - 16) + 16. U and V:
 // the same with the block's sums (its four overlay pixels, their alphas), over the block's U0 and V0.
 enum { CHUNK = 16 };  // pixels of a row pair checked for any overlay at once
@@ -22,7 +23,7 @@ static inline int row_clear(const uint8_t *p, int pixels) {
 
 // One chunk of a row pair (columns c0 ..< c0 + n, n even): every pixel's Y, every block's U and V.
 static inline void blend_chunk(uint8_t *o0, uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur, uint8_t *vr, int c0,
-                               int n) {
+                               int n, const maptrip_yuv_matrix *m) {
     for (int c = c0; c < c0 + n; c += 2) {
         const uint8_t *p[4] = {o0 + 4 * c, o0 + 4 * c + 4, o1 + 4 * c, o1 + 4 * c + 4};
         uint8_t *py[4] = {y0 + c, y0 + c + 1, y1 + c, y1 + c + 1};
@@ -34,14 +35,14 @@ static inline void blend_chunk(uint8_t *o0, uint8_t *o1, uint8_t *y0, uint8_t *y
             sg += g;
             sr += rr;
             sa += a;
-            *py[k] = (uint8_t)((*py[k] * (255 - a) * 256 + (66 * rr + 129 * g + 25 * b) * 255 + 16 * 256 * a +
+            *py[k] = (uint8_t)((*py[k] * (255 - a) * 256 + (m->yr * rr + m->yg * g + m->yb * b) * 255 + 16 * 256 * a +
                                 32640) / 65280);
         }
         if ((sa | sb | sg | sr) == 0) continue;
         uint8_t *pu = ur + c / 2, *pv = vr + c / 2;
-        *pu = (uint8_t)((*pu * (1020 - sa) * 256 + (112 * sb - 74 * sg - 38 * sr) * 255 + 128 * 256 * sa +
+        *pu = (uint8_t)((*pu * (1020 - sa) * 256 + (m->ub * sb + m->ug * sg + m->ur * sr) * 255 + 128 * 256 * sa +
                          130560) / 261120);
-        *pv = (uint8_t)((*pv * (1020 - sa) * 256 + (112 * sr - 94 * sg - 18 * sb) * 255 + 128 * 256 * sa +
+        *pv = (uint8_t)((*pv * (1020 - sa) * 256 + (m->vr * sr + m->vg * sg + m->vb * sb) * 255 + 128 * 256 * sa +
                          130560) / 261120);
     }
 }
@@ -49,7 +50,7 @@ static inline void blend_chunk(uint8_t *o0, uint8_t *o1, uint8_t *y0, uint8_t *y
 // Whole chunks of CHUNK pixels done 16 columns a step (nil: by `blend_chunk`, as every partial one).
 typedef int (*chunk16_clear_t)(const uint8_t *o0, const uint8_t *o1);
 typedef void (*blend_chunk16_t)(const uint8_t *o0, const uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur,
-                                uint8_t *vr);
+                                uint8_t *vr, const maptrip_yuv_matrix *m);
 
 // The walk both blends share: row pairs, chunks of CHUNK pixels, clear chunks skipped, blended ones
 // left transparent for the next picture's overlays. Inlined into each caller, so that its vector
@@ -57,7 +58,7 @@ typedef void (*blend_chunk16_t)(const uint8_t *o0, const uint8_t *o1, uint8_t *y
 __attribute__((always_inline))
 static inline void blend_walk(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
-                              chunk16_clear_t clear16, blend_chunk16_t blend16) {
+                              chunk16_clear_t clear16, blend_chunk16_t blend16, const maptrip_yuv_matrix *m) {
     for (int r = 0; r < height; r += 2) {
         uint8_t *o0 = overlay + (ptrdiff_t)r * stride, *o1 = o0 + stride;
         uint8_t *y0 = y + (ptrdiff_t)r * y_stride, *y1 = y0 + y_stride;
@@ -66,10 +67,10 @@ static inline void blend_walk(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, pt
             const int n = width - c0 < CHUNK ? width - c0 : CHUNK;
             if (blend16 && n == CHUNK) {
                 if (clear16(o0 + 4 * c0, o1 + 4 * c0)) continue;
-                blend16(o0 + 4 * c0, o1 + 4 * c0, y0 + c0, y1 + c0, ur + c0 / 2, vr + c0 / 2);
+                blend16(o0 + 4 * c0, o1 + 4 * c0, y0 + c0, y1 + c0, ur + c0 / 2, vr + c0 / 2, m);
             } else {
                 if (row_clear(o0 + 4 * c0, n) && row_clear(o1 + 4 * c0, n)) continue;
-                blend_chunk(o0, o1, y0, y1, ur, vr, c0, n);
+                blend_chunk(o0, o1, y0, y1, ur, vr, c0, n, m);
             }
             memset(o0 + 4 * c0, 0, 4 * (size_t)n);
             memset(o1 + 4 * c0, 0, 4 * (size_t)n);
@@ -92,7 +93,7 @@ static inline __m256i div255(__m256i t) {
 // or V unchanged, as the scalar code's skip does.
 __attribute__((target("avx2")))
 static inline void blend_chunk16_avx2(const uint8_t *o0, const uint8_t *o1, uint8_t *y0, uint8_t *y1, uint8_t *ur,
-                                      uint8_t *vr) {
+                                      uint8_t *vr, const maptrip_yuv_matrix *m) {
     const __m256i m8 = _mm256_set1_epi32(0xff);
     __m256i sb[2], sg[2], sr[2], sa[2];  // per column of 8 pixels: the two rows' channels added
     for (int half = 0; half < 2; half++) {
@@ -105,9 +106,9 @@ static inline void blend_chunk16_avx2(const uint8_t *o0, const uint8_t *o1, uint
             const __m256i r = _mm256_and_si256(_mm256_srli_epi32(px, 16), m8), a = _mm256_srli_epi32(px, 24);
             const __m256i y = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)py));
             __m256i num = _mm256_slli_epi32(_mm256_mullo_epi32(y, _mm256_sub_epi32(m8, a)), 8);
-            const __m256i luma = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(66)),
-                                                                   _mm256_mullo_epi32(g, _mm256_set1_epi32(129))),
-                                                  _mm256_mullo_epi32(b, _mm256_set1_epi32(25)));
+            const __m256i luma = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(m->yr)),
+                                                                   _mm256_mullo_epi32(g, _mm256_set1_epi32(m->yg))),
+                                                  _mm256_mullo_epi32(b, _mm256_set1_epi32(m->yb)));
             num = _mm256_add_epi32(num, _mm256_mullo_epi32(luma, _mm256_set1_epi32(255)));
             num = _mm256_add_epi32(num, _mm256_add_epi32(_mm256_slli_epi32(a, 12), _mm256_set1_epi32(32640)));
             const __m256i q = div255(_mm256_srli_epi32(num, 8));
@@ -129,13 +130,11 @@ static inline void blend_chunk16_avx2(const uint8_t *o0, const uint8_t *o1, uint
     for (int k = 0; k < 2; k++) {
         uint8_t *p = k ? vr : ur;
         const __m256i old = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-        // U: 112 b - 74 g - 38 r; V: 112 r - 94 g - 18 b.
-        const __m256i chroma = k ? _mm256_sub_epi32(_mm256_mullo_epi32(br, _mm256_set1_epi32(112)),
-                                                    _mm256_add_epi32(_mm256_mullo_epi32(bg, _mm256_set1_epi32(94)),
-                                                                     _mm256_mullo_epi32(bb, _mm256_set1_epi32(18))))
-                                 : _mm256_sub_epi32(_mm256_mullo_epi32(bb, _mm256_set1_epi32(112)),
-                                                    _mm256_add_epi32(_mm256_mullo_epi32(bg, _mm256_set1_epi32(74)),
-                                                                     _mm256_mullo_epi32(br, _mm256_set1_epi32(38))));
+        // U: ur r + ug g + ub b; V: vr r + vg g + vb b (signed: 601's U is 112 b - 74 g - 38 r).
+        const int cr = k ? m->vr : m->ur, cg = k ? m->vg : m->ug, cb = k ? m->vb : m->ub;
+        const __m256i chroma = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(br, _mm256_set1_epi32(cr)),
+                                                                 _mm256_mullo_epi32(bg, _mm256_set1_epi32(cg))),
+                                                _mm256_mullo_epi32(bb, _mm256_set1_epi32(cb)));
         __m256i num = _mm256_add_epi32(_mm256_mullo_epi32(old, keep), _mm256_mullo_epi32(chroma, _mm256_set1_epi32(255)));
         num = _mm256_add_epi32(num, bias);
         const __m256i q = div255(_mm256_srli_epi32(num, 10));
@@ -154,30 +153,34 @@ static inline int chunk16_clear_avx2(const uint8_t *o0, const uint8_t *o1) {
 
 __attribute__((target("avx2")))
 static void blend_avx2(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
-                       ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
+                       ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                       const maptrip_yuv_matrix *m) {
     blend_walk(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, chunk16_clear_avx2,
-               blend_chunk16_avx2);
+               blend_chunk16_avx2, m);
 }
 #endif
 
 int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
-                                         int height) {
+                                         int height, const maptrip_yuv_matrix *m) {
     if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
-    blend_walk(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, NULL, NULL);
+    blend_walk(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, NULL, NULL,
+               m ? m : &maptrip_yuv_bt601);
     return 1;
 }
 
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
-                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height) {
+                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                               const maptrip_yuv_matrix *m) {
     if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
+    if (!m) m = &maptrip_yuv_bt601;
 #if defined(__x86_64__)
     if (maptrip_resample_available()) {
-        blend_avx2(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height);
+        blend_avx2(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, m);
         return 1;
     }
 #endif
-    return maptrip_blend_overlay_i420_reference(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height);
+    return maptrip_blend_overlay_i420_reference(overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, m);
 }
 
 // A picture over a band, as pixman's OVER with a solid mask: each channel of the source times the

@@ -267,7 +267,7 @@ __attribute__((target("avx2"))) static int stroke_round_i420_avx2(uint8_t *y, pt
                                                                   const int *stroke_lines, const int *stroke_passes,
                                                                   const double *xy, const int *counts,
                                                                   const double *widths, const double *colors,
-                                                                  int *spans) {
+                                                                  int *spans, const maptrip_yuv_matrix *m) {
     if (spans) memset(spans, 0, sizeof(int) * (size_t)height);
     if (strokes <= 0) return 1;
     const ptrdiff_t stride = 4 * ((ptrdiff_t)width + 8);
@@ -310,7 +310,7 @@ __attribute__((target("avx2"))) static int stroke_round_i420_avx2(uint8_t *y, pt
             if (hi > width) hi = width;
             maptrip_blend_overlay_i420(pair + 4 * lo, stride, y + (ptrdiff_t)top * y_stride + lo, y_stride,
                                        u + (ptrdiff_t)(top / 2) * u_stride + lo / 2, u_stride,
-                                       v + (ptrdiff_t)(top / 2) * v_stride + lo / 2, v_stride, hi - lo, 2);
+                                       v + (ptrdiff_t)(top / 2) * v_stride + lo / 2, v_stride, hi - lo, 2, m);
             if (spans) {
                 spans[top] = lo;
                 spans[top + 1] = hi;
@@ -334,10 +334,10 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
 int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
                               ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
                               const int *stroke_passes, const double *xy, const int *counts, const double *widths,
-                              const double *colors, int *spans) {
+                              const double *colors, int *spans, const maptrip_yuv_matrix *m) {
     if (!maptrip_resample_available() || width % 2 || height % 2 || width <= 0 || height <= 0) return 0;
     return stroke_round_i420_avx2(y, y_stride, u, u_stride, v, v_stride, width, height, strokes, stroke_lines,
-                                  stroke_passes, xy, counts, widths, colors, spans);
+                                  stroke_passes, xy, counts, widths, colors, spans, m);
 }
 
 #else
@@ -345,9 +345,9 @@ int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdif
 int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
                               ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
                               const int *stroke_passes, const double *xy, const int *counts, const double *widths,
-                              const double *colors, int *spans) {
+                              const double *colors, int *spans, const maptrip_yuv_matrix *m) {
     (void)y; (void)y_stride; (void)u; (void)u_stride; (void)v; (void)v_stride; (void)width; (void)height;
-    (void)strokes; (void)stroke_lines; (void)stroke_passes; (void)xy; (void)counts; (void)widths; (void)colors;
+    (void)strokes; (void)stroke_lines; (void)stroke_passes; (void)xy; (void)counts; (void)widths; (void)colors; (void)m;
     (void)spans;
     return 0;
 }
@@ -356,7 +356,7 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,
                          int passes) {
     (void)pixels; (void)stride; (void)clip_x0; (void)clip_y0; (void)clip_x1; (void)clip_y1; (void)xy;
-    (void)counts; (void)lines; (void)widths; (void)colors; (void)passes;
+    (void)counts; (void)lines; (void)widths; (void)colors; (void)m; (void)passes;
     return 0;
 }
 

@@ -13,6 +13,36 @@
 /// nothing and returns 0: the caller paints the same pixels with pixman.
 int maptrip_resample_available(void);
 
+/// An RGB to Y'CbCr matrix in limited range, as 8-bit coefficients out of 256 (libyuv's form):
+/// Y = 16 + (yr r + yg g + yb b) / 256, U = 128 + (ur r + ug g + ub b) / 256, V likewise.
+typedef struct {
+    int yr, yg, yb, ur, ug, ub, vr, vg, vb;
+} maptrip_yuv_matrix;
+
+/// BT.601 (libyuv's ARGBToI420: 66 129 25, -38 -74 112, 112 -94 -18) and BT.709 (47 157 16,
+/// -26 -86 112, 112 -102 -10; each row's chroma coefficients add up to 0, its luma to 220 as 601's).
+extern const maptrip_yuv_matrix maptrip_yuv_bt601;
+extern const maptrip_yuv_matrix maptrip_yuv_bt709;
+/// The one or the other (for Swift, which cannot take a C global's address for good).
+const maptrip_yuv_matrix *maptrip_yuv_matrix_named(int bt709);
+
+/// Cairo's BGRA (premultiplied; opaque pictures) to I420 with `m`: Y per pixel, U and V of each 2x2
+/// block's average (rounded as libyuv rounds: pairs averaged up). Any width and height (the last
+/// column or row of an odd size stands alone). Returns 1.
+int maptrip_argb_to_i420_matrix(const uint8_t *src, ptrdiff_t src_stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                                const maptrip_yuv_matrix *m);
+
+/// The same in plain C alone: what the AVX2 path must equal.
+int maptrip_argb_to_i420_matrix_reference(const uint8_t *src, ptrdiff_t src_stride, uint8_t *y, ptrdiff_t y_stride,
+                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
+                                          int height, const maptrip_yuv_matrix *m);
+
+/// The same to I444 (U and V per pixel). Returns 1.
+int maptrip_argb_to_i444_matrix(const uint8_t *src, ptrdiff_t src_stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
+                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                                const maptrip_yuv_matrix *m);
+
 /// Writes `width` x `height` pixels at `dst` (row stride `dst_stride` bytes): pixel (j, r) is the
 /// source sampled bilinearly at column x0 + j * dx, row y0 + r * dy (16.16 fixed point, where whole
 /// numbers are pixel centres), the source's edges padded outwards (pixman's EXTEND_PAD).
@@ -54,11 +84,11 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
 /// `xy`, their counts in `counts`) and the next `stroke_passes[k]` passes (`widths`, `colors`). Returns
 /// 1 when drawn (or nothing to draw), 0 when it cannot (no AVX2, an odd size, no memory): nothing drawn.
 /// `spans` (`height` of them, or NULL): for each pair of rows, the columns [spans[r], spans[r + 1]) it
-/// may have changed (even bounds; none: 0, 0).
+/// may have changed (even bounds; none: 0, 0). `m`: the picture's matrix (NULL: BT.601).
 int maptrip_stroke_round_i420(uint8_t *y, ptrdiff_t y_stride, uint8_t *u, ptrdiff_t u_stride, uint8_t *v,
                               ptrdiff_t v_stride, int width, int height, int strokes, const int *stroke_lines,
                               const int *stroke_passes, const double *xy, const int *counts, const double *widths,
-                              const double *colors, int *spans);
+                              const double *colors, int *spans, const maptrip_yuv_matrix *m);
 
 /// Fills polygons (`rings` closed rings, the points of ring r from `starts[r]` up to the next ring's start
 /// or `points`, at `xs`, `ys` in user space, which is device space moved by `dx`, `dy`) by the non-zero
@@ -85,17 +115,18 @@ int maptrip_radial_over(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip
                         const double *offsets, const double *colors, int stops);
 
 /// Blends a premultiplied BGRA overlay (`width` x `height`, transparent where nothing is drawn) over
-/// an I420 picture of the same size (BT.601 limited range, libyuv's ARGBToI420 coefficients): each
+/// an I420 picture of the same size, converted with matrix `m` (NULL: BT.601, libyuv's ARGBToI420): each
 /// pixel's Y, and each 2x2 block's U and V with the block's average overlay. Blocks of the overlay
 /// that hold anything are cleared to transparent (ready for the next picture's overlays); clear
 /// stretches are skipped. Width and height must be even (returns 0, nothing done, otherwise; else 1).
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
-                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height);
+                               ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                               const maptrip_yuv_matrix *m);
 /// The same, pixel by pixel in plain C: what the AVX2 path (taken where the CPU has it) must equal,
 /// for every premultiplied overlay (Cairo's ARGB32).
 int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
-                                         int height);
+                                         int height, const maptrip_yuv_matrix *m);
 
 /// `src` (premultiplied BGRA, `width` x `height` pixels) at `alpha` (0-255) over `dst` (premultiplied
 /// BGRA), as pixman composites a picture painted with an opacity (OVER through a solid mask): the same
