@@ -48,33 +48,18 @@ public final class Scaler {
         }
         self.context = context
 
-        if let descriptor = av_pix_fmt_desc_get(sourceFormat.av),
-           descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 {
-            // Read back the current details, then set the source matrix and range.
-            var invTable: UnsafeMutablePointer<Int32>? = nil
-            var table: UnsafeMutablePointer<Int32>? = nil
-            var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0,
-                saturation: Int32 = 0
-            if sws_getColorspaceDetails(context, &invTable, &srcRange, &table, &dstRange,
-                                        &brightness, &contrast, &saturation) >= 0, let table {
+        if !Self.isRGB(sourceFormat.av) {
+            // YUV in: the source's matrix and range (the current details read back, then set).
+            Self.updateDetails(context) { d in
                 let space = tags.space == Int32(AVCOL_SPC_UNSPECIFIED.rawValue) ? SWS_CS_DEFAULT : tags.space
-                let range = fullRange.map { $0 ? Int32(1) : 0 } ?? srcRange
-                _ = sws_setColorspaceDetails(context, sws_getCoefficients(space), range, table, dstRange,
-                                             brightness, contrast, saturation)
+                d.invTable = sws_getCoefficients(space)
+                d.srcRange = fullRange.map { $0 ? Int32(1) : 0 } ?? d.srcRange
             }
-        } else if let descriptor = av_pix_fmt_desc_get(destination.pixelFormat.av),
-                  descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0,
-                  destination.colorTags.space != Int32(AVCOL_SPC_UNSPECIFIED.rawValue) {
+        } else if !Self.isRGB(destination.pixelFormat.av), destination.colorTags.space != Int32(AVCOL_SPC_UNSPECIFIED.rawValue) {
             // RGB into YUV: the destination's matrix, as its tags say (BT.709 for an HD frame).
-            var invTable: UnsafeMutablePointer<Int32>? = nil
-            var table: UnsafeMutablePointer<Int32>? = nil
-            var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0,
-                saturation: Int32 = 0
-            if sws_getColorspaceDetails(context, &invTable, &srcRange, &table, &dstRange,
-                                        &brightness, &contrast, &saturation) >= 0, let invTable {
-                let full = destination.colorTags.range == Int32(AVCOL_RANGE_JPEG.rawValue) ? Int32(1) : 0
-                _ = sws_setColorspaceDetails(context, invTable, srcRange, sws_getCoefficients(destination.colorTags.space),
-                                             full, brightness, contrast, saturation)
+            Self.updateDetails(context) { d in
+                d.table = sws_getCoefficients(destination.colorTags.space)
+                d.dstRange = destination.colorTags.range == Int32(AVCOL_RANGE_JPEG.rawValue) ? 1 : 0
             }
         }
 
@@ -83,6 +68,31 @@ public final class Scaler {
                                maptrip_frame_data_array(destination.pointer),
                                maptrip_frame_linesizes(destination.pointer))
         try FFmpegError.check(status, what)
+    }
+
+    private static func isRGB(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+    }
+
+    /// sws_getColorspaceDetails' values: the matrices (source's inverse, destination's) and ranges.
+    private struct Details {
+        var invTable: UnsafePointer<Int32>, srcRange: Int32, table: UnsafePointer<Int32>, dstRange: Int32
+        var brightness: Int32, contrast: Int32, saturation: Int32
+    }
+
+    /// Reads the context's colour details, lets `change` edit them, and sets them (nothing when they
+    /// cannot be read).
+    private static func updateDetails(_ context: OpaquePointer, _ change: (inout Details) -> Void) {
+        var invTable: UnsafeMutablePointer<Int32>? = nil, table: UnsafeMutablePointer<Int32>? = nil
+        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(context, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast,
+                                       &saturation) >= 0, let invTable, let table else { return }
+        var d = Details(invTable: UnsafePointer(invTable), srcRange: srcRange, table: UnsafePointer(table),
+                        dstRange: dstRange, brightness: brightness, contrast: contrast, saturation: saturation)
+        change(&d)
+        _ = sws_setColorspaceDetails(context, d.invTable, d.srcRange, d.table, d.dstRange, d.brightness, d.contrast,
+                                     d.saturation)
     }
 
     /// The frame converted to BGRA at its own size.

@@ -27,29 +27,40 @@ struct ClosedStreamsTests {
         ["no-such-command"],
     ]
 
+    /// The files the commands read: a scene, a folder of scenes, and a video when they name one.
+    static func prepare(_ dir: URL, for arguments: [String]) throws {
+        try TripScene.korea.write(to: dir)
+        let scenes = dir.appendingPathComponent("scenes")
+        try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+        try TripScene.korea.write(to: scenes)
+        if arguments.contains("before.mp4") {
+            #expect(try CLIProcess.run(["render", "scene.json", "-o", "before.mp4", "-q"], in: dir).status == 0)
+        }
+    }
+
+    /// maptrip started with standard output and standard error both `output`.
+    static func launch(_ arguments: [String], in dir: URL, output: FileHandle) throws -> Process {
+        let process = Process()
+        process.executableURL = try Trip.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = dir
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return process
+    }
+
     @Test(arguments: commands)
     func closedStandardStreamsNeverCrash(_ arguments: [String]) throws {
         try Trip.withDirectory("closed") { dir in
-            try TripScene.korea.write(to: dir)
-            let scenes = dir.appendingPathComponent("scenes")
-            try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
-            try TripScene.korea.write(to: scenes)
-            if arguments.contains("before.mp4") {
-                #expect(try CLIProcess.run(["render", "scene.json", "-o", "before.mp4", "-q"], in: dir).status == 0)
-            }
+            try Self.prepare(dir, for: arguments)
             // A pipe whose reading end is closed before maptrip starts: every write fails with EPIPE.
             var ends: [Int32] = [0, 0]
             #expect(pipe(&ends) == 0)
             close(ends[0])
             let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-            let process = Process()
-            process.executableURL = try Trip.executable()
-            process.arguments = arguments
-            process.currentDirectoryURL = dir
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = writer
-            process.standardError = writer
-            try process.run()
+            let process = try Self.launch(arguments, in: dir, output: writer)
             try writer.close()
             process.waitUntilExit()
             #expect(process.terminationReason == .exit,
@@ -72,13 +83,7 @@ struct ClosedStreamsTests {
     @Test(arguments: commands)
     func fullStandardStreamsDoNotOutliveCtrlC(_ arguments: [String]) throws {
         try Trip.withDirectory("full") { dir in
-            try TripScene.korea.write(to: dir)
-            let scenes = dir.appendingPathComponent("scenes")
-            try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
-            try TripScene.korea.write(to: scenes)
-            if arguments.contains("before.mp4") {
-                #expect(try CLIProcess.run(["render", "scene.json", "-o", "before.mp4", "-q"], in: dir).status == 0)
-            }
+            try Self.prepare(dir, for: arguments)
             // A pipe filled to the brim before maptrip starts: its first write blocks.
             var ends: [Int32] = [0, 0]
             #expect(pipe(&ends) == 0)
@@ -89,14 +94,7 @@ struct ClosedStreamsTests {
             _ = fcntl(ends[1], F_SETFL, flags)
             let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
             let reader = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-            let process = Process()
-            process.executableURL = try Trip.executable()
-            process.arguments = arguments
-            process.currentDirectoryURL = dir
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = writer
-            process.standardError = writer
-            try process.run()
+            let process = try Self.launch(arguments, in: dir, output: writer)
             try writer.close()
             let ended = DispatchSemaphore(value: 0)
             process.terminationHandler = { _ in ended.signal() }
