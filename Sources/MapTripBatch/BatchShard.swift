@@ -96,8 +96,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// when given, as the batch renders it); 1 when it cannot be read (it fails quickly).
     public static func cost(of scene: URL, fps: Int? = nil, width: Int? = nil,
                             resolver: SceneLoader.ResolverSource? = nil) -> Int {
-        guard var loaded = try? SceneLoader.load(contentsOf: scene, resolver: resolver, projections: ProjChecker(),
-                                                 images: SceneImageCheck()) else { return 1 }
+        guard var loaded = try? SceneLoader.load(contentsOf: scene, resolver: resolver, projections: ProjChecker()) else { return 1 }
         let w = width ?? loaded.video.width
         let h = max(1, Int((Double(loaded.video.height) * Double(w) / Double(max(1, loaded.video.width))).rounded()))
         if let fps { loaded.video.fps = fps }

@@ -1,6 +1,5 @@
 import Foundation
 
-/// The picture formats a scene may name (photos, vehicle images), told apart by their first bytes.
 /// Decodes a picture the scene names, for the damage its first bytes cannot show (a JPEG cut short,
 /// a PNG whose data ends after its header): the loader asks, so `validate` and a render's start say
 /// what is wrong where the scene names the file.
@@ -9,6 +8,7 @@ public protocol ImageChecking: Sendable {
     func problem(with url: URL) -> (message: String, hint: String?)?
 }
 
+/// The picture formats a scene may name (photos, vehicle images), told apart by their first bytes.
 public enum ImageKind: String, Sendable {
     case png, jpeg, webp
 

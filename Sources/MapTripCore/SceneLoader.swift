@@ -242,9 +242,20 @@ private struct SceneBuilder {
         return scene
     }
 
-    /// PROJ must know the definition, and every place must lie in the CRS's area of use.
+    /// PROJ must know the definition as a map's CRS, and every place must lie in its area of use, on
+    /// the side of the Earth it shows.
     mutating func checkProjection(_ definition: String, _ projections: ProjectionChecking, _ value: Checked,
                                   places list: [Checked?], _ scene: Scene) {
+        /// Each place named, where the scene lists it: "'Name' (lat, lon) `what`".
+        func failAtPlaces(_ indices: [Int], _ what: String, hint: String) {
+            for i in indices where i < scene.places.count {
+                let place = scene.places[i]
+                let at = i < list.count ? list[i] : nil
+                checker.fail(at?.json ?? value.json, JSONPath.appending(index: i, to: "places"),
+                             "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) \(what)",
+                             hint: hint)
+            }
+        }
         switch projections.check(definition, places: scene.places.map(\.position)) {
         case .fine:
             return
@@ -252,23 +263,12 @@ private struct SceneBuilder {
             checker.fail(value.json, "map.projection", "PROJ does not know '\(definition)': \(message)",
                          hint: "use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\"")
         case .outside(let indices, let area):
-            for i in indices where i < scene.places.count {
-                let place = scene.places[i]
-                let at = i < list.count ? list[i] : nil
-                checker.fail(at?.json ?? value.json, JSONPath.appending(index: i, to: "places"),
-                             "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) "
-                                + "lies outside \(definition)'s area of use, \(area)",
-                             hint: "choose a projection that covers every place, such as \"globe\" or \"+proj=robin\"")
-            }
+            failAtPlaces(indices, "lies outside \(definition)'s area of use, \(area)",
+                         hint: "choose a projection that covers every place, such as \"globe\" or \"+proj=robin\"")
         case .notAMap(let kind, let hint):
             checker.fail(value.json, "map.projection", "'\(definition)' is \(kind), not a map projection", hint: hint)
         case .hidden(let indices, let hint):
-            for i in indices where i < scene.places.count {
-                let place = scene.places[i]
-                checker.fail(i < list.count ? (list[i]?.json ?? value.json) : value.json, JSONPath.appending(index: i, to: "places"),
-                             "'\(place.name)' (\(String(format: "%.4f, %.4f", place.position.lat, place.position.lon))) "
-                                + "is on the side of the Earth \(definition) does not show", hint: hint)
-            }
+            failAtPlaces(indices, "is on the side of the Earth \(definition) does not show", hint: hint)
         }
     }
 

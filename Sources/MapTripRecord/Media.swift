@@ -22,11 +22,23 @@ public struct MediaError: Error, CustomStringConvertible, LocalizedError {
 
 /// The loader's check of the pictures a scene names: each decoded as a render decodes it (strictly:
 /// a JPEG cut short is an error), so `validate` and the start of a render say what is wrong with a
-/// picture where the scene names it.
-public struct SceneImageCheck: ImageChecking {
+/// picture where the scene names it. One check serves one load: a file several places name (a
+/// vehicle image) is decoded once.
+public final class SceneImageCheck: ImageChecking, @unchecked Sendable {
+    private let lock = NSLock()
+    private var found: [URL: (message: String, hint: String?)?] = [:]
+
     public init() {}
 
     public func problem(with url: URL) -> (message: String, hint: String?)? {
+        let key = url.standardizedFileURL
+        if let known = lock.withLock({ found[key] }) { return known }
+        let problem = decodeProblem(key)
+        lock.withLock { found[key] = .some(problem) }
+        return problem
+    }
+
+    private func decodeProblem(_ url: URL) -> (message: String, hint: String?)? {
         let data: Data
         do { data = try Data(contentsOf: url) } catch { return (error.localizedDescription, "check its permissions") }
         do {

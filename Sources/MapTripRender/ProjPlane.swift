@@ -37,9 +37,6 @@ public enum ProjectionError: Error, CustomStringConvertible, Equatable {
     public static let hiddenAdvice = "centre the projection nearer the trip (+lon_0, +lat_0), or use \"globe\", "
         + "which turns to face each place"
 
-    /// What a CRS that is no map is, for messages (nil: it is one).
-    static func kind(of crs: CRS) -> String? { crs.notAMap }
-
     /// The places (by index) a plane cannot put on its map.
     static func hidden(_ places: [LonLat], on plane: ProjPlane) -> [Int] {
         var xs = places.map(\.lon), ys = places.map(\.lat)
@@ -104,7 +101,7 @@ public final class ProjPlane: PlaneProjector, @unchecked Sendable {
             guard crs.isCRS else {
                 throw ProjectionError.unknown(definition: definition, message: "not a coordinate reference system")
             }
-            if let kind = ProjectionError.kind(of: crs) { throw ProjectionError.notAMap(definition: definition, kind: kind) }
+            if let kind = crs.notAMap { throw ProjectionError.notAMap(definition: definition, kind: kind) }
             transformation = try Transformation(from: "EPSG:4326", to: text, context: context)
         } catch let error as ProjError {
             throw ProjectionError.unknown(definition: definition, message: error.message)

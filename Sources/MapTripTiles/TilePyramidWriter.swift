@@ -115,7 +115,8 @@ public final class TilePyramidWriter {
 
     /// Renders every tile into `output`. A folder is filled in place (tiles overwritten, with a
     /// `metadata.json`), and once every tile is written the tiles of an earlier run this one did not
-    /// make (deeper zooms, other bounds) are removed, so the folder holds this pyramid alone; an MBTiles file is written under a temporary name and renamed over the
+    /// make (deeper zooms, other bounds) are removed, so the folder holds this pyramid alone; an
+    /// MBTiles file is written under a temporary name and renamed over the
     /// destination only when complete. `progress(done, total)` is called after each tile; throwing
     /// from it stops the run (an MBTiles output is then left as it was).
     @discardableResult
@@ -125,8 +126,7 @@ public final class TilePyramidWriter {
         var bytes = 0
         switch output {
         case .folder(let dir):
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isFolder), !isFolder.boolValue {
+            if case let kind = FileKind(path: dir.path), kind != .missing, kind != .directory {
                 throw OutputError.notWritable(dir.relativePath, reason: "it is a file, not a folder (name a new folder "
                                               + "for the tiles, or a file ending in .mbtiles)")
             }

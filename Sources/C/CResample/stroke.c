@@ -356,7 +356,7 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,
                          int passes) {
     (void)pixels; (void)stride; (void)clip_x0; (void)clip_y0; (void)clip_x1; (void)clip_y1; (void)xy;
-    (void)counts; (void)lines; (void)widths; (void)colors; (void)m; (void)passes;
+    (void)counts; (void)lines; (void)widths; (void)colors; (void)passes;
     return 0;
 }
 

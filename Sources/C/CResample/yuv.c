@@ -6,7 +6,8 @@ const maptrip_yuv_matrix maptrip_yuv_bt709 = {47, 157, 16, -26, -86, 112, 112, -
 const maptrip_yuv_matrix *maptrip_yuv_matrix_named(int bt709) { return bt709 ? &maptrip_yuv_bt709 : &maptrip_yuv_bt601; }
 
 // As libyuv's C rows: Y = (yr r + yg g + yb b + 0x1080) >> 8 (16.5: the offset and rounding), U and V
-// = (... + 0x8080) >> 8. Plain loops over rows, which the compiler vectorises.
+// = (... + 0x8080) >> 8. I420's whole steps of 8 pixels go through AVX2 where the CPU has it; the C
+// loops do the rest, and everything for I444 (only lossless H.264 at HD takes it).
 static inline uint8_t luma(const maptrip_yuv_matrix *m, int r, int g, int b) {
     return (uint8_t)((m->yr * r + m->yg * g + m->yb * b + 0x1080) >> 8);
 }
@@ -19,7 +20,7 @@ static inline int avg(int a, int b) { return (a + b + 1) >> 1; }
 #include <immintrin.h>
 #include <string.h>
 
-// Eight pixels' Y (32-bit lanes) as eight bytes at `py`.
+// Eight 32-bit lanes (0-255 each) as eight bytes at `p`.
 __attribute__((target("avx2"))) static inline void store8(uint8_t *p, __m256i v32) {
     const __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(v32), _mm256_extracti128_si256(v32, 1));
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(q16, q16));
