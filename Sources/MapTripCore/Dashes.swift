@@ -16,24 +16,31 @@ public enum Dashes {
     /// A closed path's subpaths end with their first point again. With `box`, a piece whose points all
     /// lie on one side of it is left out (a band of a frame, drawn with the whole frame's lines so that
     /// their dashes are counted from their starts).
+    ///
+    /// A path with distances along its lines (`PixelPath.hasAlong`) is dashed by them: the pattern
+    /// counted from the start of the whole line each piece was cut from, so that a piece cut by a clip
+    /// shows the dashes the whole line has there.
     public static func pieces(of path: PixelPath, pattern: [Double], inset: Double, within box: Box? = nil,
                               into xy: inout [Double], counts: inout [Int32]) {
         let dashes = pattern.count % 2 == 1 ? pattern + pattern : pattern
-        let dashed = dashes.allSatisfy { $0 >= 0 && $0.isFinite } && dashes.reduce(0, +) > 0
+        let period = dashes.reduce(0, +)
+        let dashed = dashes.allSatisfy { $0 >= 0 && $0.isFinite } && period > 0
+        let along = path.hasAlong
         var walk = Walk(box: box)
         for k in 0..<path.subpathCount {
-            walk.load(path, range: path.range(k))
-            let length = walk.length
+            walk.load(path, range: path.range(k), along: along)
             guard walk.count >= 2 else { continue }
+            let start = walk.start, end = walk.end
             if !dashed {
-                walk.emit(from: 0, to: length, inset: inset, into: &xy, counts: &counts)
+                walk.emit(from: start, to: end, inset: inset, into: &xy, counts: &counts)
                 continue
             }
-            var d = 0.0, i = 0, on = true
-            while d < length {
+            // From the pattern's period that holds the piece's start (0 for a whole line).
+            var d = (start / period).rounded(.down) * period, i = 0, on = true
+            while d < end {
                 let run = dashes[i]
-                if on && (run > 0 || inset <= 0) {
-                    walk.emit(from: d, to: min(d + run, length), inset: inset, into: &xy, counts: &counts)
+                if on && (run > 0 || inset <= 0) && d + run >= start {
+                    walk.emit(from: max(d, start), to: min(d + run, end), inset: inset, into: &xy, counts: &counts)
                 }
                 d += run
                 i = i + 1 == dashes.count ? 0 : i + 1
@@ -53,14 +60,23 @@ public enum Dashes {
         init(box: Box?) { self.box = box }
 
         var count: Int { xs.count }
-        var length: Double { at.last ?? 0 }
+        /// The distances at the subpath's first and last points.
+        var start: Double { at.first ?? 0 }
+        var end: Double { at.last ?? 0 }
 
-        mutating func load(_ path: PixelPath, range: Range<Int>) {
+        /// With `along`, the path's own distances (`PixelPath.along`); else measured from the start.
+        mutating func load(_ path: PixelPath, range: Range<Int>, along: Bool = false) {
             xs.removeAll(keepingCapacity: true)
             ys.removeAll(keepingCapacity: true)
             at.removeAll(keepingCapacity: true)
             next = 1
             guard !range.isEmpty else { return }
+            if along {
+                xs.append(contentsOf: path.xs[range])
+                ys.append(contentsOf: path.ys[range])
+                at.append(contentsOf: path.along[range])
+                return
+            }
             var d = 0.0
             func add(_ x: Double, _ y: Double) {
                 if let lx = xs.last, let ly = ys.last { d += ((x - lx) * (x - lx) + (y - ly) * (y - ly)).squareRoot() }

@@ -64,6 +64,10 @@ public struct IndexedGeometry: Sendable {
     public let step: Double
     public let parts: [Part]
     public let chunkBoxes: [Box]
+    /// For polylines, the distance along its part (fixed-point units) at each chunk's first and last
+    /// vertex (two per chunk, after `chunkBoxes`' order); empty for polygons. Dashes are counted
+    /// from it (`PixelPath.along`), so that a clipped line keeps the dashes of the whole line.
+    public let chunkAlong: [Double]
     public let box: Box
 
     /// `partStarts[k]` begins part k; the last part runs to the end of `xs`. A vertex that is not a
@@ -101,6 +105,7 @@ public struct IndexedGeometry: Sendable {
         self.isPolygon = isPolygon
         var parts: [Part] = []
         var chunks: [Box] = []
+        var along: [Double] = []
         var all = Box.empty
         parts.reserveCapacity(partStarts.count)
         for (k, start) in partStarts.enumerated() {
@@ -108,11 +113,18 @@ public struct IndexedGeometry: Sendable {
             var partBox = Box.empty
             let firstChunk = chunks.count
             var i = start
+            var d = 0.0
             while i < end {
                 let j = min(i + Self.chunkSize, end)
                 var b = Box.empty
                 for v in i..<j { b.add(originX + Double(qx[v]) * step, originY + Double(qy[v]) * step) }
                 chunks.append(b)
+                if !isPolygon {
+                    if i > start { d += Self.distance(qx, qy, i - 1, i) }
+                    along.append(d)
+                    for v in i + 1..<j { d += Self.distance(qx, qy, v - 1, v) }
+                    along.append(d)
+                }
                 partBox.add(b.minX, b.minY)
                 partBox.add(b.maxX, b.maxY)
                 i = j
@@ -125,7 +137,14 @@ public struct IndexedGeometry: Sendable {
         }
         self.parts = parts
         self.chunkBoxes = chunks
+        self.chunkAlong = along
         self.box = all
+    }
+
+    /// The distance between vertices a and b, in fixed-point units.
+    @inline(__always) static func distance(_ qx: [Int32], _ qy: [Int32], _ a: Int, _ b: Int) -> Double {
+        let dx = Double(qx[b]) - Double(qx[a]), dy = Double(qy[b]) - Double(qy[a])
+        return (dx * dx + dy * dy).squareRoot()
     }
 
     public var vertexCount: Int { qx.count }
@@ -230,6 +249,13 @@ public struct PixelPath: Sendable {
     public var ys: [Double] = []
     public var starts: [Int] = []
     public var closed: Bool = false
+    /// Whether the clipper records, for each point of a line, its distance (pixels) along the whole
+    /// line it was cut from, in `along`: dashes counted from it stay where they are on the map however
+    /// the line is clipped (by the frame as the camera moves, or by a tile), rather than restarting at
+    /// each piece's start.
+    public var tracksAlong = false
+    /// With `tracksAlong`, one distance a point (else empty).
+    public var along: [Double] = []
 
     public init() {}
 
@@ -237,7 +263,11 @@ public struct PixelPath: Sendable {
         xs.removeAll(keepingCapacity: true)
         ys.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
+        along.removeAll(keepingCapacity: true)
     }
+
+    /// Whether each point has its distance along its line (`tracksAlong`, and every piece clipped so).
+    public var hasAlong: Bool { tracksAlong && along.count == xs.count && !closed }
 
     public var subpathCount: Int { starts.count }
 
@@ -246,6 +276,7 @@ public struct PixelPath: Sendable {
         let offset = xs.count
         xs.append(contentsOf: other.xs)
         ys.append(contentsOf: other.ys)
+        along.append(contentsOf: other.along)
         starts.append(contentsOf: other.starts.lazy.map { $0 + offset })
     }
     public func range(_ k: Int) -> Range<Int> { starts[k]..<(k + 1 < starts.count ? starts[k + 1] : xs.count) }
@@ -370,14 +401,36 @@ public struct PathClipper: Sendable {
         var chunk = part.firstChunk
         var i = part.start
         var prevX = t.x(g.qx[part.start], g.qy[part.start]), prevY = t.y(g.qx[part.start], g.qy[part.start])
+        // Distances along the line (pixels): from the geometry's own at each run's ends, so that every
+        // clipping of the line (each frame's, each tile's) agrees on them.
+        let tracks = path.tracksAlong && g.chunkAlong.count == 2 * g.chunkBoxes.count
+        let pixelsPerUnit = tracks ? (t.a * t.a + t.c * t.c).squareRoot() : 0
+        var prevAlong = 0.0
         while i < part.end {
             let j = min(i + IndexedGeometry.chunkSize, part.end)
+            let runStart = tracks ? g.chunkAlong[2 * chunk] * pixelsPerUnit : 0
             if !g.chunkBoxes[chunk].intersects(worldClip) {
                 // Only the segment into this run can show; the run itself is off frame.
                 let fx = t.x(g.qx[i], g.qy[i]), fy = t.y(g.qx[i], g.qy[i])
-                if i > part.start { lines.segment(prevX, prevY, fx, fy, &path) }
+                if i > part.start { lines.segment(prevX, prevY, fx, fy, along: prevAlong, runStart, &path) }
                 lines.liftPen()
                 prevX = t.x(g.qx[j - 1], g.qy[j - 1]); prevY = t.y(g.qx[j - 1], g.qy[j - 1])
+                if tracks { prevAlong = g.chunkAlong[2 * chunk + 1] * pixelsPerUnit }
+            } else if tracks {
+                var d = runStart
+                if i > part.start {
+                    let x = t.x(g.qx[i], g.qy[i]), y = t.y(g.qx[i], g.qy[i])
+                    lines.segment(prevX, prevY, x, y, along: prevAlong, d, &path)
+                    prevX = x; prevY = y
+                }
+                for v in i + 1..<j {
+                    let x = t.x(g.qx[v], g.qy[v]), y = t.y(g.qx[v], g.qy[v])
+                    let next = d + ((x - prevX) * (x - prevX) + (y - prevY) * (y - prevY)).squareRoot()
+                    lines.segment(prevX, prevY, x, y, along: d, next, &path)
+                    prevX = x; prevY = y
+                    d = next
+                }
+                prevAlong = d
             } else {
                 for v in i..<j where v > part.start {
                     let x = t.x(g.qx[v], g.qy[v]), y = t.y(g.qx[v], g.qy[v])

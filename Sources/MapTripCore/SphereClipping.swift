@@ -393,18 +393,28 @@ struct LineEmitter {
 
     mutating func liftPen() { penDown = false }
 
+    /// The segment a-b, clipped; with `path.tracksAlong`, `a0` and `a1` are the distances along the
+    /// line at a and b, recorded for the points kept (interpolated where the clip cuts it).
+    @inline(__always)
     mutating func segment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ path: inout PixelPath) {
+        segment(ax, ay, bx, by, along: 0, 0, &path)
+    }
+
+    mutating func segment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, along a0: Double,
+                          _ a1: Double, _ path: inout PixelPath) {
         let dx = bx - ax, dy = by - ay
         guard let (t0, t1) = clipSegment(ax, ay, dx, dy, clip) else { penDown = false; return }
         let sx = ax + t0 * dx, sy = ay + t0 * dy, ex = ax + t1 * dx, ey = ay + t1 * dy
         if !penDown || t0 > 0 {
             path.starts.append(path.xs.count)
             path.xs.append(sx); path.ys.append(sy)
+            if path.tracksAlong { path.along.append(a0 + t0 * (a1 - a0)) }
             lx = sx; ly = sy
             penDown = true
         }
         if abs(ex - lx) >= tolerance || abs(ey - ly) >= tolerance || t1 < 1 {
             path.xs.append(ex); path.ys.append(ey)
+            if path.tracksAlong { path.along.append(a0 + t1 * (a1 - a0)) }
             lx = ex; ly = ey
         }
         if t1 < 1 { penDown = false }
@@ -416,6 +426,7 @@ struct LineEmitter {
             path.starts.removeLast()
             path.xs.removeSubrange(last...)
             path.ys.removeSubrange(last...)
+            if path.along.count > last { path.along.removeSubrange(last...) }
         }
     }
 }

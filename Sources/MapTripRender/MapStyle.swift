@@ -69,6 +69,11 @@ public struct MapLayer: Sendable {
         self.symbolizer = symbolizer
     }
 
+    /// Whether the layer strokes dashed lines.
+    public var isDashed: Bool {
+        if case .stroke(let stroke) = symbolizer { !stroke.dash.isEmpty } else { false }
+    }
+
     public func shows(zoom: Double) -> Bool { opacity(zoom: zoom) > 0 }
 
     /// 1 inside the layer's zooms, ramping linearly through its fades, 0 outside.

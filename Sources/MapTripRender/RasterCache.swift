@@ -108,7 +108,7 @@ final class RasterCache {
 
     /// What decides a tile's pixels here, for a store's recipe: the tile size (the border and the
     /// form, BGRA or I420, are in each tile's name).
-    var recipe: String { "raster cache/2 tile \(tileSize)" }
+    var recipe: String { "raster cache/3 tile \(tileSize)" }
     /// Frames composited from tiles.
     private(set) var framesComposited = 0
     /// Whether opaque levels are resampled by maptrip's own kernel where this CPU runs it (else, and

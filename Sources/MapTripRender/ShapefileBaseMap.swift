@@ -518,7 +518,9 @@ public final class ShapefileBaseMap: BaseMap {
                 tcr.paint()
                 tcr.setOperator(.over)
                 let clip = Self.clip(width: tile.width, height: tile.height, scale: scale)
-                try drawLayers(zoom: zoom, scale: scale, in: tcr, scratch: scratch[worker]) { layer, s in
+                let dashScale = transforms.first.map { Self.dashScale(worldWidth: $0.scale) } ?? 1
+                try drawLayers(zoom: zoom, scale: scale, dashScale: dashScale, in: tcr, scratch: scratch[worker]) { layer, s in
+                    s.path.tracksAlong = layer.isDashed
                     let data = try lookup.withLock { datasource(layer.source) }.levels.geometry(zoom: zoom, scale: scale)
                     for t in transforms { s.clipper.append(data, transform: t, clip: clip, to: &s.path) }
                 }
@@ -554,9 +556,11 @@ public final class ShapefileBaseMap: BaseMap {
             cr.paint()
         }
         let zoom = viewport.camera.zoom, scale = viewport.scale
-        try drawLayers(zoom: zoom, scale: scale, in: cr, scratch: scratch[0]) { layer, s in
-            let dashed = if case .stroke(let stroke) = layer.symbolizer { !stroke.dash.isEmpty } else { false }
-            let clip = dashed ? frameClip : bandClip
+        let dashScale = if case .webMercator = viewport.projection { Self.dashScale(worldWidth: viewport.worldSize) } else { 1.0 }
+        try drawLayers(zoom: zoom, scale: scale, dashScale: dashScale, in: cr, scratch: scratch[0]) { layer, s in
+            let clip = layer.isDashed ? frameClip : bandClip
+            // Dashes counted along the whole line on flat maps; on the globe, from each piece's start.
+            s.path.tracksAlong = if case .globe = viewport.projection { false } else { layer.isDashed }
             switch viewport.projection {
             case .webMercator:
                 let data = try datasource(layer.source).levels.geometry(zoom: zoom, scale: scale)
@@ -592,9 +596,22 @@ public final class ShapefileBaseMap: BaseMap {
         }
     }
 
+    /// The factor on a Web Mercator map's dash lengths in a world this many pixels wide: the world's
+    /// width over that of the first quarter zoom at least as wide (`RasterCache.stepWidth`), 0.84-1.
+    /// The raster cache's tiles, drawn at those widths (or a resting camera's, between them) and
+    /// scaled down, show the same dashes as a frame drawn from the vectors: dashes of one length on
+    /// the map between two quarter zooms, counted from the lines' starts (`PixelPath.tracksAlong`).
+    static func dashScale(worldWidth: Double) -> Double {
+        let target = worldWidth * (1 - 1e-12)
+        var k = max(0, Int((log2(max(worldWidth, 1) / WebMercator.tileSize) * 4).rounded(.down)) - 1)
+        while Double(RasterCache.stepWidth(k, stepsPerZoom: 4)) < target && k < RasterCache.maxZoom * 4 { k += 1 }
+        return min(1, worldWidth / Double(RasterCache.stepWidth(k, stepsPerZoom: 4)))
+    }
+
     /// Paints every layer that shows at `zoom`, one path each: `geometry` appends the layer's pixels
-    /// to `scratch.path` (with `scratch.clipper`).
-    private func drawLayers(zoom: Double, scale: Double, in cr: Context, scratch: DrawScratch,
+    /// to `scratch.path` (with `scratch.clipper`); dash lengths are the style's times `scale` and
+    /// `dashScale`.
+    private func drawLayers(zoom: Double, scale: Double, dashScale: Double, in cr: Context, scratch: DrawScratch,
                             geometry: (MapLayer, DrawScratch) throws -> Void) throws {
         for layer in layers {
             let opacity = layer.opacity(zoom: zoom)
@@ -604,7 +621,7 @@ public final class ShapefileBaseMap: BaseMap {
             let path = scratch.path
             if path.subpathCount == 0 { continue }
             if case .stroke(let stroke) = layer.symbolizer,
-               self.stroke(path, stroke, opacity: opacity, scale: scale, in: cr, scratch: scratch) {
+               self.stroke(path, stroke, opacity: opacity, scale: scale, dashScale: dashScale, in: cr, scratch: scratch) {
                 continue
             }
             if case .fill(let color) = layer.symbolizer, fillsItself, let target = PixelTarget(cr),
@@ -627,8 +644,22 @@ public final class ShapefileBaseMap: BaseMap {
                 let thin = Self.isHairline(width)
                 cr.setLineJoin(thin ? .bevel : .round)
                 cr.setLineCap(thin ? .butt : .round)
-                cr.setDash(stroke.dash.map { $0 * scale })
-                cr.stroke()
+                let pattern = stroke.dash.map { $0 * scale * dashScale }
+                guard path.hasAlong, pattern.reduce(0, +) >= 1 else {
+                    cr.setDash(pattern)
+                    cr.stroke()
+                    continue
+                }
+                // Each piece dashed from its distance along its whole line, as maptrip's stroker
+                // does (`Dashes`): a stroke each.
+                cr.newPath()
+                for k in 0..<path.subpathCount {
+                    let r = path.range(k)
+                    cr.move(to: path.xs[r.lowerBound], path.ys[r.lowerBound])
+                    for i in (r.lowerBound + 1)..<r.upperBound { cr.line(to: path.xs[i], path.ys[i]) }
+                    cr.setDash(pattern, offset: path.along[r.lowerBound])
+                    cr.stroke()
+                }
             }
         }
     }
@@ -639,17 +670,18 @@ public final class ShapefileBaseMap: BaseMap {
     /// for the same lines: the 1:10m borders of a moving 1080p frame drawn from the vectors took 4.4
     /// ms, 1.3 this way (`maptrip-bench --profile`, clipping included); the globe's and Robinson's
     /// frames 28-32% less. False where the context does not allow it: Cairo strokes.
-    private func stroke(_ path: PixelPath, _ stroke: MapStyle.Stroke, opacity: Double, scale: Double, in cr: Context,
-                        scratch: DrawScratch) -> Bool {
+    private func stroke(_ path: PixelPath, _ stroke: MapStyle.Stroke, opacity: Double, scale: Double, dashScale: Double,
+                        in cr: Context, scratch: DrawScratch) -> Bool {
         guard strokesItself, let target = PixelTarget(cr) else { return false }
         let width = stroke.width * scale
+        let pattern = stroke.dash.map { $0 * scale * dashScale }
         // Dashes finer than a pixel are left to Cairo (which draws them as a fainter solid line): as
         // pieces, a long line would be millions of them.
-        guard stroke.dash.isEmpty || stroke.dash.reduce(0, +) * scale >= 1 else { return false }
+        guard pattern.isEmpty || pattern.reduce(0, +) >= 1 else { return false }
         scratch.dashXY.removeAll(keepingCapacity: true)
         scratch.dashCounts.removeAll(keepingCapacity: true)
         // Flat caps on hairlines, round ones above, as Cairo strokes them (`drawLayers`).
-        Dashes.pieces(of: path, pattern: stroke.dash.map { $0 * scale },
+        Dashes.pieces(of: path, pattern: pattern,
                       inset: RoundStroke.capInset(width: width, flatCaps: Self.isHairline(width)),
                       within: target.box(margin: width / 2 + 1),
                       into: &scratch.dashXY, counts: &scratch.dashCounts)

@@ -815,7 +815,13 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
               (planarMap.rasterCacheStatistics?.framesComposited ?? 0) > before else { continue }
         try direct.render(s)
         try reference.convert(direct.surface)
-        planarScores.append(try similarity420.ssim(planes: picture.planes, reference.planes))
+        let v420 = try similarity420.ssim(planes: picture.planes, reference.planes)
+        if let dir = ProcessInfo.processInfo.environment["MAPTRIP_BENCH_DUMP"], v420 < (planarScores.min() ?? 2) {
+            try Data(bytes: picture.planes[0].data, count: W * H * 3 / 2).write(to: URL(fileURLWithPath: dir + "/planar.yuv"))
+            try Data(bytes: reference.planes[0].data, count: W * H * 3 / 2).write(to: URL(fileURLWithPath: dir + "/reference.yuv"))
+            print("worst I420 frame so far: the \(planarScores.count)th composited, SSIM \(v420), \(s.camera), in \(dir)")
+        }
+        planarScores.append(v420)
         try bgraCached.render(s)
         try converted.convert(bgraCached.surface)
         convertedScores.append(try similarity420.ssim(planes: converted.planes, reference.planes))
@@ -1148,6 +1154,7 @@ let usage = """
       --codecs [h264,hevc,vp9,av1,prores,gif,png]   the codecs phase only  --runs N  --quick
       --profile      where drawing a moving frame's time goes, layer by layer
       --quality      the raster cache's frames against the vectors' (SSIM)  --scale 2
+                     (MAPTRIP_BENCH_DUMP=DIR: the worst I420 pair so far, planar.yuv and reference.yuv)
       --projections  a moving frame on the globe, in Robinson, on reprojected tiles  --runs N
       --stretches    where the pipeline loses time to the encoder, 30 frames at a time  --presets  --runs 4
       --paged-out    the map's tiles kept, in memory and paged out, against the encoder  --presets ultrafast  --runs 8

@@ -1,5 +1,6 @@
 import MapTripCore
 import Testing
+import TestSupport
 
 /// A path's dashes worked out ahead for a round-capped stroker (`Dashes`): where each piece starts
 /// and ends along the path, as Cairo dashes it.
@@ -127,5 +128,66 @@ import Testing
         let covered = drawn + Double(cut.count) * 2 * inset
         #expect(abs(covered - length * 4 / 6.5) < 4 + 2 * inset, "covered \(covered) of \(length)")
         #expect(abs(Double(cut.count) - (length / 6.5).rounded(.up)) <= 1)
+    }
+
+    /// The ends of the dashes of a line clipped and dashed by its distances along the whole line
+    /// (`PixelPath.tracksAlong`), back in the unit world: the ends away from the clip's edges.
+    static func dashEnds(_ g: IndexedGeometry, scale: Double, offsetX: Double, offsetY: Double, clip: Box,
+                         pattern: [Double], thinning: Double) -> [(Double, Double)] {
+        var clipper = PathClipper(tolerance: thinning)
+        var path = PixelPath()
+        path.tracksAlong = true
+        clipper.append(g, transform: PixelTransform(scale: scale, offsetX: offsetX, offsetY: offsetY), clip: clip, to: &path)
+        #expect(path.hasAlong)
+        var xy: [Double] = [], counts: [Int32] = []
+        Dashes.pieces(of: path, pattern: pattern, inset: 0, into: &xy, counts: &counts)
+        var ends: [(Double, Double)] = [], i = 0
+        for c in counts {
+            for k in [i, i + Int(c) - 1] {
+                let x = xy[2 * k], y = xy[2 * k + 1]
+                if x > clip.minX + 1e-6, x < clip.maxX - 1e-6, y > clip.minY + 1e-6, y < clip.maxY - 1e-6 {
+                    ends.append(((x - offsetX) / scale, (y - offsetY) / scale))
+                }
+            }
+            i += Int(c)
+        }
+        return ends
+    }
+
+    @Test func aClippedLineKeepsTheWholeLinesDashesAtAnyClipAndScale() {
+        // A wiggly line across the unit world (seeded), its dashes worked out whole, then in frames
+        // and tiles that cut it elsewhere, and at twice the scale with the pattern twice as long (a
+        // tile of a larger level): every dash end inside a clip is one of the whole line's; where the
+        // clipper thins the lines (drops points closer than half a pixel), within that half pixel.
+        var rng = SplitMix64(seed: 53)
+        var xs: [Double] = [], ys: [Double] = []
+        var x = 0.1, y = 0.5
+        for _ in 0..<500 {
+            xs.append(x); ys.append(y)
+            x += Double.random(in: 0.0005...0.002, using: &rng)
+            y = min(0.9, max(0.1, y + Double.random(in: -0.002...0.002, using: &rng)))
+        }
+        let g = IndexedGeometry(xs: xs, ys: ys, partStarts: [0], isPolygon: false)
+        let world = 2048.0, pattern = [4.0, 2.5]
+        let everything = Box(minX: -10, minY: -10, maxX: world + 10, maxY: world + 10)
+        let whole = Self.dashEnds(g, scale: world, offsetX: 0, offsetY: 0, clip: everything, pattern: pattern, thinning: 0)
+        #expect(whole.count > 200)
+        func distance(_ p: (Double, Double)) -> Double {
+            whole.map { ((($0.0 - p.0) * ($0.0 - p.0) + ($0.1 - p.1) * ($0.1 - p.1)).squareRoot()) * world }.min() ?? 1e9
+        }
+        for k in 0..<12 {
+            let factor = k % 2 == 0 ? 1.0 : 2.0
+            // A clip about a random vertex of the line.
+            let w = Double.random(in: 100...400, using: &rng), h = Double.random(in: 100...400, using: &rng)
+            let r = Int.random(in: 0..<xs.count, using: &rng)
+            let ox = w / 2 - xs[r] * world * factor, oy = h / 2 - ys[r] * world * factor
+            let clip = Box(minX: 0, minY: 0, maxX: w, maxY: h)
+            let thinning = k < 6 ? 0 : 0.5
+            let ends = Self.dashEnds(g, scale: world * factor, offsetX: ox, offsetY: oy, clip: clip,
+                                     pattern: pattern.map { $0 * factor }, thinning: thinning)
+            #expect(!ends.isEmpty)
+            let off = ends.map(distance).filter { $0 > (thinning == 0 ? 1e-6 : thinning) }
+            #expect(off.isEmpty, "clip \(k) at \(factor)x: ends this far from the whole line's (px): \(off)")
+        }
     }
 }

@@ -59,6 +59,44 @@ import Testing
         #expect(ssim.min()! >= 0.99, "SSIM \(ssim.min()!) at zooms \(zooms)")
     }
 
+    @Test(arguments: [false, true])
+    func dashedBordersStayPutOnTheMapAsTheCameraPans(cached: Bool) throws {
+        // A pan over Africa's long borders, (60, 36) pixels a frame: each frame's pixels are the
+        // previous one's, moved. Dashes counted from where the frame's edge cut each border (as they
+        // were) crawled along it as the camera moved, and differed from the cache's tiles.
+        let zoom = 5.1, world = WebMercator.tileSize * pow(2, zoom), step = (x: 60, y: 36)
+        let start = WebMercator.project(LonLat(lon: 14, lat: 6))
+        let cameras = (0..<6).map { k in
+            Camera(center: WebMercator.unproject(WorldPoint(x: start.x + Double(k * step.x) / world,
+                                                            y: start.y + Double(k * step.y) / world)), zoom: zoom)
+        }
+        let map = try ShapefileBaseMap(assets: assets, cachesRasters: cached)
+        if cached { map.rasterBreakEven = .infinity }
+        let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
+        try map.prepare(for: viewports)
+        map.plan(frames: cameras, width: width, height: height, scale: 1)
+        let surfaces = try viewports.map { v in
+            let s = try ImageSurface(width: width, height: height)
+            try s.withContext { try map.draw(v, in: $0) }
+            s.flush()
+            return s
+        }
+        if cached { #expect(map.rasterCacheStatistics?.framesComposited == cameras.count) }
+        var differing = 0, compared = 0
+        for k in 1..<surfaces.count {
+            let p = surfaces[k - 1].data, q = surfaces[k].data, stride = surfaces[0].stride
+            for y in 8..<(height - 8 - step.y) {
+                for x in 8..<(width - 8 - step.x) {
+                    compared += 1
+                    let i = (y + step.y) * stride + (x + step.x) * 4, j = y * stride + x * 4
+                    if (0..<3).contains(where: { abs(Int(p[i + $0]) - Int(q[j + $0])) > 24 }) { differing += 1 }
+                }
+            }
+        }
+        dump(surfaces[0], "pan-\(cached)")
+        #expect(differing <= compared / 100_000, "\(differing) of \(compared) pixels moved otherwise")
+    }
+
     @Test func aFlightAcrossALevelBoundaryAndTheAntimeridianMatchesTheVectors() throws {
         // Zoom 4.25 is a level boundary (quarter zooms); the flight crosses 180 degrees east.
         let cameras = flight(Camera(center: LonLat(lon: 176, lat: -38), zoom: 4.2),
