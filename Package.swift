@@ -6,11 +6,12 @@ import PackageDescription
 /// scene file -> Scene -> Timeline -> camera at frame n -> FrameRenderer -> Encoder -> file.
 let package = Package(
     name: "maptrip",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "maptrip", targets: ["maptrip"]),
         .executable(name: "maptrip-bench", targets: ["maptrip-bench"]),
-        .library(name: "MapTripCore", targets: ["MapTripCore"]),
+        .library(name: "MapTripScene", targets: ["MapTripScene"]),
+        .library(name: "MapTripGeometry", targets: ["MapTripGeometry"]),
+        .library(name: "MapTripTime", targets: ["MapTripTime"]),
         // For the fuzz harnesses (Fuzz/, a package of its own).
         .library(name: "MapTripRender", targets: ["MapTripRender"]),
         .library(name: "MapTripTiles", targets: ["MapTripTiles"]),
@@ -55,41 +56,56 @@ let package = Package(
 
         // maptrip itself.
         .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own pixel kernels (AVX2, AVX-512)
-        .target(name: "MapTripCore"),  // no C imports: scene, geometry, timeline, camera
+        // No C imports, one concern each, unit-tested alone: support <- geometry <- scene <- time.
+        .target(name: "MapTripSupport"),  // edit distance, wording of messages, file kinds, cache bounds
+        .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
+        .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
+        .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry"]),  // timeline, fly-to, plan
         .target(name: "MapTripRender",
-                dependencies: ["MapTripCore", "Cairo", "Pango", "Rsvg", "Shapefile", "Proj", "CResample", "YUV"]),
+                dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
+                               "Shapefile", "Proj", "CResample", "YUV"]),
         .target(name: "MapTripTiles",
-                dependencies: ["MapTripCore", "MapTripRender", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "Curl", "CResample"]),
-        .target(name: "MapTripOutput", dependencies: ["MapTripCore", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
+                dependencies: ["MapTripRender", "MapTripOutput", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo",
+                               "FFmpeg", "SQLite", "Curl", "CResample"]),
+        .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
-                dependencies: ["MapTripCore", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer",
-                               "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap"]),
-        .target(name: "MapTripGazetteer", dependencies: ["MapTripCore", "SQLite"]),  // places by name, offline
-        .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg"]),
+                dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",
+                               "MapTripGeometry", "MapTripSupport", "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap"]),
+        .target(name: "MapTripGazetteer", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "SQLite"]),  // places by name, offline
+        .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripTime", "MapTripScene",
+                                                     "MapTripGeometry", "MapTripSupport", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
-            "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore", "FFmpeg",
-            "MapTripGazetteer", "MapTripBatch",
+            "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripTime", "MapTripScene", "MapTripGeometry",
+            "MapTripSupport", "FFmpeg", "MapTripGazetteer", "MapTripBatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
-                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripCore",
-                                        "MapTripGazetteer", "MapTripBatch", "FFmpeg", "YUV", "Cairo", "Heap"]),
+                         dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripTime",
+                                        "MapTripScene", "MapTripGeometry", "MapTripSupport", "MapTripGazetteer", "MapTripBatch",
+                                        "FFmpeg", "YUV", "Cairo", "Heap"]),
 
-        .testTarget(name: "MapTripCoreTests", dependencies: ["MapTripCore", "TestSupport"]),
-        // What the test targets share (a seeded random generator).
-        .target(name: "TestSupport", dependencies: ["MapTripCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "MapTripGeometryTests", dependencies: ["MapTripGeometry", "MapTripSupport", "TestSupport"]),
+        .testTarget(name: "MapTripSceneTests", dependencies: ["MapTripScene", "MapTripTime", "MapTripGeometry", "MapTripSupport",
+                                                              "TestSupport"]),
+        .testTarget(name: "MapTripTimeTests", dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "TestSupport"]),
+        // What the test targets share (a seeded random generator, numeric keys).
+        .target(name: "TestSupport", dependencies: ["MapTripScene", "MapTripGeometry"], path: "Tests/TestSupport"),
+        // The modules' graph against the README's module table.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
-        .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripCore", "Cairo", "FFmpeg", "Proj", "CResample", "YUV",
+        .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
+                                                               "MapTripSupport", "Cairo", "FFmpeg", "Proj", "CResample", "YUV",
                                                                "TestSupport"]),
         .testTarget(name: "MapTripTilesTests",
-                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripCore", "MapTripOutput", "Cairo", "FFmpeg", "SQLite",
-                                   "TileServerFixture", "TestSupport"]),
-        .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripCore", "SQLite"]),
-        .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "FFmpeg", "YUV", "TestSupport"]),
+                    dependencies: ["MapTripTiles", "MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
+                                   "MapTripSupport", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "TileServerFixture",
+                                   "TestSupport"]),
+        .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripScene", "MapTripGeometry", "SQLite"]),
+        .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "MapTripSupport", "FFmpeg", "YUV", "TestSupport"]),
         .testTarget(name: "MapTripRecordTests",
-                    dependencies: ["MapTripRecord", "MapTripBatch", "MapTripRender", "MapTripOutput", "MapTripCore", "FFmpeg",
-                                   "Cairo", "TileServerFixture", "TestSupport"]),
+                    dependencies: ["MapTripRecord", "MapTripBatch", "MapTripRender", "MapTripOutput", "MapTripTime", "MapTripScene",
+                                   "MapTripGeometry", "MapTripSupport", "FFmpeg", "Cairo", "TileServerFixture", "TestSupport"]),
         // A tile server on 127.0.0.1 for the tests (Python's standard library, started per test).
         .target(name: "TileServerFixture", dependencies: ["MapTripTiles"], path: "Tests/TileServerFixture",
                 exclude: ["tileserver.py"]),

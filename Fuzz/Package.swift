@@ -6,25 +6,25 @@ import PackageDescription
 /// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
 let package = Package(
     name: "maptrip-fuzz",
-    platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "maptrip", path: ".."),
     ],
     targets: [
         .target(name: "FuzzSupport"),
         .executableTarget(name: "FuzzScene", dependencies: [
-            "FuzzSupport", .product(name: "MapTripCore", package: "maptrip"),
+            "FuzzSupport", .product(name: "MapTripScene", package: "maptrip"),
+            .product(name: "MapTripTime", package: "maptrip"),
         ]),
         .executableTarget(name: "FuzzShapefile", dependencies: [
             "FuzzSupport", .product(name: "MapTripRender", package: "maptrip"),
-            .product(name: "MapTripCore", package: "maptrip"),
+            .product(name: "MapTripScene", package: "maptrip"),
         ]),
         .executableTarget(name: "FuzzImage", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
         ]),
         .executableTarget(name: "FuzzMBTiles", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
-            .product(name: "MapTripCore", package: "maptrip"),
+            .product(name: "MapTripGeometry", package: "maptrip"),
         ]),
     ]
 )

@@ -1,6 +1,6 @@
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripScene
 import MapTripOutput
 import MapTripRecord
 

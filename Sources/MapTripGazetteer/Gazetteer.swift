@@ -1,5 +1,6 @@
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripScene
 import SQLite
 
 /// A country as the gazetteer knows it.

@@ -164,42 +164,47 @@ public enum Geodesy {
     }
 
     /// A vector in 3-space (unit vectors stand for points on the sphere: x towards 0°E, z towards the north pole).
-    struct Vector: Equatable {
-        var x, y, z: Double
+    public struct Vector: Equatable, Sendable {
+        public var x, y, z: Double
+        public init(x: Double, y: Double, z: Double) {
+            self.x = x
+            self.y = y
+            self.z = z
+        }
         /// The sum.
-        static func + (a: Vector, b: Vector) -> Vector { Vector(x: a.x + b.x, y: a.y + b.y, z: a.z + b.z) }
+        public static func + (a: Vector, b: Vector) -> Vector { Vector(x: a.x + b.x, y: a.y + b.y, z: a.z + b.z) }
         /// The vector scaled by s.
-        static func * (s: Double, v: Vector) -> Vector { Vector(x: s * v.x, y: s * v.y, z: s * v.z) }
+        public static func * (s: Double, v: Vector) -> Vector { Vector(x: s * v.x, y: s * v.y, z: s * v.z) }
         /// The scalar product.
-        func dot(_ o: Vector) -> Double { x * o.x + y * o.y + z * o.z }
+        public func dot(_ o: Vector) -> Double { x * o.x + y * o.y + z * o.z }
         /// The vector product self × o.
-        func cross(_ o: Vector) -> Vector {
+        public func cross(_ o: Vector) -> Vector {
             Vector(x: y * o.z - z * o.y, y: z * o.x - x * o.z, z: x * o.y - y * o.x)
         }
         /// The Euclidean length.
-        var length: Double { (x * x + y * y + z * z).squareRoot() }
+        public var length: Double { (x * x + y * y + z * z).squareRoot() }
     }
 
     /// The unit vector of a position.
-    static func unitVector(_ p: LonLat) -> Vector {
+    public static func unitVector(_ p: LonLat) -> Vector {
         let lat = p.lat * radians, lon = p.lon * radians
         return Vector(x: cos(lat) * cos(lon), y: cos(lat) * sin(lon), z: sin(lat))
     }
 
     /// The position of a (not necessarily unit) vector; longitude in [-180, 180].
-    static func lonLat(_ v: Vector) -> LonLat {
+    public static func lonLat(_ v: Vector) -> LonLat {
         LonLat(lon: atan2(v.y, v.x) * degrees, lat: atan2(v.z, hypot(v.x, v.y)) * degrees)
     }
 
     /// The local north at a point (at a pole, the direction towards the point's meridian's far side).
-    static func north(_ p: LonLat) -> Vector {
+    public static func north(_ p: LonLat) -> Vector {
         let lat = p.lat * radians, lon = p.lon * radians
         return Vector(x: -sin(lat) * cos(lon), y: -sin(lat) * sin(lon), z: cos(lat))
     }
 
     /// The heading (degrees clockwise from north, [0, 360)) of the direction `d` (a tangent) at the unit
     /// vector `p`. At a pole every direction is south (north pole) or north (south pole).
-    static func heading(of d: Vector, at p: Vector) -> Double {
+    public static func heading(of d: Vector, at p: Vector) -> Double {
         let r = hypot(p.x, p.y)
         if r == 0 { return p.z > 0 ? 180 : 0 }
         let east = Vector(x: -p.y / r, y: p.x / r, z: 0)
@@ -210,17 +215,17 @@ public enum Geodesy {
     /// The great-circle arc from a to b as p(f) = cos(fΩ) u + sin(fΩ) v, with u the unit vector of a, v the
     /// unit tangent at a towards b, and Ω the angle between a and b (atan2(|a × b|, a · b), accurate at any
     /// separation).
-    struct Arc {
+    public struct Arc: Sendable {
         /// The start, as a unit vector.
-        let u: Vector
+        public let u: Vector
         /// The unit tangent at the start, towards the end.
-        let v: Vector
+        public let v: Vector
         /// The angle Ω subtended at the centre, radians in [0, π].
-        let angle: Double
+        public let angle: Double
 
         /// The arc from a to b (for coincident or exactly antipodal points v is a's local north).
 
-        init(_ a: LonLat, _ b: LonLat) {
+        public init(_ a: LonLat, _ b: LonLat) {
             let p = Geodesy.unitVector(a), q = Geodesy.unitVector(b)
             let n = p.cross(q)
             u = p
@@ -230,9 +235,9 @@ public enum Geodesy {
         }
 
         /// The unit vector at fraction f of the arc.
-        func point(_ f: Double) -> Vector { cos(f * angle) * u + sin(f * angle) * v }
+        public func point(_ f: Double) -> Vector { cos(f * angle) * u + sin(f * angle) * v }
         /// The unit direction of travel at fraction f.
-        func direction(_ f: Double) -> Vector { -sin(f * angle) * u + cos(f * angle) * v }
+        public func direction(_ f: Double) -> Vector { -sin(f * angle) * u + cos(f * angle) * v }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// Where a source's levels of detail are kept between renders (see `GeometryCache`). `level` nil is
 /// the full geometry.
@@ -57,8 +58,8 @@ public struct GeometryCache: Sendable {
     /// The store for one source. `path` names it; `recipe` says how its geometry is made (projection,
     /// simplification: change it when they change); `identity` says which version of the source it is.
     public func store(path: String, recipe: String, identity: String) -> any LevelStore {
-        Store(cache: self, source: String(Self.fnv1a(Array(path.utf8)), radix: 16),
-              recipe: String(Self.fnv1a(Array(recipe.utf8)), radix: 16),
+        Store(cache: self, source: String(CacheKeys.fnv1a(Array(path.utf8)), radix: 16),
+              recipe: String(CacheKeys.fnv1a(Array(recipe.utf8)), radix: 16),
               key: recipe + "\u{0}" + path + "\u{0}" + identity)
     }
 
@@ -74,37 +75,6 @@ public struct GeometryCache: Sendable {
             (try? FileManager.default.removeItem(atPath: $0)) != nil
         }
     }
-
-    /// The identity of the files at `paths` as the file system sees them now (size, modification
-    /// time, inode; a missing file counts as missing).
-    public static func identity(of paths: [String]) -> String {
-        // stat(2) itself: FileManager's attributes look up the owner's and group's names too (reading
-        // /etc/passwd and /etc/group for every file, as a render starts).
-        paths.map { path -> String in
-            var st = stat()
-            guard stat(path, &st) == 0 else { return "-" }
-            // The modification time as FileManager gives it: seconds since 1970, as a Double.
-            let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-            return "\(Int64(st.st_size)):\(time.bitPattern):\(UInt64(st.st_ino))"
-        }.joined(separator: ",")
-    }
-
-    /// FNV-1a, over 8-byte little-endian words and then the bytes left (a checksum, and a name).
-    static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        let words = bytes.count / 8
-        for i in 0..<words {
-            h ^= UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))
-            h &*= 0x0000_0100_0000_01b3
-        }
-        for b in bytes[(words * 8)...] {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01b3
-        }
-        return h
-    }
-
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { fnv1a($0) } }
 
     private struct Store: LevelStore {
         let cache: GeometryCache
@@ -173,7 +143,7 @@ enum GeometryFile {
         for v in g.qx { append(UInt32(bitPattern: v), to: &out) }
         for v in g.qy { append(UInt32(bitPattern: v), to: &out) }
         #endif
-        append(GeometryCache.fnv1a(out), to: &out)
+        append(CacheKeys.fnv1a(out), to: &out)
         return Data(out)
     }
 
@@ -200,7 +170,7 @@ enum GeometryFile {
             }
             let qx = r.int32s(n), qy = r.int32s(n)
             let body = UnsafeRawBufferPointer(rebasing: raw[0..<r.offset])
-            guard r.read(UInt64.self) == GeometryCache.fnv1a(body) else { return nil }
+            guard r.read(UInt64.self) == CacheKeys.fnv1a(body) else { return nil }
             return IndexedGeometry(qx: qx, qy: qy, originX: Double(bitPattern: ox), originY: Double(bitPattern: oy),
                                    step: Double(bitPattern: step), partStarts: starts, isPolygon: polygon[0] == 1)
         }

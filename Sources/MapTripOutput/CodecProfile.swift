@@ -1,7 +1,7 @@
 import FFmpeg
 import YUV
 import Foundation
-import MapTripCore
+import MapTripSupport
 
 /// What the user asked of the encoder: quality, speed, keyframes, pixel format. Every field is
 /// optional: nil takes the codec's default. A field the codec has no use for is an error

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripScene
 import MapTripRender
 import MapTripTiles
 import Rsvg

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripScene
 import MapTripGazetteer
 
 /// Where scenes' places by name are looked up: the gazetteer in the Assets folder, opened only when

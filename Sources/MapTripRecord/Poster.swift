@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripScene
+import MapTripTime
 import MapTripOutput
 import MapTripRender
 

@@ -2,7 +2,9 @@ import FFmpeg
 import Foundation
 import Heap
 import MapTripOutput
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripRender
 
 /// Where frames go: an encoder, or a test or benchmark sink.

@@ -1,6 +1,9 @@
 import Foundation
 import Heap
-import MapTripCore
+import MapTripSupport
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripOutput
 import MapTripRender
 import MapTripTiles

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// Runs a job again each time one of its files is saved (`--watch`): the scene, and the files it
 /// names (a local tile folder or MBTiles file, a sound track). Polls modification stamps, which is
@@ -135,13 +136,7 @@ public struct FileStamp: Hashable, Sendable {
         device = UInt64(s.st_dev)
         inode = UInt64(s.st_ino)
         size = Int64(s.st_size)
-        #if os(Linux)
-        modified = Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec)
-        changed = Int64(s.st_ctim.tv_sec) * 1_000_000_000 + Int64(s.st_ctim.tv_nsec)
-        #else
-        modified = Int64(s.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(s.st_mtimespec.tv_nsec)
-        changed = Int64(s.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(s.st_ctimespec.tv_nsec)
-        #endif
+        (modified, changed) = Platform.modifiedAndChanged(s)
         isDirectory = s.st_mode & S_IFMT == S_IFDIR
     }
 }

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 
 /// What lies behind the globe: space, a soft atmosphere fading out from the limb, and the sea on the
 /// Earth's disc (land and lines are drawn over it, cut at the limb).

@@ -1,5 +1,5 @@
 import Cairo
-import MapTripCore
+import MapTripGeometry
 
 /// What lies under the overlays: the embedded shapefile map, or a tiled map. Like a Mapnik
 /// datasource + layers + style, seen from the frame renderer as one thing that paints a viewport.

@@ -1,5 +1,6 @@
 import Cairo
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 
 extension Context {
     /// A solid source of a core colour.

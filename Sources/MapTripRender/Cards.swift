@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import Pango
 
 /// Pictures a scene names, decoded before the first frame (a missing or broken file is an error

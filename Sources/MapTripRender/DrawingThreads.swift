@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// How the drawing shares the machine with the encoder. The encoder is the floor of a render: the
 /// drawing only has to keep it fed, a few frames ahead. Run at the same priority, drawing threads take
@@ -21,17 +22,13 @@ public enum DrawingThreads {
     public static let nice: Int32 = 19
 
     /// The calling thread's nice value (0 when it cannot be read).
-    public static var currentNice: Int32 {
-        errno = 0
-        let n = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        return errno == 0 ? n : 0
-    }
+    public static var currentNice: Int32 { Platform.threadNice ?? 0 }
 
     /// Lowers the calling thread's priority to `nice` (only ever lowers it: a thread already lower
     /// stays so; an unprivileged thread cannot raise it back). `who` 0 is the calling thread alone.
     public static func yield(to nice: Int32) {
         guard currentNice < nice else { return }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+        Platform.setThreadNice(nice)
     }
 
     /// Lowers the calling thread's priority to `nice` (see `yield(to:)`), and its crew's helpers' (see

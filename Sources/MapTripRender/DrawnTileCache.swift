@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// Tiles of the embedded map as the raster cache draws them (BGRA, or I420 planes), kept on disk
 /// between renders: the next render of a trip, a re-render after a caption changed, the other clips of
@@ -32,8 +33,8 @@ public struct DrawnTileCache: Sendable {
     /// What identifies this program's build for the recipes: the executable's size, modification
     /// time and inode (a new build, or another version installed, draws its own tiles).
     public static let programIdentity: String = {
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        return exe + " " + GeometryCache.identity(of: [exe])
+        let exe = Platform.executablePath
+        return exe + " " + CacheKeys.identity(of: [exe])
     }()
 
     /// Brings the folder within bounds: every map's packs together, a pack at a time (one render's
@@ -110,7 +111,7 @@ public final class DrawnTileStore: @unchecked Sendable {
     init(cache: DrawnTileCache, recipe: String) {
         self.cache = cache
         self.recipe = recipe
-        folder = cache.directory.appendingPathComponent(String(GeometryCache.fnv1a(Array(recipe.utf8)), radix: 16))
+        folder = cache.directory.appendingPathComponent(String(CacheKeys.fnv1a(Array(recipe.utf8)), radix: 16))
     }
 
     /// Tiles read back, and written, so far.
@@ -142,7 +143,7 @@ public final class DrawnTileStore: @unchecked Sendable {
     /// `limit` bytes: the first tiles of a trip longer than memory would hold, not all of it.
     public func willNeed(_ names: [String], limit: Int = 256 << 20) {
         for r in ranges(of: names, limit: limit) {
-            _ = posix_fadvise(r.fd, off_t(r.offset), off_t(r.count), POSIX_FADV_WILLNEED)
+            Platform.willRead(r.fd, offset: Int(r.offset), count: Int(r.count))
         }
     }
 
@@ -345,7 +346,7 @@ enum TilePack {
             put(UInt32(0))
             out += nameBytes
         }
-        let sum = GeometryCache.fnv1a(out)
+        let sum = CacheKeys.fnv1a(out)
         put(UInt64(start))
         put(sum)
         return out + trailerMagic
@@ -367,7 +368,7 @@ enum TilePack {
         guard start >= 0, start <= end - indexMagic.count - 8 else { return nil }
         var block = [UInt8](repeating: 0, count: end - start)
         guard block.withUnsafeMutableBytes({ readFully(fd, $0.baseAddress!, end - start, at: start) }),
-              UInt64(truncatingIfNeeded: field(trailer, 8, 8)) == GeometryCache.fnv1a(block),
+              UInt64(truncatingIfNeeded: field(trailer, 8, 8)) == CacheKeys.fnv1a(block),
               Array(block[0..<8]) == indexMagic else { return nil }
         // Every number checked against the pack before any sum of them (a checksum passed by chance
         // must not overflow one).
@@ -437,7 +438,7 @@ enum TilePack {
         for b in payload[(blocks * 32)...] { lanes.0 = (lanes.0 ^ UInt64(b)) &* prime }
         var out = header
         for lane in [lanes.0, lanes.1, lanes.2, lanes.3] { withUnsafeBytes(of: lane.littleEndian) { out += $0 } }
-        return GeometryCache.fnv1a(out)
+        return CacheKeys.fnv1a(out)
     }
 
     static func readFully(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {

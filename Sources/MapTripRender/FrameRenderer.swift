@@ -1,7 +1,9 @@
 import CResample
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 
 /// Draws frames: the base map, then the overlay layers in order, onto reusable Cairo surfaces. It
 /// keeps `buffers` surfaces so a frame can be drawn while earlier ones are still being encoded.

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripGeometry
 
 /// Where things go in a frame, for every overlay: one unit of size, the safe area and the regions of
 /// the cards. Sizes are in layout units, pixels of a frame whose shorter side is 1080, so a 9:16

@@ -1,5 +1,5 @@
 import Cairo
-import MapTripCore
+import MapTripScene
 
 /// How the embedded base map looks. Kept apart from the data (Mapnik's layer / style split).
 public struct MapStyle: Sendable {

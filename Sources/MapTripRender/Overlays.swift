@@ -1,6 +1,8 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import Pango
 
 /// Everything an overlay needs to draw one frame: the scene, every track's value at this frame,

@@ -1,6 +1,7 @@
 import Cairo
 import CResample
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 
 /// An image surface that maptrip's own rasterisers draw straight into: its stroker
 /// (`maptrip_stroke_round`: round lines, for routes, the map's borders and labels' halos,

@@ -1,6 +1,7 @@
 import CResample
 import Cairo
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import YUV
 
 /// What a picture reused frame after frame (one of the recorder's frames, given back by the encoder)

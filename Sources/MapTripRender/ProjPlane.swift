@@ -1,5 +1,6 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import Proj
 
 /// Why a scene's projection cannot be used.

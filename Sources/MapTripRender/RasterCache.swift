@@ -1,7 +1,8 @@
 import Cairo
 import CResample
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import YUV
 
 /// Rasters of the styled base map, drawn once from the vectors and composited into every frame that

@@ -1,7 +1,9 @@
 import CResample
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import Rsvg
 
 /// Each leg's line, drawn up to where the vehicle is: legs begun so far, the travelled ones in their

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripSupport
 import Proj
 import Shapefile
 import YUV
@@ -39,7 +40,7 @@ public final class ShapefileDatasource: @unchecked Sendable {
         self.path = path
         let base = (path as NSString).deletingPathExtension
         let store = cache?.store(path: path, recipe: Self.recipe,
-                                 identity: GeometryCache.identity(of: [path, base + ".shx", base + ".prj"]))
+                                 identity: CacheKeys.identity(of: [path, base + ".shx", base + ".prj"]))
         levels = DetailLevels(store: store) { try Self.load(path: path) }
     }
 
@@ -347,7 +348,7 @@ public final class ShapefileBaseMap: BaseMap {
                      "fills \(fillsItself ? "maptrip" : "cairo")", "style \(String(reflecting: style))", "layers \(String(reflecting: layers))"]
         for source in Set(layers.map(\.source)).sorted() {
             let base = directory.appendingPathComponent(source).path
-            lines.append(source + " " + GeometryCache.identity(of: [base + ".shp", base + ".shx", base + ".prj"]))
+            lines.append(source + " " + CacheKeys.identity(of: [base + ".shp", base + ".shx", base + ".prj"]))
         }
         return lines.joined(separator: "\n")
     }

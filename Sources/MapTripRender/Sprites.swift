@@ -1,5 +1,5 @@
 import Cairo
-import MapTripCore
+import MapTripGeometry
 
 /// Overlay marks (a place's label on its halo, a pin) drawn once and painted wherever they go: a mark
 /// is the same picture frame after frame, only moved, and stroking a label's halo (the outline of

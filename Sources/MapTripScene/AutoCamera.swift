@@ -1,4 +1,5 @@
 import Foundation
+import MapTripGeometry
 
 /// The camera choices a scene may leave to maptrip: a zoom from a span in kilometres, a zoom that
 /// frames a place and its neighbours, a flight's length from its distance. All relative to the

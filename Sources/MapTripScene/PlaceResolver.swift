@@ -1,4 +1,5 @@
 import Foundation
+import MapTripGeometry
 
 /// A place in a gazetteer: what a name in a scene resolves to.
 public struct GazetteerPlace: Equatable, Sendable, Codable {

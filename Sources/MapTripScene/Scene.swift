@@ -1,4 +1,6 @@
 import Foundation
+import MapTripSupport
+import MapTripGeometry
 
 /// A validated scene: what `maptrip render` records. Built by `SceneLoader` from a scene file; every
 /// value here has passed validation, and every default has been filled in.

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// A value that passed the format's checks, with where it stood.
 enum Checked {

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// The scene file format, described once: every key with its type, range, default and one line of
 /// documentation. The loader's checks (`SceneChecker`), the JSON Schema (`SceneSchema`) and the

@@ -1,4 +1,6 @@
 import Foundation
+import MapTripSupport
+import MapTripGeometry
 
 /// Every problem a scene file has, in document order: what `render`, `plan` and `validate` report.
 public struct SceneErrors: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {

@@ -56,7 +56,7 @@ public struct CacheBounds: Sendable, Equatable {
     public static func status(_ path: String) -> (bytes: Int, modified: Date)? {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        let modified = Date(timeIntervalSince1970: Platform.modifiedSeconds(st))
         return (Int(st.st_size), modified)
     }
 }

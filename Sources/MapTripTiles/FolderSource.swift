@@ -1,5 +1,6 @@
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripGeometry
 
 /// Tiles in a folder laid out `dir/{z}/{x}/{y}.png` (or .jpg, .jpeg, .webp): what `maptrip tiles`,
 /// gdal2tiles, mb-util and most tile tools write. The extension and the zooms present are

@@ -1,6 +1,6 @@
 import Curl
 import Foundation
-import MapTripCore
+import MapTripGeometry
 
 /// maptrip's version, as sent in the HTTP User-Agent.
 public enum MapTripVersion {

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import SQLite
 
 /// Tiles from an MBTiles file (SQLite; https://github.com/mapbox/mbtiles-spec): a `tiles` table

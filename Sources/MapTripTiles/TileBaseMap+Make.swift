@@ -1,5 +1,6 @@
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripScene
 
 extension TileBaseMap {
     /// The tile base map a scene's `map` asks for.

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import MapTripRender
 
 /// Raster map tiles as the base map.

@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripGeometry
 import MapTripOutput
 import MapTripRender
 import SQLite

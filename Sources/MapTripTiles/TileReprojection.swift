@@ -1,7 +1,8 @@
 import CResample
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import MapTripRender
 
 // Raster tiles on any projection.

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 
 /// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
 /// file. All answer a batch of keys at once so a remote source can fetch them in parallel.

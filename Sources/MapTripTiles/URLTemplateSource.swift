@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 
 /// Tiles over HTTP(S) from a URL template, fetched in parallel through `TileFetching`
 /// (the cached, retrying `HTTPTileClient`).

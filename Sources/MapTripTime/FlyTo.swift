@@ -1,4 +1,5 @@
 import Foundation
+import MapTripGeometry
 
 /// A CSS-style `cubic-bezier(x1, y1, x2, y2)` timing function from (0, 0) to (1, 1), solved for y
 /// given x as WebKit's and Mapbox's UnitBezier do: Newton's method, falling back to bisection.

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripScene
 
 /// What `maptrip plan` prints: the slots on the frame grid, and optionally the camera of every frame,
 /// as JSON or as a text table.

@@ -16,9 +16,12 @@ import Cairo
 import FFmpeg
 import MapTripTiles
 import Foundation
+import MapTripSupport
 import Heap
 import MapTripBatch
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripGazetteer
 import MapTripOutput
 import MapTripRecord
@@ -136,7 +139,7 @@ func pageOut(_ folder: URL) {
         let fd = open(url.path, O_RDONLY)
         guard fd >= 0 else { continue }
         fdatasync(fd)
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        Platform.dropCache(fd)
         close(fd)
     }
 }

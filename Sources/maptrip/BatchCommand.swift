@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MapTripBatch
-import MapTripCore
+import MapTripSupport
 import MapTripOutput
 import MapTripRecord
 

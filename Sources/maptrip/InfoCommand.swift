@@ -1,7 +1,8 @@
 import ArgumentParser
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripScene
+import MapTripSupport
 
 /// `maptrip info`: what any video (or audio) file holds, as libavformat reads it: container, duration,
 /// size, bit rate and one line per stream, or the whole `MediaInfo` as JSON.

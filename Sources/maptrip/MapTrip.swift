@@ -1,7 +1,8 @@
 import ArgumentParser
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripScene
 import MapTripRecord
 
 @main

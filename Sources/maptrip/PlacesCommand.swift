@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MapTripCore
+import MapTripScene
 import MapTripGazetteer
 import MapTripRecord
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripRecord
 import MapTripRender
 

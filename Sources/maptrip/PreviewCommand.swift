@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import MapTripCore
+import MapTripScene
+import MapTripTime
 import MapTripRecord
 
 /// `maptrip preview`: one frame (or a contact sheet of every place at rest) as a PNG, in a small

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import MapTripRecord
 import MapTripRender
 import MapTripTiles

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripScene
 import MapTripGazetteer
 import Testing
 

@@ -1,4 +1,4 @@
-import MapTripCore
+import MapTripGeometry
 import Testing
 import TestSupport
 

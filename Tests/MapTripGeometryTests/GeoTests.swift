@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+import TestSupport
+@testable import MapTripGeometry
 
 @Suite("Web Mercator")
 struct GeoTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+import TestSupport
+@testable import MapTripGeometry
 
 /// Places and published reference values used below (sources noted where each is checked).
 private enum Ref {

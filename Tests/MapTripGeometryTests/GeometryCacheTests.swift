@@ -1,5 +1,7 @@
 import Foundation
-@testable import MapTripCore
+@testable import MapTripSupport
+@testable import MapTripGeometry
+import MapTripSupport
 import Testing
 
 /// Levels of detail kept on disk between renders: read back exactly, never served for another
@@ -64,9 +66,9 @@ import Testing
         // The source's files as the file system sees them: a file rewritten is another identity.
         let file = dir.appendingPathComponent("x.shp").path
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
-        let before = GeometryCache.identity(of: [file, file + ".missing"])
+        let before = CacheKeys.identity(of: [file, file + ".missing"])
         try Data([1, 2, 3, 4]).write(to: URL(fileURLWithPath: file))
-        #expect(GeometryCache.identity(of: [file, file + ".missing"]) != before)
+        #expect(CacheKeys.identity(of: [file, file + ".missing"]) != before)
     }
 
     @Test func aNewRecipeReplacesTheSourcesOldLevels() throws {
@@ -91,7 +93,7 @@ import Testing
         let fm = FileManager.default
         func file(_ path: String) throws -> URL {
             let name = try fm.contentsOfDirectory(atPath: dir.path).first {
-                $0.hasPrefix(String(GeometryCache.fnv1a(Array(path.utf8)), radix: 16) + "-")
+                $0.hasPrefix(String(CacheKeys.fnv1a(Array(path.utf8)), radix: 16) + "-")
             }
             return dir.appendingPathComponent(try #require(name))
         }
@@ -109,7 +111,7 @@ import Testing
         // days, goes; then the least recently used, /b.shp's, to bring four files down to three.
         let bounded = GeometryCache(directory: dir, bounds: CacheBounds(maxAge: 30 * 86_400, maxBytes: size * 7 / 2))
         bounded.store(path: "/e.shp", recipe: "r", identity: "v").save(Self.source(), level: 4)
-        let left = Set(["/c.shp", "/d.shp", "/e.shp"].map { String(GeometryCache.fnv1a(Array($0.utf8)), radix: 16) })
+        let left = Set(["/c.shp", "/d.shp", "/e.shp"].map { String(CacheKeys.fnv1a(Array($0.utf8)), radix: 16) })
         #expect(Set(try fm.contentsOfDirectory(atPath: dir.path).map { String($0.prefix { $0 != "-" }) }) == left)
         // Reading a file back marks it used: read now, /c.shp's is the newest, and /d.shp's goes next.
         #expect(bounded.store(path: "/c.shp", recipe: "r", identity: "v").geometry(level: 4) != nil)

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import Testing
 import TestSupport
 

@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import Testing
 
 /// Winding number of a closed polygon around a point (nonzero = filled with the winding rule).

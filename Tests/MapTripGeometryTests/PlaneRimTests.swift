@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+@testable import MapTripGeometry
 
 /// A spherical Lambert azimuthal equal-area projection written out (Snyder, Map Projections: A
 /// Working Manual, eq. 24-2 and 24-13 to 24-18), and a plain Mercator, to probe without PROJ.

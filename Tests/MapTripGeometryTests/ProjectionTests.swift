@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+@testable import MapTripGeometry
+@testable import MapTripTime
 
 // Proof tests for the projections (issue #13): the globe against PROJ's orthographic projection, the
 // zoom and bearing rules, the globe's clipping at the limb, the seam cut, the great-circle flight,

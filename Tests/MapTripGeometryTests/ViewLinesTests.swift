@@ -1,5 +1,5 @@
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import Testing
 
 /// Polylines cut down to a box before stroking.

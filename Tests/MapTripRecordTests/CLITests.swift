@@ -1,6 +1,6 @@
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripTime
 import MapTripRecord
 import Testing
 

@@ -1,6 +1,6 @@
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripScene
 import Testing
 
 /// HD video was converted with BT.601 and tagged so, while players that ignore tags assume BT.709 for

@@ -2,7 +2,7 @@ import Cairo
 import FFmpeg
 import Foundation
 import MapTripBatch
-import MapTripCore
+import MapTripTime
 import MapTripOutput
 @testable import MapTripRecord
 import MapTripRender

@@ -1,5 +1,6 @@
 import Foundation
-import MapTripCore
+import MapTripScene
+import MapTripTime
 import Testing
 import TestSupport
 

@@ -1,7 +1,9 @@
 import Cairo
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripOutput
 import MapTripRecord
 import MapTripRender

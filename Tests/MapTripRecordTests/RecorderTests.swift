@@ -1,7 +1,10 @@
 import Cairo
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripSupport
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripOutput
 import MapTripRecord
 import MapTripRender

@@ -1,7 +1,7 @@
 import Cairo
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripScene
 import MapTripRender
 import Testing
 import TestSupport

@@ -1,7 +1,7 @@
 import CResample
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripScene
 @testable import MapTripRender
 import Testing
 

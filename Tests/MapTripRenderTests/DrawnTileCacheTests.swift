@@ -1,5 +1,6 @@
 import Foundation
-@testable import MapTripCore
+import MapTripSupport
+@testable import MapTripRender
 import Testing
 
 /// Drawn tiles kept on disk between renders: read back byte for byte, never served to another map

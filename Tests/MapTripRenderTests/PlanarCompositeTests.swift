@@ -1,7 +1,9 @@
 import Cairo
 import CResample
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 @testable import MapTripRender
 import Testing
 import YUV

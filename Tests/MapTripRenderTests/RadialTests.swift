@@ -1,6 +1,6 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripScene
 @testable import MapTripRender
 import Testing
 

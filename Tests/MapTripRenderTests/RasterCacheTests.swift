@@ -1,7 +1,8 @@
 import Cairo
 import FFmpeg
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 @testable import MapTripRender
 import Proj
 import Testing

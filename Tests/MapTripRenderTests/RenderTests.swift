@@ -1,6 +1,8 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
 import MapTripRender
 import Testing
 

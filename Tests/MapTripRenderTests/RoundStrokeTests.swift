@@ -1,7 +1,8 @@
 import Cairo
 import CResample
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 @testable import MapTripRender
 import Testing
 

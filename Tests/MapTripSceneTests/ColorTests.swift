@@ -1,5 +1,5 @@
 import Testing
-@testable import MapTripCore
+@testable import MapTripScene
 
 struct ColorTests {
     @Test func hex() {

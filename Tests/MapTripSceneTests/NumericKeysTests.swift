@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+@testable import MapTripScene
+@testable import MapTripTime
 import TestSupport
 
 /// Every numeric key of the scene format, found by walking `SceneFormat` (a key added later is tried

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+import TestSupport
+@testable import MapTripSupport
+@testable import MapTripGeometry
+@testable import MapTripScene
 
 /// The resolve phase: places by name through a `PlaceResolver` (a small in-memory one here; the
 /// gazetteer has its own tests).

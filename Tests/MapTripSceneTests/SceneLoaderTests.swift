@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+@testable import MapTripSupport
+@testable import MapTripGeometry
+@testable import MapTripScene
 import TestSupport
 
 @Suite("Scene loader")

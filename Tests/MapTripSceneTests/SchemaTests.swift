@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+@testable import MapTripScene
 
 /// The JSON Schema and the README's table come from `SceneFormat`; they are checked in, and must stay
 /// what the description generates. An independent validator (python3-jsonschema) agrees with the loader.

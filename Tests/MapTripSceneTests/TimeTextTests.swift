@@ -1,4 +1,4 @@
-import MapTripCore
+import MapTripScene
 import Testing
 
 /// Times as people write them, for `preview --at`, `render --poster-at` and the scene's hints.

@@ -1,6 +1,6 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import MapTripRender
 import Testing
 @testable import MapTripTiles

@@ -1,6 +1,6 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
 import MapTripOutput
 import MapTripRender
 import Testing

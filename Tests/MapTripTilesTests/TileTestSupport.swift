@@ -1,6 +1,7 @@
 import Cairo
 import Foundation
-import MapTripCore
+import MapTripGeometry
+import MapTripScene
 import MapTripRender
 @testable import MapTripTiles
 import TestSupport

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+import TestSupport
+@testable import MapTripGeometry
+@testable import MapTripTime
 
 @Suite("flyTo")
 struct FlyToTests {

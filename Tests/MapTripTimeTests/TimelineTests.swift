@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import MapTripCore
+import TestSupport
+@testable import MapTripGeometry
+@testable import MapTripScene
+@testable import MapTripTime
 
 @Suite("Timeline")
 struct TimelineTests {

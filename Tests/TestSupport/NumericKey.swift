@@ -1,4 +1,4 @@
-import MapTripCore
+import MapTripScene
 
 /// A numeric key of the scene format, found by walking `SceneFormat` (a key added later is found
 /// too): its path in a probe scene (`places`, `zoom`), whether it must be an integer, and its rule.

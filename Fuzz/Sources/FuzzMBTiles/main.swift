@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import MapTripCore
+import MapTripGeometry
 import MapTripTiles
 
 /// The MBTiles reader over any bytes as a database file: opened, its metadata read, a tile at its

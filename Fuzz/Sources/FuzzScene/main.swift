@@ -1,5 +1,6 @@
 import FuzzSupport
-import MapTripCore
+import MapTripScene
+import MapTripTime
 
 /// The scene loader over any bytes: every input gives a scene or errors, never a crash or a hang;
 /// a scene that loads is also timed out (its timeline built and sampled), as `render` would.

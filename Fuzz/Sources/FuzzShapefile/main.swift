@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import MapTripCore
+import MapTripScene
 import MapTripRender
 
 /// The base map's shapefile reading over any bytes: the input is split into a `.shx` and a `.shp`
