@@ -59,7 +59,7 @@ public final class FrameRenderer {
                      height: scene.video.height, scale: scene.video.scale)
     }
 
-    /// Starts the overlays' preparation (`Overlay.preparation`): a render calls it as it starts. The
+    /// Starts the overlays' preparation (`OverlayFastPaths.preparation`): a render calls it as it starts. The
     /// steps the first frame drawn needs (its values `first`; nil: all of them) are made on another
     /// thread, beside the map's preparation and the encoder's opening, and that frame waits for them
     /// before its overlays (its base map drawn meanwhile). The others are made by `drawAhead`, on the
@@ -74,7 +74,7 @@ public final class FrameRenderer {
         overlaysStarted = true
         // Without drawing ahead, each frame makes what it needs as it draws.
         guard fastPaths.drawAhead else { return }
-        let steps = overlays.flatMap { $0.preparation(scene, layout: layout, first: first) }
+        let steps = overlays.compactMap { $0 as? OverlayFastPaths }.flatMap { $0.preparation(scene, layout: layout, first: first) }
         laterSteps = steps.filter { !$0.forFirstFrame }[...]
         let group = DispatchGroup()
         let work = OverlayPreparation(steps: steps.filter(\.forFirstFrame))
@@ -133,11 +133,11 @@ public final class FrameRenderer {
     /// composites from rasters, a held picture it keeps): the map into the picture; each overlay
     /// recorded, and replayed inside its ink rectangle only, a band of rows at a time, on a BGRA band
     /// of the frame's width (transparent), or, an overlay of lines that tells its cells
-    /// (`Overlay.inkCells`), drawn on each band in those cells; those rectangles' rows blended over
+    /// (`OverlayFastPaths.inkCells`), drawn on each band in those cells; those rectangles' rows blended over
     /// the picture (OVER is associative: the same picture as the overlays drawn over the map, then
     /// converted, within rounding). The band is all the BGRA memory such a frame touches (a quarter
     /// of the frame: 2 MB at 1080p, not 8). An overlay that draws itself straight into the picture
-    /// (`Overlay.drawPlanar`, the route) does so where nothing is drawn under it yet, without the band.
+    /// (`OverlayFastPaths.drawPlanar`, the route) does so where nothing is drawn under it yet, without the band.
     /// Returns false, drawing nothing, where the map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
         let width = scene.video.width, height = scene.video.height
@@ -153,17 +153,18 @@ public final class FrameRenderer {
         // long lines that tells its cells is not recorded: it is drawn on each band, in its cells.
         var inks: [OverlayInk] = []
         for overlay in overlays {
+            let fast = overlay as? OverlayFastPaths
             // With nothing under it yet, drawn straight into the picture where it can (the route).
-            if fastPaths.lines, inks.isEmpty, let rects = try overlay.drawPlanar(frame, into: picture) {
+            if fastPaths.lines, inks.isEmpty, let rects = try fast?.drawPlanar(frame, into: picture) {
                 picture.history?.drawnOver += rects
                 continue
             }
-            if fastPaths.lines, let cells = try overlay.inkCells(frame) {
+            if fastPaths.lines, let cells = try fast?.inkCells(frame) {
                 if let rows = cells.markedRows { inks.append(.cells(overlay, cells, rows)) }
                 continue
             }
             // An overlay of pictures: each painted on the bands it meets, its rectangle blended.
-            if fastPaths.marks, let marks = try overlay.marks(frame) {
+            if fastPaths.marks, let marks = try fast?.marks(frame) {
                 let placed = marks.compactMap { mark in
                     Self.evenRect(mark.rect, width: width, height: height).map { (mark, $0) }
                 }

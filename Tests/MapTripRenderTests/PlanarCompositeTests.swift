@@ -661,7 +661,7 @@ struct PlanarCompositeTests {
         let sc = scene(places)
         let timeline = Timeline(scene: sc)
         let overlays: [[Overlay]] = [FrameRenderer.standardOverlays(),
-                                     FrameRenderer.standardOverlays().map { $0 is RouteOverlay ? Banded($0) : $0 }]
+                                     FrameRenderer.standardOverlays().map { ($0 as? RouteOverlay).map(Banded.init) ?? $0 }]
         let renderers = try overlays.map { try Self.cachingRenderer(sc, timeline: timeline, overlays: $0) }
         var straight = 0
         for n in stride(from: 0, to: timeline.frameCount, by: 7) {
@@ -685,9 +685,9 @@ struct PlanarCompositeTests {
     }
 
     /// An overlay that draws as `overlay` draws and tells its cells, but never draws straight into I420.
-    final class Banded: Overlay {
-        let overlay: Overlay
-        init(_ overlay: Overlay) { self.overlay = overlay }
+    final class Banded: OverlayFastPaths {
+        let overlay: OverlayFastPaths
+        init(_ overlay: OverlayFastPaths) { self.overlay = overlay }
         func draw(_ frame: FrameContext, in cr: Context) throws { try overlay.draw(frame, in: cr) }
         func inkCells(_ frame: FrameContext) throws -> InkCells? { try overlay.inkCells(frame) }
     }

@@ -1,0 +1,49 @@
+import Cairo
+import Foundation
+import MapTripGeometry
+import MapTripScene
+import Pango
+
+/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box.
+public final class PhotoOverlay: Overlay {
+    public init() {}
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        let layout = frame.layout
+        for value in frame.values.cards {
+            guard case .photo(let i) = value.cue, let image = frame.media.photos[i] else { continue }
+            let border = layout.size(10)
+            let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
+            let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
+                            maxY: box.maxY - border)
+            let shadow = layout.size(6)
+            cr.save()
+            // The group bounded to the card and its shadow (whole pixels): a group's extents are
+            // otherwise the clip's, the whole frame, and a frame drawn into I420 blends all of it.
+            cr.rectangle(whole: Box(minX: box.minX, minY: box.minY, maxX: box.maxX + shadow / 2, maxY: box.maxY + shadow))
+            cr.clip()
+            cr.pushGroup()
+            // A soft shadow, the white frame, then the picture.
+            cr.roundedRectangle(box.minX + shadow / 2, box.minY + shadow, box.maxX - box.minX, box.maxY - box.minY,
+                                radius: layout.size(8))
+            cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.28))
+            cr.fill()
+            cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: layout.size(8))
+            cr.setSource(Color(red: 1, green: 1, blue: 1))
+            cr.fill()
+            let w = inner.maxX - inner.minX, h = inner.maxY - inner.minY
+            cr.save()
+            cr.rectangle(inner.minX, inner.minY, w, h)
+            cr.clip()
+            cr.translate(inner.minX, inner.minY)
+            cr.scale(w / Double(image.width), h / Double(image.height))
+            cr.setSource(image, x: 0, y: 0)
+            cr.setSourceFilter(.good)
+            cr.paint()
+            cr.restore()
+            cr.popGroupToSource()
+            cr.paint(alpha: value.opacity)
+            cr.restore()
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import Cairo
+import Foundation
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
+import Pango
+
+/// A pin on every place reached so far, popping in as the camera arrives, with its name on a halo;
+/// the place the camera is on stands out. Labels are placed by `LabelPlacer`: none overlaps another
+/// or leaves the frame, and the current place's label always shows.
+public final class PlacesOverlay: OverlayFastPaths {
+    private let text = TextCache()
+    /// Settled pins, drawn once per size and colour.
+    private let pinPictures = Sprites(limitBytes: 1 << 20)
+
+    public init() {}
+
+    /// What the overlay paints on a frame, in order: pictures drawn once, or a pin drawn as it is
+    /// (popping in, it changes size every frame).
+    private enum Item {
+        case mark(Mark)
+        case pin(x: Double, y: Double, size: Double, color: Color, alpha: Double)
+    }
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        for item in try items(frame) {
+            switch item {
+            case .mark(let mark):
+                mark.paint(in: cr)
+            case .pin(let x, let y, let size, let color, let alpha) where alpha < 1:
+                // The whole pin (shadow, body, dot) fades as one, its group bounded to the pin.
+                cr.save()
+                cr.rectangle(whole: Self.pinBox(x: x, y: y, size: size))
+                cr.clip()
+                cr.pushGroup()
+                drawPin(x: x, y: y, size: size, color: color, in: cr)
+                cr.popGroupToSource()
+                cr.paint(alpha: alpha)
+                cr.restore()
+            case .pin(let x, let y, let size, let color, _):
+                drawPin(x: x, y: y, size: size, color: color, in: cr)
+            }
+        }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
+        var marks: [Mark] = []
+        for item in try items(frame) {
+            guard case .mark(let mark) = item else { return nil }
+            marks.append(mark)
+        }
+        return marks
+    }
+
+    private func items(_ frame: FrameContext) throws -> [Item] {
+        let pins = frame.values.pins
+        guard !pins.isEmpty else { return [] }
+        let layout = frame.layout, style = frame.scene.style
+        let margin = layout.size(60)
+        struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
+        var shown: [Shown] = []
+        for pin in pins {
+            let position = frame.scene.places[pin.place].position
+            guard let p = frame.viewport.pixel(position) else { continue }
+            guard p.x > -margin, p.y > -margin, p.x < layout.width + margin, p.y < layout.height + margin else { continue }
+            // On the globe, a place turning away towards the limb fades out.
+            let facing = frame.viewport.facing(position)
+            guard facing > 0 else { continue }
+            let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin, facing: facing))
+        }
+        var items: [Item] = []
+        // Older pins first, the current one last (on top).
+        for p in shown.filter({ !$0.pin.current }) + shown.filter(\.pin.current) {
+            let color = p.pin.current ? style.currentPin : style.pin
+            if p.pin.appear >= 1 {
+                // Settled (not popping in): the same picture every frame, faded as one on the globe.
+                let r = 11 * p.size, rim = p.size + 1
+                let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
+                items.append(.mark(try pinPictures.mark(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent,
+                                                        alpha: p.facing) { sc in
+                    drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
+                }))
+            } else {
+                items.append(.pin(x: p.x, y: p.y, size: p.size, color: color, alpha: p.facing))
+            }
+        }
+
+        // Labels: the current place's first, then the most recent ones.
+        let ordered = shown.filter(\.pin.current) + shown.filter { !$0.pin.current }.reversed()
+        var requests: [LabelPlacer.Request] = []
+        var layouts: [(Pango.Layout, TextStyle)] = []
+        for p in ordered {
+            let ts = Self.labelStyle(style, current: p.pin.current)
+            let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit)
+            let (w, h) = l.size
+            let k = p.pin.current ? 1.3 : 1.0
+            requests.append(LabelPlacer.Request(anchorX: p.x, anchorY: p.y, width: w, height: h,
+                                                gap: layout.size(14 * k), rise: layout.size(34 * k),
+                                                always: p.pin.current))
+            layouts.append((l, ts))
+        }
+        let inset = layout.size(8)
+        let bounds = Box(minX: inset, minY: inset, maxX: layout.width - inset, maxY: layout.height - inset)
+        // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
+        // centred; they fade over labels).
+        var obstacles: [Box] = []
+        if frame.values.distanceKm != nil { obstacles.append(layout.counterBox) }
+        // ... and of other places' pins (a label's own positions are beside its pin).
+        for p in shown {
+            obstacles.append(Box(minX: p.x - 11 * p.size, minY: p.y - 34 * p.size, maxX: p.x + 11 * p.size, maxY: p.y))
+        }
+        for card in frame.values.cards {
+            if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
+                obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height)))
+            }
+        }
+        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles,
+                                      padding: layout.size(4))
+        for (k, box) in boxes.enumerated() {
+            guard let box else { continue }
+            let (l, ts) = layouts[k]
+            let place = ordered[k]
+            items.append(.mark(try text.movingMark(l, ts, key: LabelKey(current: place.pin.current,
+                                                                       name: frame.scene.places[place.place].name),
+                                                   x: box.minX, y: box.minY, scale: layout.unit,
+                                                   alpha: place.pin.appear * place.facing)))
+        }
+        return items
+    }
+
+    /// The labels' pictures drawn so far (for tests).
+    var labelPicturesDrawn: Int { text.spritesDrawn }
+
+    /// A place's label's text style: the current place's bolder.
+    private static func labelStyle(_ style: Style, current: Bool) -> TextStyle {
+        let label = current ? style.currentLabel : style.label
+        return TextStyle(family: style.font, weight: current ? "Bold" : "Semi-Bold", size: label.size,
+                         color: label.color, halo: label.halo, haloWidth: 4)
+    }
+
+    /// Every place's name laid out in both styles (shaping it finds and opens the fonts its script
+    /// needs) and its label drawn at whole pixels, a label a step, in the order the trip reaches the
+    /// places: the work a frame showing each label first would do. The first frame's labels are those
+    /// of its pins (the current place's bolder).
+    public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] {
+        scene.places.indices.flatMap { i in
+            [true, false].map { current in
+                PreparationStep(forFirstFrame: first?.pins.contains { $0.place == i && $0.current == current } ?? true) {
+                    [self] in try prepareLabel(scene.places[i].name, current: current, scene: scene, layout: layout)
+                }
+            }
+        }
+    }
+
+    private func prepareLabel(_ name: String, current: Bool, scene: Scene, layout: FrameLayout) throws {
+        let ts = Self.labelStyle(scene.style, current: current)
+        let l = try text.layout(name, ts, scale: layout.unit)
+        // Within half the pictures' room: a long trip's labels are drawn as they come.
+        guard text.spriteBytes < TextCache.spriteLimit / 2 else { return }
+        _ = try text.movingMark(l, ts, key: LabelKey(current: current, name: name), x: 0, y: 0, scale: layout.unit)
+    }
+
+    /// A settled pin's picture: its size and colour.
+    private struct PinKey: Hashable { var size: Double, color: Color }
+    /// A label's picture: the current place's is bolder.
+    private struct LabelKey: Hashable { var current: Bool, name: String }
+
+    /// The pin's size through its arrival: grows past full size and settles back (ease-out-back).
+    static func pop(_ t: Double) -> Double {
+        guard t < 1 else { return 1 }
+        let c1 = 1.70158, c3 = c1 + 1, u = t - 1
+        return max(0, 1 + c3 * u * u * u + c1 * u * u)
+    }
+
+    /// A map pin with its tip at (x, y): a drop shape with a white rim and a soft shadow.
+    /// A box holding all of `drawPin`'s ink (its shadow, its outline's width, antialiasing).
+    static func pinBox(x: Double, y: Double, size: Double) -> Box {
+        let half = 12 * size + 2
+        return Box(minX: x - half, minY: y - 34 * size - size - 2, maxX: x + half, maxY: y + 2.8 * size + 2)
+    }
+
+    func drawPin(x: Double, y: Double, size: Double, color: Color, in cr: Context) {
+        let r = 11 * size, h = 34 * size
+        cr.save()
+        // Shadow: a flattened ellipse at the tip.
+        cr.save()
+        cr.translate(x, y)
+        cr.scale(1, 0.4)
+        cr.arc(x: 0, y: 0, radius: 7 * size)
+        cr.restore()
+        cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.25))
+        cr.fill()
+        // Drop: a circle of radius r centred h - r above the tip, tangents down to the tip.
+        let cy = y - h + r
+        let d = h - r
+        let a = asin(r / d)
+        cr.newPath()
+        cr.move(to: x, y)
+        cr.arc(x: x, y: cy, radius: r, from: .pi / 2 + a, to: .pi / 2 - a + 2 * .pi)
+        cr.closePath()
+        cr.setSource(color)
+        cr.fillPreserve()
+        cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 1))
+        cr.setLineWidth(2 * size)
+        cr.setLineJoin(.round)
+        cr.stroke()
+        cr.arc(x: x, y: cy, radius: r * 0.42)
+        cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 1))
+        cr.fill()
+        cr.restore()
+    }
+}
