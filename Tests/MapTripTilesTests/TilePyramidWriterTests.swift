@@ -4,7 +4,8 @@ import MapTripGeometry
 import MapTripOutput
 import MapTripRender
 import Testing
-@testable import MapTripTiles
+@testable import MapTripRecord
+import MapTripTiles
 
 @Suite("Tile pyramid writer")
 struct TilePyramidWriterTests {

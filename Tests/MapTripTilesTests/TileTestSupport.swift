@@ -4,6 +4,7 @@ import MapTripGeometry
 import MapTripScene
 import MapTripRender
 @testable import MapTripTiles
+import MapTripRecord
 import TestSupport
 
 /// Helpers for the tile tests (prefixed to keep clear of the HTTP tests' helpers).

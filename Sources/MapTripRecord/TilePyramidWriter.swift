@@ -4,6 +4,7 @@ import MapTripSupport
 import MapTripGeometry
 import MapTripOutput
 import MapTripRender
+import MapTripTiles
 import SQLite
 
 /// What tile pyramid to render.
