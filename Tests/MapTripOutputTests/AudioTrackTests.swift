@@ -1,14 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 import FFmpeg
 @testable import MapTripOutput
 
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("maptrip-audiotrack-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+private func temporaryDirectory() throws -> URL { try TemporaryFolder.make("audiotrack-tests") }
 
 private func sine(_ frequency: Double, seconds: Double, rate: Int, amplitude: Float = 0.5) -> [Float] {
     let count = Int((seconds * Double(rate)).rounded())

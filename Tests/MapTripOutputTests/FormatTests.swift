@@ -1,6 +1,7 @@
 import FFmpeg
 import Foundation
 import Testing
+import TestSupport
 @testable import MapTripOutput
 
 /// Every format written through MediaOutput and decoded back with libavformat: codec, profile, pixel
@@ -31,10 +32,7 @@ struct FormatTests {
     }
 
     static func withDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-formats-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url) }
-        return try body(url)
+        try TemporaryFolder.with("formats", body)
     }
 
     /// Writes `moving` frames then `still` repeats through a plan (two passes for GIF).
