@@ -116,7 +116,10 @@ final class RasterCache {
     /// where it does not, pixman paints them through Cairo, the same pixels within a few levels).
     var resamples = true
 
-    init(tileSize: Int = 256, stepsPerZoom: Int = 4, crossFade: Double = 0, limitBytes: Int) {
+    /// Levels a zoom unless told otherwise: quarter zooms.
+    static let defaultStepsPerZoom = 4
+
+    init(tileSize: Int = 256, stepsPerZoom: Int = defaultStepsPerZoom, crossFade: Double = 0, limitBytes: Int) {
         self.tileSize = tileSize
         self.stepsPerZoom = stepsPerZoom
         self.crossFade = crossFade
@@ -126,7 +129,8 @@ final class RasterCache {
 
     /// Enough for the tiles of one frame at its smallest scale (and the level under it during a
     /// cross-fade), with a little room for a flight to find the tiles it has just drawn.
-    static func defaultLimit(width: Int, height: Int, tileSize: Int = 256, stepsPerZoom: Int = 4, crossFade: Double = 0) -> Int {
+    static func defaultLimit(width: Int, height: Int, tileSize: Int = 256, stepsPerZoom: Int = defaultStepsPerZoom,
+                             crossFade: Double = 0) -> Int {
         let k = pow(2, 1 / Double(stepsPerZoom))
         let columns = Int((Double(width) * k / Double(tileSize)).rounded(.up)) + 1
         let rows = Int((Double(height) * k / Double(tileSize)).rounded(.up)) + 1
@@ -145,6 +149,15 @@ final class RasterCache {
     /// short of a half zoom where layers fade).
     static func stepWidth(_ k: Int, stepsPerZoom: Int) -> Int {
         Int((WebMercator.tileSize * pow(2, Double(k) / Double(stepsPerZoom)) - 1e-6).rounded(.up))
+    }
+
+    /// The first step's width (`stepWidth`) at least `worldSize` pixels (as `level` finds a level,
+    /// without the levels added for resting cameras; the largest step's past `maxZoom`).
+    static func stepWidth(atLeast worldSize: Double, stepsPerZoom: Int) -> Int {
+        let target = worldSize * (1 - 1e-12)
+        var k = max(0, Int((log2(max(worldSize, 1) / WebMercator.tileSize) * Double(stepsPerZoom)).rounded(.down)) - 1)
+        while Double(stepWidth(k, stepsPerZoom: stepsPerZoom)) < target && k < maxZoom * stepsPerZoom { k += 1 }
+        return stepWidth(k, stepsPerZoom: stepsPerZoom)
     }
 
     /// The world's width in pixels at level k.

@@ -603,10 +603,8 @@ public final class ShapefileBaseMap: BaseMap {
     /// scaled down, show the same dashes as a frame drawn from the vectors: dashes of one length on
     /// the map between two quarter zooms, counted from the lines' starts (`PixelPath.tracksAlong`).
     static func dashScale(worldWidth: Double) -> Double {
-        let target = worldWidth * (1 - 1e-12)
-        var k = max(0, Int((log2(max(worldWidth, 1) / WebMercator.tileSize) * 4).rounded(.down)) - 1)
-        while Double(RasterCache.stepWidth(k, stepsPerZoom: 4)) < target && k < RasterCache.maxZoom * 4 { k += 1 }
-        return min(1, worldWidth / Double(RasterCache.stepWidth(k, stepsPerZoom: 4)))
+        let step = RasterCache.stepWidth(atLeast: worldWidth, stepsPerZoom: RasterCache.defaultStepsPerZoom)
+        return min(1, worldWidth / Double(step))
     }
 
     /// Paints every layer that shows at `zoom`, one path each: `geometry` appends the layer's pixels

@@ -22,26 +22,6 @@ import Testing
         let chars = Array(text)
         var out: [Target] = []
         var i = 0
-        /// The index just past the bracket that closes the one at `start`.
-        func close(_ start: Int, _ open: Character, _ shut: Character) -> Int {
-            var depth = 0, k = start
-            while k < chars.count {
-                let c = chars[k]
-                if c == "\"" {
-                    k += 1
-                    while k < chars.count && chars[k] != "\"" { k += chars[k] == "\\" ? 2 : 1 }
-                } else if c == "/" && k + 1 < chars.count && chars[k + 1] == "/" {
-                    while k < chars.count && chars[k] != "\n" { k += 1 }
-                } else if c == open {
-                    depth += 1
-                } else if c == shut {
-                    depth -= 1
-                    if depth == 0 { return k + 1 }
-                }
-                k += 1
-            }
-            return chars.count
-        }
         func strings(_ s: String) -> [String] {
             s.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
         }
@@ -51,7 +31,7 @@ import Testing
             let rest = String(chars[(i + 1)..<min(chars.count, i + 40)])
             guard let kind = kinds.first(where: { rest.hasPrefix($0 + "(") }) else { i += 1; continue }
             let open = i + 1 + kind.count
-            let end = close(open, "(", ")")
+            let end = Self.closing(chars, from: open)
             let body = String(chars[(open + 1)..<(end - 1)])
             let name = body.range(of: #"name:\s*"([^"]+)""#, options: .regularExpression).map { strings(String(body[$0]))[0] }
             let path = body.range(of: #"path:\s*"([^"]+)""#, options: .regularExpression).map { strings(String(body[$0]))[0] }
@@ -60,10 +40,10 @@ import Testing
                 let b = Array(body[d.upperBound...])
                 if let s = b.firstIndex(of: "[") {
                     // The list, with `.product(...)` (another package's) taken out.
-                    var list = String(b[s..<min(b.count, Self.closeIndex(b, s))])
+                    var list = String(b[s..<Self.closing(b, from: s)])
                     while let p = list.range(of: ".product(") {
                         let inner = Array(list[p.lowerBound...])
-                        let e = Self.closeIndex(inner, inner.firstIndex(of: "(")!)
+                        let e = Self.closing(inner, from: inner.firstIndex(of: "(")!)
                         list.removeSubrange(p.lowerBound..<list.index(p.lowerBound, offsetBy: e))
                     }
                     dependencies = strings(list)
@@ -75,16 +55,27 @@ import Testing
         return out
     }
 
-    static func closeIndex(_ b: [Character], _ start: Int) -> Int {
-        let (open, shut): (Character, Character) = b[start] == "[" ? ("[", "]") : ("(", ")")
-        var depth = 0
-        for k in start..<b.count {
-            if b[k] == open { depth += 1 } else if b[k] == shut {
+    /// The index just past the bracket that closes the one at `start` (a "(" or a "["), strings and
+    /// comments skipped; the end when it is never closed.
+    static func closing(_ chars: [Character], from start: Int) -> Int {
+        let (open, shut): (Character, Character) = chars[start] == "[" ? ("[", "]") : ("(", ")")
+        var depth = 0, k = start
+        while k < chars.count {
+            let c = chars[k]
+            if c == "\"" {
+                k += 1
+                while k < chars.count && chars[k] != "\"" { k += chars[k] == "\\" ? 2 : 1 }
+            } else if c == "/" && k + 1 < chars.count && chars[k + 1] == "/" {
+                while k < chars.count && chars[k] != "\n" { k += 1 }
+            } else if c == open {
+                depth += 1
+            } else if c == shut {
                 depth -= 1
                 if depth == 0 { return k + 1 }
             }
+            k += 1
         }
-        return b.count
+        return chars.count
     }
 
     /// The README's module table: each row's module and the modules its last column says it uses.
