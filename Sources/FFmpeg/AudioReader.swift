@@ -274,8 +274,8 @@ public final class AudioReader {
         do {
             status = try decoder.receive(into: frame)
         } catch let error as FFmpegError where error.code == FFmpegError.invalidData {
-            packetsSkipped += 1
-            lastSkippedError = error
+            self.packetsSkipped += 1
+            self.lastSkippedError = error
             return
         }
         switch status {
@@ -360,27 +360,9 @@ public final class AudioReader {
             return
         }
         untouched = false
-        while true {
-            let status = av_read_frame(context, packet.pointer)
-            if status == FFmpegError.eof {
-                inputEnded = true
-                try decoder.send(nil)
-                return
-            }
-            try FFmpegError.check(status, "av_read_frame \(path)")
-            defer { packet.unref() }
-            guard packet.pointer.pointee.stream_index == streamIndex else { continue }
-            do {
-                // The decoder said it needs input, so EAGAIN here would be a codec bug.
-                if try !decoder.send(packet) {
-                    throw FFmpegError(code: FFmpegError.again, operation: "avcodec_send_packet \(decoder.codecName)")
-                }
-            } catch let error as FFmpegError where error.code == FFmpegError.invalidData {
-                packetsSkipped += 1
-                lastSkippedError = error
-                continue
-            }
-            return
+        inputEnded = try decoder.feed(from: context, packet: packet, stream: Int32(streamIndex), path: path) { error in
+            self.packetsSkipped += 1
+            self.lastSkippedError = error
         }
     }
 }

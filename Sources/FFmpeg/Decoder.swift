@@ -68,6 +68,34 @@ public final class Decoder {
         return true
     }
 
+    /// Reads `input`'s packets into `packet` until one of stream `stream` is sent to this decoder
+    /// (false), or the input ends (true: the decoder is then drained). A packet the decoder refuses
+    /// as invalid data goes to `skipInvalid` and the reading goes on (nil: the error is thrown).
+    /// `path` names the input in errors.
+    func feed(from input: UnsafeMutablePointer<AVFormatContext>, packet: Packet, stream: Int32, path: String,
+              skipInvalid: ((FFmpegError) -> Void)? = nil) throws -> Bool {
+        while true {
+            let status = av_read_frame(input, packet.pointer)
+            if status == FFmpegError.eof {
+                try send(nil)
+                return true
+            }
+            try FFmpegError.check(status, "av_read_frame \(path)")
+            defer { packet.unref() }
+            guard packet.pointer.pointee.stream_index == stream else { continue }
+            do {
+                // The decoder said it needs input, so EAGAIN here would be a codec bug.
+                if try !send(packet) {
+                    throw FFmpegError(code: FFmpegError.again, operation: "avcodec_send_packet \(codecName)")
+                }
+            } catch let error as FFmpegError where error.code == FFmpegError.invalidData && skipInvalid != nil {
+                skipInvalid?(error)
+                continue
+            }
+            return false
+        }
+    }
+
     public enum Output { case frame, needsInput, endOfStream }
 
     /// Receives the next decoded frame into `frame` (which is unreferenced first).

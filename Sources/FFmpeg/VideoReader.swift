@@ -127,22 +127,6 @@ public final class VideoReader {
             try decoder.send(nil)
             return
         }
-        while true {
-            let status = av_read_frame(context, packet.pointer)
-            if status == FFmpegError.eof {
-                inputEnded = true
-                try decoder.send(nil)
-                return
-            }
-            try FFmpegError.check(status, "av_read_frame \(path)")
-            defer { packet.unref() }
-            if packet.pointer.pointee.stream_index == streamIndex {
-                // The decoder said it needs input, so EAGAIN here would be a codec bug; treat it as an error.
-                if try !decoder.send(packet) {
-                    throw FFmpegError(code: FFmpegError.again, operation: "avcodec_send_packet \(decoder.codecName)")
-                }
-                return
-            }
-        }
+        inputEnded = try decoder.feed(from: context, packet: packet, stream: Int32(streamIndex), path: path)
     }
 }
