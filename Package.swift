@@ -60,13 +60,12 @@ let package = Package(
         .target(name: "MapTripSupport"),  // edit distance, wording of messages, file kinds, cache bounds
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
         .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
-        .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry"]),  // timeline, fly-to, plan
+        .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripRender",
                 dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
-                               "Shapefile", "Proj", "CResample", "YUV"]),
+                               "Shapefile", "Proj", "MapTripTiles", "CResample", "YUV"]),
         .target(name: "MapTripTiles",
-                dependencies: ["MapTripRender", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite",
-                               "Curl", "CResample"]),
+                dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",

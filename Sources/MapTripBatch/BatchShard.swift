@@ -97,11 +97,12 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// when given, as the batch renders it); 1 when it cannot be read (it fails quickly).
     public static func cost(of scene: URL, fps: Int? = nil, width: Int? = nil,
                             resolver: SceneLoader.ResolverSource? = nil) -> Int {
-        guard var loaded = try? SceneLoader.load(contentsOf: scene, resolver: resolver, projections: ProjChecker()) else { return 1 }
-        let w = width ?? loaded.video.width
-        let h = max(1, Int((Double(loaded.video.height) * Double(w) / Double(max(1, loaded.video.width))).rounded()))
-        if let fps { loaded.video.fps = fps }
-        let frames = Timeline(scene: loaded).frameCount
+        guard let loaded = try? SceneLoader.load(contentsOf: scene, resolver: resolver, projections: ProjChecker()) else { return 1 }
+        var format = loaded.video.format
+        let w = width ?? format.width
+        let h = max(1, Int((Double(format.height) * Double(w) / Double(max(1, format.width))).rounded()))
+        if let fps { format.fps = fps }
+        let frames = Timeline(scene: loaded, format: format).frameCount
         return max(1, frames) * max(1, w) * h
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// Where an output's bytes go.
 public enum OutputTarget: Equatable, Sendable, CustomStringConvertible {
@@ -138,6 +139,24 @@ public struct OutputPlan: Sendable {
         -> (width: Int, height: Int, fps: Int, scale: Double) {
         Self.geometry(codec: codec, width: self.width, fps: self.fps, sceneWidth: sceneWidth,
                       sceneHeight: sceneHeight, sceneFPS: sceneFPS)
+    }
+
+    /// The frames a scene whose own are `scene` is drawn in for this output: `geometry`'s size and
+    /// rate, the pixel ratio scaled with the width (the same view), and I420 pixels where the output
+    /// converts its pictures along the I420 path (the drawing may then write into its planes).
+    public func frameFormat(for scene: FrameFormat) throws -> FrameFormat {
+        var format = Self.frameFormat(codec: codec, width: width, fps: fps, scene: scene)
+        let path = try MediaOutput.converterPath(plan: self, width: format.width, height: format.height, fps: format.fps)
+        format.pixels = path == .i420 ? .i420 : .bgra
+        return format
+    }
+
+    /// `geometry` as a frame format (BGRA pixels) for a codec and an asked width and rate (nil: the
+    /// scene's), without a plan: what a render to that codec would draw.
+    public static func frameFormat(codec: VideoCodec, width: Int?, fps: Int?, scene: FrameFormat) -> FrameFormat {
+        let g = geometry(codec: codec, width: width, fps: fps, sceneWidth: scene.width, sceneHeight: scene.height,
+                         sceneFPS: scene.fps)
+        return FrameFormat(width: g.width, height: g.height, fps: g.fps, scale: scene.scale * g.scale)
     }
 
     /// `geometry` for a codec and an asked width and rate (nil: the scene's), without a plan: what a

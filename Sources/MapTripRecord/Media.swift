@@ -59,10 +59,12 @@ public final class SceneImageCheck: ImageChecking, @unchecked Sendable {
 
 extension SceneMedia {
     /// Decodes every picture the scene names before the first frame: photos (scaled once to the
-    /// size they are shown at), vehicle icons (from `assets/icons`) and vehicle images.
-    public static func load(for scene: Scene, sceneFile: URL, assets: URL) throws -> SceneMedia {
+    /// size they are shown at in frames of `format`; nil: the scene's own), vehicle icons (from
+    /// `assets/icons`) and vehicle images.
+    public static func load(for scene: Scene, format: FrameFormat? = nil, sceneFile: URL, assets: URL) throws -> SceneMedia {
         let directory = sceneFile.deletingLastPathComponent()
-        let layout = FrameLayout(width: scene.video.width, height: scene.video.height)
+        let format = format ?? scene.video.format
+        let layout = FrameLayout(width: format.width, height: format.height)
         var media = SceneMedia()
         var icons: [BuiltInVehicle: SVGDocument] = [:]
         var images: [String: ImageSurface] = [:]

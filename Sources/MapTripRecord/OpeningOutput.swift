@@ -1,24 +1,25 @@
 import FFmpeg
 import MapTripOutput
+import MapTripSupport
 
 /// A render's output, opened once drawing has begun (`begin`, which `Recorder.record` calls as soon as
 /// its drawing thread has started): opening the file and the encoder (x264 sets up its threads and
 /// lookahead: 6 to 15 ms at 1080p) then overlaps the drawing of the first frame instead of preceding
 /// it, as the map's loading did. Its converters need only the plan, not the open encoder. Until it is
 /// opened nothing is written; a failure to open is the render's error, as before.
-final class OpeningOutput: ConvertingSink {
+final class OpeningOutput: FrameSink {
     let converterPath: PixelPath?
     private let plan: OutputPlan
     private let width: Int, height: Int
     private var open: (() throws -> MediaOutput)?
     private var output: MediaOutput?
 
-    init(plan: OutputPlan, width: Int, height: Int, fps: Int, open: @escaping () throws -> MediaOutput) throws {
+    init(plan: OutputPlan, format: FrameFormat, open: @escaping () throws -> MediaOutput) throws {
         self.plan = plan
-        self.width = width
-        self.height = height
+        width = format.width
+        height = format.height
         self.open = open
-        converterPath = try MediaOutput.converterPath(plan: plan, width: width, height: height, fps: fps)
+        converterPath = try MediaOutput.converterPath(plan: plan, width: width, height: height, fps: format.fps)
     }
 
     /// The output, opened on first use.

@@ -2,6 +2,7 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 import MapTripTime
 import MapTripOutput
 import MapTripRender
@@ -64,22 +65,20 @@ public struct PreviewJob {
         let clock = ContinuousClock()
         let start = clock.now
         let read = try RenderJob.loadScene(scene, transparent: false, environment: environment)
-        var loaded = read.scene
+        let loaded = read.scene
         let files = read.files
         if let width, !(16...8192).contains(width) {
             throw OutputError.invalidOption("--width \(width) is outside 16-8192")
         }
         // The picture an H.264 render draws at this width (the same view), at the scene's rate.
         let drawWidth = subject == .sheet ? (width ?? Self.defaultCellWidth) : width
-        RenderJob.resize(&loaded, to: OutputPlan.geometry(
-            codec: .h264, width: drawWidth, fps: nil, sceneWidth: loaded.video.width,
-            sceneHeight: loaded.video.height, sceneFPS: loaded.video.fps))
+        let format = OutputPlan.frameFormat(codec: .h264, width: drawWidth, fps: nil, scene: loaded.video.format)
         let projection = try Projection.make(for: loaded)
-        let timeline = Timeline(scene: loaded, projection: projection)
+        let timeline = Timeline(scene: loaded, format: format, projection: projection)
         let shots = try Self.shots(subject, timeline: timeline)
         var layout: SheetLayout?
         if subject == .sheet {
-            let l = SheetLayout(count: shots.count, cellWidth: loaded.video.width, cellHeight: loaded.video.height)
+            let l = SheetLayout(count: shots.count, cellWidth: format.width, cellHeight: format.height)
             try l.checkSize()
             layout = l
         }
@@ -91,10 +90,10 @@ public struct PreviewJob {
         }
         try PosterWriter.check(url, inputs: files, label: subject == .sheet ? "sheet" : "preview")
 
-        let baseMap = try RenderJob.baseMap(for: loaded, sceneFile: scene, environment: environment)
-        let media = try SceneMedia.load(for: loaded, sceneFile: scene, assets: environment.assets)
-        let renderer = try FrameRenderer(scene: loaded, baseMap: baseMap, media: media, projection: projection,
-                                         fastPaths: environment.fastPaths)
+        let baseMap = try RenderJob.baseMap(for: loaded, format: format, sceneFile: scene, environment: environment)
+        let media = try SceneMedia.load(for: loaded, format: format, sceneFile: scene, assets: environment.assets)
+        let renderer = try FrameRenderer(scene: loaded, format: format, baseMap: baseMap, media: media,
+                                         projection: projection, fastPaths: environment.fastPaths)
         // Only these frames' viewports: the base map loads and fetches nothing else.
         try baseMap.prepare(for: shots.compactMap(\.frame).map { renderer.viewport(timeline.camera(at: $0)) })
         // Planned over the whole trip, as a render plans it: a frame looks as it will in the video.
@@ -118,7 +117,7 @@ public struct PreviewJob {
             try renderer.render(timeline.values(at: shots[0].frame!))
             if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
             try PosterWriter.write(renderer.surface, transparent: transparent, to: url)
-            size = (loaded.video.width, loaded.video.height)
+            size = (format.width, format.height)
         }
         let d = clock.now - start
         return PreviewSummary(output: url, width: size.width, height: size.height, shots: shots, sheet: layout,

@@ -4,6 +4,7 @@ import Heap
 import MapTripOutput
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 import MapTripTime
 import MapTripRender
 
@@ -17,29 +18,27 @@ public protocol FrameSink: AnyObject {
     /// Called once by `Recorder.record` as soon as its drawing thread has begun, before the first
     /// picture: a sink may open its output here, while the first frames are drawn (by default nothing).
     func begin() throws
+    /// Converters to the sink's pixel format, as many as fit in `budget` bytes (at least 2); nil (the
+    /// default) when the sink converts its pictures itself. With converters, the recorder converts
+    /// each picture on the drawing thread, right after drawing it, into one of a few frames (a 1080p
+    /// I420 frame is 3 MB, its BGRA picture 8 MB), so that more pictures wait drawn ahead of the
+    /// encoder in the same memory; where the frame format's pixels are I420, frames are drawn
+    /// straight into them where the renderer can.
+    func makeConverters(budget: Int) throws -> [PixelConverter]?
+    /// A converted picture as the next frame (only a sink that made converters gets them);
+    /// `repeatLast` sends it again until the next one.
+    func write(converted frame: Frame) throws
 }
 
 extension FrameSink {
     public func begin() throws {}
+    public func makeConverters(budget: Int) throws -> [PixelConverter]? { nil }
+    public func write(converted frame: Frame) throws {
+        throw FFmpegError(code: FFmpegError.invalidArgument, operation: "FrameSink",
+                          message: "a converted frame given to a sink that made no converters")
+    }
 }
 
-
-/// A sink that also takes pictures already converted to its encoder's pixel format: the recorder then
-/// converts each picture on the drawing thread, right after drawing it, into one of a few frames
-/// (a 1080p I420 frame is 3 MB, its BGRA picture 8 MB), so that more pictures can wait drawn ahead of
-/// the encoder in the same memory.
-public protocol ConvertingSink: FrameSink {
-    /// The pixel path of the converters `makeConverters` makes; nil when the sink converts its
-    /// pictures itself.
-    var converterPath: MapTripOutput.PixelPath? { get }
-    /// Converters along the sink's pixel path, as many as fit in `budget` bytes (at least 2); nil when
-    /// the sink converts its pictures itself.
-    func makeConverters(budget: Int) throws -> [PixelConverter]?
-    /// A converted picture as the next frame; `repeatLast` sends it again until the next one.
-    func write(converted frame: Frame) throws
-}
-
-extension MediaOutput: ConvertingSink {}
 
 /// What a finished recording did.
 public struct RecordSummary: Sendable {
@@ -56,7 +55,7 @@ public struct RecordSummary: Sendable {
 ///
 /// Drawing runs on a thread of its own, a few frames ahead of the sink (x264 leaves part of the
 /// machine idle between its own threads; the drawing fills it). The order of frames, and so the
-/// output, is exactly that of a serial loop. A `ConvertingSink` (an encoder) gets its pictures
+/// output, is exactly that of a serial loop. A sink with converters (an encoder) gets its pictures
 /// converted on the drawing thread into frames of its pixel format, one and a quarter drawn pictures'
 /// worth of memory (three 4:2:0 frames: two waiting, the one the sink repeats): the drawing runs two
 /// pictures ahead in less memory than a second drawn picture and the sink's own frame took. Frames
@@ -64,20 +63,25 @@ public struct RecordSummary: Sendable {
 /// frames, five waiting, so that the drawing keeps working while x264's threads wait on each other.
 public final class Recorder {
     public let scene: Scene
+    /// The frames recorded (the scene's own, or an output's): the timeline and renderer are made from it.
+    public let format: FrameFormat
     public let timeline: Timeline
     public let renderer: FrameRenderer
     /// Pictures that may be drawn ahead of a sink that converts them itself (a GIF's palette pass, a
     /// paced stream, a test's sink): surfaces cost 8 MB each at 1080p.
     public let ahead: Int
 
-    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), ahead: Int = 1,
-                fastPaths: FastPaths = .all) throws {
+    /// `format`: the frames recorded (nil: the scene's own, `Video.format`).
+    public init(scene: Scene, format: FrameFormat? = nil, baseMap: BaseMap, media: SceneMedia = SceneMedia(),
+                ahead: Int = 1, fastPaths: FastPaths = .all) throws {
         self.scene = scene
+        let format = format ?? scene.video.format
+        self.format = format
         let projection = try Projection.make(for: scene)
-        timeline = Timeline(scene: scene, projection: projection)
+        timeline = Timeline(scene: scene, format: format, projection: projection)
         self.ahead = max(1, ahead)
-        renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, buffers: self.ahead + 1,
-                                     projection: projection, fastPaths: fastPaths)
+        renderer = try FrameRenderer(scene: scene, format: format, baseMap: baseMap, media: media,
+                                     buffers: self.ahead + 1, projection: projection, fastPaths: fastPaths)
     }
 
     /// Every distinct viewport the trip shows (or the frames `frames` of it), for the base map to load
@@ -147,14 +151,17 @@ public final class Recorder {
         prepareOverlays(frames: range)
         try prepareBaseMap(frames: range)
         let total = range.count
-        let converting = sink as? ConvertingSink
         let picture = renderer.surface.stride * renderer.surface.height
-        let converters = try converting?.makeConverters(
-            budget: Self.convertedFramesBudget(picture: picture,
-                                               drawnIntoI420: converting?.converterPath == .i420 && renderer.fastPaths.planar))
+        let drawnIntoI420 = format.pixels == .i420 && renderer.fastPaths.planar
+        let converters = try sink.makeConverters(
+            budget: Self.convertedFramesBudget(picture: picture, drawnIntoI420: drawnIntoI420))
         let pipeline = DrawPipeline(buffers: converters == nil ? renderer.surfaces.count : 1, frames: converters?.count ?? 0)
+        if drawnIntoI420, let path = converters?.first?.path, path != .i420 {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "Recorder",
+                              message: "frames of I420 pixels (\(format)) given to a sink converting along \(path)")
+        }
         let drawing = DrawingThread(renderer: renderer, timeline: timeline, frames: range, pipeline: pipeline,
-                                    converters: converters)
+                                    converters: converters, drawsIntoI420: drawnIntoI420)
         drawing.start()
         // Whatever happens here, the drawing thread is stopped and joined before we return: it must
         // not touch the renderer, or the surfaces, after this call.
@@ -176,7 +183,7 @@ public final class Recorder {
                 pipeline.release(buffer)
                 drawn += 1
             case .converted(let index):
-                try converting!.write(converted: converters![index].frame)
+                try sink.write(converted: converters![index].frame)
                 if let held { pipeline.releaseFrame(held) }
                 held = index
                 drawn += 1
@@ -318,14 +325,18 @@ final class DrawingThread: @unchecked Sendable {
     private let pipeline: DrawPipeline
     /// Converters to convert each picture with, right after drawing it (nil: the sink converts).
     private let converters: [PixelConverter]?
+    /// Whether frames are drawn straight into the converters' I420 frames where the renderer can
+    /// (the frame format's pixels).
+    private let drawsIntoI420: Bool
     /// What each converter's frame holds of the pictures drawn into it before (see `PictureHistory`).
     private let histories: [PictureHistory]
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
     init(renderer: FrameRenderer, timeline: Timeline, frames: Range<Int>, pipeline: DrawPipeline,
-         converters: [PixelConverter]? = nil) {
+         converters: [PixelConverter]? = nil, drawsIntoI420: Bool = false) {
         self.renderer = renderer
+        self.drawsIntoI420 = drawsIntoI420 && converters != nil
         self.timeline = timeline
         self.frames = frames
         self.pipeline = pipeline
@@ -370,7 +381,7 @@ final class DrawingThread: @unchecked Sendable {
             do {
                 // An I420 output: a frame the map composites from rasters is drawn straight into it.
                 var drawn = false
-                if let converter = converters?[index], converter.path == .i420 {
+                if drawsIntoI420, let converter = converters?[index] {
                     var picture = try Self.picture(converter)
                     picture.history = histories[index]
                     drawn = try renderer.renderPlanar(state, into: picture)

@@ -112,7 +112,10 @@ public struct RenderJob {
 
     /// Everything checked before drawing: the scene, its files, the output plan.
     public struct Prepared {
+        /// The scene as loaded and checked (never changed to fit the output: see `format`).
         public var scene: Scene
+        /// The frames drawn, as the output writes them: its size and rate, the same view.
+        public var format: FrameFormat
         public var plan: OutputPlan
         public var audio: AudioSpec?
         public var poster: URL?
@@ -125,7 +128,7 @@ public struct RenderJob {
     /// carried; the audio file exists and decodes). Nothing is drawn or written yet.
     public func prepare() throws -> Prepared {
         let read = try Self.loadScene(scene, transparent: transparent, environment: environment)
-        var loaded = read.scene
+        let loaded = read.scene
         let sceneDirectory = scene.deletingLastPathComponent()
         var request = output
         request.transparent = request.transparent || loaded.background == .transparent
@@ -147,21 +150,20 @@ public struct RenderJob {
             throw OutputError.invalidOption("\(named) is \(reason) (give an MP3, AAC, FLAC, WAV or Opus file)")
         }
         var plan = try OutputPlan.make(request)
-        if draft { plan = plan.draft(of: loaded.video) }
+        if draft { plan = plan.draft(of: loaded.video.format) }
         var posterURL: URL?
         if let poster {
             posterURL = URL(fileURLWithPath: poster.path, relativeTo: request.workingDirectory).standardizedFileURL
             try PosterWriter.check(posterURL!, inputs: [scene] + request.inputs)
         }
         // The picture as the output writes it: its size and rate, the same view.
-        Self.resize(&loaded, to: plan.geometry(width: loaded.video.width, height: loaded.video.height,
-                                               fps: loaded.video.fps))
+        let format = try plan.frameFormat(for: loaded.video.format)
         var warnings: [String] = []
         if plan.format.audioCodecName == nil, let dropped = audio {
             warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
             audio = nil
         }
-        return Prepared(scene: loaded, plan: plan, audio: audio, poster: posterURL, warnings: warnings)
+        return Prepared(scene: loaded, format: format, plan: plan, audio: audio, poster: posterURL, warnings: warnings)
     }
 
     /// A scene file as a render reads it (places by name looked up in the environment's gazetteer,
@@ -175,16 +177,13 @@ public struct RenderJob {
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
     }
 
-    /// The scene drawn at an output's size and rate (`OutputPlan.geometry`), with the same view.
-    static func resize(_ scene: inout Scene, to g: (width: Int, height: Int, fps: Int, scale: Double)) {
-        scene.video = Video(width: g.width, height: g.height, fps: g.fps, scale: scene.video.scale * g.scale)
-    }
-
-    /// What the scene is drawn over: nothing for a transparent background, else its base map.
-    static func baseMap(for scene: Scene, sceneFile: URL, environment: RenderEnvironment) throws -> BaseMap {
+    /// What the scene is drawn over, in frames of `format`: nothing for a transparent background,
+    /// else its base map.
+    static func baseMap(for scene: Scene, format: FrameFormat, sceneFile: URL,
+                        environment: RenderEnvironment) throws -> BaseMap {
         scene.background == .transparent
             ? TransparentBaseMap()
-            : try BaseMaps.make(for: scene, sceneDirectory: sceneFile.deletingLastPathComponent(),
+            : try BaseMaps.make(for: scene, format: format, sceneDirectory: sceneFile.deletingLastPathComponent(),
                                 environment: environment)
     }
 
@@ -192,7 +191,7 @@ public struct RenderJob {
     /// folder, a `file://` URL, `~/`; its sound track).
     public static func files(named scene: Scene, sceneDirectory: URL) -> [URL] {
         var files: [URL] = []
-        if let tiles = scene.map?.tiles, let local = try? TileBaseMap.localTiles(tiles, sceneDirectory: sceneDirectory) {
+        if let tiles = scene.map?.tiles, let local = try? TileSources.localTiles(tiles, sceneDirectory: sceneDirectory) {
             files.append(local.url)
         }
         if let audio = scene.audio {
@@ -214,7 +213,7 @@ public struct RenderJob {
         // Before the encoder allocates its pictures (see `Heap.avoidHugePages`).
         Heap.avoidHugePages()
         let prepared = try prepare()
-        let scene = prepared.scene
+        let scene = prepared.scene, format = prepared.format
         let plan = prepared.plan
         // A part that is not in the trip, or that concat could not join, is refused before the map is loaded.
         if let frames {
@@ -222,11 +221,12 @@ public struct RenderJob {
                 throw OutputError.invalidOption("--frames \(frames) renders a part for maptrip concat: write it "
                                                 + "to a .mp4 or .mov file")
             }
-            try frames.check(frameCount: Timeline(scene: scene).frameCount)
+            try frames.check(frameCount: Timeline(scene: scene, format: format).frameCount)
         }
-        let media = try SceneMedia.load(for: scene, sceneFile: self.scene, assets: environment.assets)
-        let baseMap = try Self.baseMap(for: scene, sceneFile: self.scene, environment: environment)
-        let recorder = try Recorder(scene: scene, baseMap: baseMap, media: media, fastPaths: environment.fastPaths)
+        let media = try SceneMedia.load(for: scene, format: format, sceneFile: self.scene, assets: environment.assets)
+        let baseMap = try Self.baseMap(for: scene, format: format, sceneFile: self.scene, environment: environment)
+        let recorder = try Recorder(scene: scene, format: format, baseMap: baseMap, media: media,
+                                    fastPaths: environment.fastPaths)
         // The overlays' preparation, beside the map's (the first frame waits for what it shows).
         let part = frames?.range
         recorder.prepareOverlays(frames: part, after: text)
@@ -236,13 +236,12 @@ public struct RenderJob {
             warnings.append("--frames renders a part without sound: \(dropped.file.lastPathComponent) is not written")
             audio = nil
         }
-        let video = scene.video
 
         var palette: Frame?
         if plan.codec == .gif {
             text.wait()
             // Two passes over the same (deterministic) pictures: a palette made for the clip, then the clip.
-            let pass = try GIFPalettePass(width: video.width, height: video.height, fps: video.fps,
+            let pass = try GIFPalettePass(width: format.width, height: format.height, fps: format.fps,
                                           transparent: plan.transparent)
             _ = try recorder.record(to: pass, frames: part, cancellation: cancellation) {
                 progress?(RenderProgress(frame: $0.frame / 2, frameCount: $0.frameCount, elapsed: $0.elapsed))
@@ -255,12 +254,12 @@ public struct RenderJob {
         if let title = scene.title { metadata["title"] = title }
         metadata.merge(self.metadata) { _, extra in extra }
         let duration = recorder.timeline.duration
-        let out = try OpeningOutput(plan: plan, width: video.width, height: video.height, fps: video.fps) {
-            try MediaOutput(plan: plan, width: video.width, height: video.height, fps: video.fps,
+        let out = try OpeningOutput(plan: plan, format: format) {
+            try MediaOutput(plan: plan, width: format.width, height: format.height, fps: format.fps,
                             metadata: metadata, palette: palette, audio: audio, duration: duration,
                             firstFrame: part?.lowerBound ?? 0)
         }
-        let sink: FrameSink = live ? PacedSink(out, fps: video.fps, clock: liveClock) : out
+        let sink: FrameSink = live ? PacedSink(out, fps: format.fps, clock: liveClock) : out
         var summary: RecordSummary
         text.wait()
         do {
@@ -294,10 +293,10 @@ extension OutputPlan {
     /// This output as a draft (`RenderJob.draft`): half the width it would have (the height follows,
     /// the view is kept) unless a width was asked, and the codec's fastest preset unless one was
     /// asked (x264/x265 ultrafast, the highest VP9/AV1 speed).
-    func draft(of video: Video) -> OutputPlan {
+    func draft(of scene: FrameFormat) -> OutputPlan {
         var plan = self
         if plan.width == nil {
-            plan.width = max(16, geometry(width: video.width, height: video.height, fps: video.fps).width / 2)
+            plan.width = max(16, Self.frameFormat(codec: codec, width: nil, fps: fps, scene: scene).width / 2)
         }
         if plan.options.preset == nil {
             let presets = profile.presets
@@ -310,7 +309,8 @@ extension OutputPlan {
 
 /// Chooses a scene's base map: its `map` section's tiles, or the embedded shapefile map.
 public enum BaseMaps {
-    public static func make(for scene: Scene, sceneDirectory: URL, environment: RenderEnvironment) throws -> BaseMap {
+    public static func make(for scene: Scene, format: FrameFormat, sceneDirectory: URL,
+                            environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
             let fast = environment.fastPaths
             return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
@@ -325,7 +325,7 @@ public enum BaseMaps {
                 ?? HTTPTileClient.defaultCacheDirectory(environment: environment.processEnvironment))
         if let timeout = environment.tileTimeout { http.timeout = timeout }
         let map = try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
-                                       sceneDirectory: sceneDirectory, highDensity: scene.video.scale >= 2)
+                                       sceneDirectory: sceneDirectory, highDensity: format.scale >= 2)
         // Reprojected tiles (globe, PROJ planes) show the style's colours beyond the tiles.
         map.polar = scene.style.polar
         map.space = scene.style.space

@@ -1,5 +1,6 @@
 import Cairo
 import MapTripGeometry
+import MapTripSupport
 
 /// What lies under the overlays: the embedded shapefile map, or a tiled map. Like a Mapnik
 /// datasource + layers + style, seen from the frame renderer as one thing that paints a viewport.
@@ -8,8 +9,8 @@ public protocol BaseMap: AnyObject {
     /// fetches their tiles), so that drawing never waits frame by frame. Called once, before drawing.
     func prepare(for viewports: [Viewport]) throws
     /// The camera of every frame of the recording about to be drawn, in order (a held camera repeated),
-    /// with the frame's size: a map that caches can tell flights from rests. Called after `prepare`.
-    func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double)
+    /// and the frames' format: a map that caches can tell flights from rests. Called after `prepare`.
+    func plan(frames cameras: [Camera], format: FrameFormat)
     /// Paints the whole frame for a viewport.
     func draw(_ viewport: Viewport, in context: Context) throws
     /// Paints the whole frame for a viewport straight into an I420 picture, where the map can (a frame
@@ -33,7 +34,7 @@ public protocol BaseMap: AnyObject {
 
 extension BaseMap {
     public func prepare(for viewports: [Viewport]) throws {}
-    public func plan(frames cameras: [Camera], width: Int, height: Int, scale: Double) {}
+    public func plan(frames cameras: [Camera], format: FrameFormat) {}
     public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool { false }
     public func drawAhead() throws -> Bool { false }
     public func endRecording() {}

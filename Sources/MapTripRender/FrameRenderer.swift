@@ -3,12 +3,15 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 import MapTripTime
 
 /// Draws frames: the base map, then the overlay layers in order, onto reusable Cairo surfaces. It
 /// keeps `buffers` surfaces so a frame can be drawn while earlier ones are still being encoded.
 public final class FrameRenderer {
     public let scene: Scene
+    /// The frames drawn: their size and pixel ratio (the scene's own, or an output's).
+    public let format: FrameFormat
     public let baseMap: BaseMap
     public var overlays: [Overlay]
     public let surfaces: [ImageSurface]
@@ -27,19 +30,23 @@ public final class FrameRenderer {
          TitleOverlay(), AttributionOverlay()]
     }
 
-    /// `projection`: the scene's, made (nil: made here from the scene).
-    public init(scene: Scene, baseMap: BaseMap, media: SceneMedia = SceneMedia(), overlays: [Overlay]? = nil,
-                buffers: Int = 1, projection: Projection? = nil, fastPaths: FastPaths = .all) throws {
+    /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,
+    /// made (nil: made here from the scene).
+    public init(scene: Scene, format: FrameFormat? = nil, baseMap: BaseMap, media: SceneMedia = SceneMedia(),
+                overlays: [Overlay]? = nil, buffers: Int = 1, projection: Projection? = nil,
+                fastPaths: FastPaths = .all) throws {
         self.scene = scene
+        let format = format ?? scene.video.format
+        self.format = format
         self.fastPaths = fastPaths
         self.projection = try projection ?? Projection.make(for: scene)
         self.baseMap = baseMap
         self.media = media
         self.overlays = overlays ?? Self.standardOverlays()
-        layout = FrameLayout(width: scene.video.width, height: scene.video.height)
+        layout = FrameLayout(width: format.width, height: format.height)
         routes = Timeline.routes(for: scene)
         surfaces = try (0..<max(1, buffers)).map { _ in
-            try ImageSurface(width: scene.video.width, height: scene.video.height)
+            try ImageSurface(width: format.width, height: format.height)
         }
         contexts = try surfaces.map { try Context(surface: $0) }
     }
@@ -48,15 +55,13 @@ public final class FrameRenderer {
     public var surface: ImageSurface { surfaces[0] }
 
     public func viewport(_ camera: Camera) -> Viewport {
-        Viewport(camera: camera, width: scene.video.width, height: scene.video.height, scale: scene.video.scale,
-                 projection: projection)
+        Viewport(camera: camera, width: format.width, height: format.height, scale: format.scale, projection: projection)
     }
 
     /// Tells the base map every frame's camera of the whole trip (see `BaseMap.plan`), whatever part of
     /// it is drawn: a frame is drawn the same way in a whole render, a part and a preview.
     public func planBaseMap(_ timeline: Timeline) {
-        baseMap.plan(frames: (0..<timeline.frameCount).map { timeline.camera(at: $0) }, width: scene.video.width,
-                     height: scene.video.height, scale: scene.video.scale)
+        baseMap.plan(frames: (0..<timeline.frameCount).map { timeline.camera(at: $0) }, format: format)
     }
 
     /// Starts the overlays' preparation (`OverlayFastPaths.preparation`): a render calls it as it starts. The
@@ -140,7 +145,7 @@ public final class FrameRenderer {
     /// (`OverlayFastPaths.drawPlanar`, the route) does so where nothing is drawn under it yet, without the band.
     /// Returns false, drawing nothing, where the map cannot: `render` and convert then.
     public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
-        let width = scene.video.width, height = scene.video.height
+        let width = format.width, height = format.height
         guard fastPaths.planar, picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
         let band = try planarBand()
@@ -248,8 +253,8 @@ public final class FrameRenderer {
     /// makes a surface), and left so by every use.
     private func planarBand() throws -> ImageSurface {
         if let planarBandSurface { return planarBandSurface }
-        let rows = min(scene.video.height, ((scene.video.height + 3) / 4 + 1) & ~1)
-        let band = try ImageSurface(width: scene.video.width, height: max(2, rows))
+        let rows = min(format.height, ((format.height + 3) / 4 + 1) & ~1)
+        let band = try ImageSurface(width: format.width, height: max(2, rows))
         planarBandSurface = band
         return band
     }

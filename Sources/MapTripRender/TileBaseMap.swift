@@ -2,7 +2,7 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
-import MapTripRender
+import MapTripTiles
 
 /// Raster map tiles as the base map.
 ///
@@ -391,5 +391,20 @@ final class SurfaceCache {
             entries[key] = nil
             totalBytes -= e.surface.byteCount
         }
+    }
+}
+
+extension TileBaseMap {
+    /// The tile base map a scene's `map` asks for: its source (`TileSources.make`) drawn as raster
+    /// tiles. `strict`: any tile that fails makes `prepare` / `draw` throw instead of drawing a
+    /// placeholder.
+    public static func make(source map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), strict: Bool = false,
+                            sceneDirectory: URL, highDensity: Bool = false,
+                            cacheBytes: Int = TileBaseMap.defaultCacheBytes) throws -> TileBaseMap {
+        var http = http
+        // A strict render stops at the first failed tile: no need to wait for the rest.
+        if strict { http.stopAtFirstFailure = true }
+        let source = try TileSources.make(map, http: http, sceneDirectory: sceneDirectory, highDensity: highDensity)
+        return TileBaseMap(source: source, attribution: map.attribution, strict: strict, cacheBytes: cacheBytes)
     }
 }

@@ -3,7 +3,7 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
-import MapTripRender
+import MapTripTiles
 
 // Raster tiles on any projection.
 //

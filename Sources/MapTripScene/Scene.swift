@@ -176,6 +176,10 @@ public struct Video: Equatable, Sendable {
         self.fps = fps
         self.scale = scale
     }
+
+    /// The scene's own frames, drawn in BGRA: what a render makes when its output asks for nothing
+    /// else (`FrameFormat` resolved from an output otherwise).
+    public var format: FrameFormat { FrameFormat(width: width, height: height, fps: fps, scale: scale) }
 }
 
 public struct Place: Equatable, Sendable {

@@ -2,28 +2,16 @@ import Foundation
 import MapTripSupport
 import MapTripScene
 
-extension TileBaseMap {
-    /// The tile base map a scene's `map` asks for.
-    ///
-    /// - `source.tiles`: an `http(s)://` URL template (fetched with an `HTTPTileClient` made from
-    ///   `http`), a folder of `{z}/{x}/{y}` tiles, or a `.mbtiles` file. Relative paths (and `~/`)
-    ///   are resolved against `sceneDirectory`, the folder of the scene file.
-    /// - `highDensity`: replace `{r}` in a template with "@2x" (512-px tiles); pass true for pixel
-    ///   ratios of 2 and more.
-    /// - `strict`: any tile that fails makes `prepare` / `draw` throw instead of drawing a placeholder.
-    public static func make(source map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), strict: Bool = false,
-                            sceneDirectory: URL, highDensity: Bool = false,
-                            cacheBytes: Int = TileBaseMap.defaultCacheBytes) throws -> TileBaseMap {
-        var http = http
-        // A strict render stops at the first failed tile: no need to wait for the rest.
-        if strict { http.stopAtFirstFailure = true }
-        let source = try makeSource(map, http: http, sceneDirectory: sceneDirectory, highDensity: highDensity)
-        return TileBaseMap(source: source, attribution: map.attribution, strict: strict, cacheBytes: cacheBytes)
-    }
-
-    /// The tile source `map.tiles` names (see `make`).
-    public static func makeSource(_ map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), sceneDirectory: URL,
-                                  highDensity: Bool = false, fetcher: TileFetching? = nil) throws -> TileSource {
+/// The tile source a scene's `map` names, recognised from its `tiles` value: tiles only supply
+/// data here; they are drawn by the map's layers (`TileBaseMap`, in MapTripRender).
+public enum TileSources {
+    /// The tile source `map.tiles` names: an `http(s)://` URL template (fetched with an
+    /// `HTTPTileClient` made from `http`, or `fetcher`), a folder of `{z}/{x}/{y}` tiles, or a
+    /// `.mbtiles` file. Relative paths (and `~/`) are resolved against `sceneDirectory`, the folder of
+    /// the scene file. `highDensity`: replace `{r}` in a template with "@2x" (512-px tiles); pass true
+    /// for pixel ratios of 2 and more.
+    public static func make(_ map: MapSource, http: HTTPTileOptions = HTTPTileOptions(), sceneDirectory: URL,
+                            highDensity: Bool = false, fetcher: TileFetching? = nil) throws -> TileSource {
         let tiles = map.tiles.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !tiles.isEmpty else { throw TileError.unrecognizedSource(map.tiles, reason: "it is empty") }
         guard map.tileSize >= 16, map.tileSize <= 4096 else {

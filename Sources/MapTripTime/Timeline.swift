@@ -1,5 +1,6 @@
 import Foundation
 import MapTripGeometry
+import MapTripSupport
 import MapTripScene
 
 /// The part of the video that belongs to one place: the flight in, then the rest on the place.
@@ -187,14 +188,16 @@ public struct Timeline: Sendable {
     /// The projection the cameras fly over (straight in a plane, along great circles on the globe).
     public let projection: Projection
 
-    /// `projection`: the scene's, resolved (a PROJ plane is made outside Core); nil takes the
-    /// scene's when Core can make it, Web Mercator's ground otherwise.
-    public init(scene: Scene, projection: Projection? = nil) {
+    /// `format`: the frames made (nil: the scene's own, `Video.format`). `projection`: the scene's,
+    /// resolved (a PROJ plane is made outside the pure modules); nil takes the scene's when it can be
+    /// made here, Web Mercator's ground otherwise.
+    public init(scene: Scene, format: FrameFormat? = nil, projection: Projection? = nil) {
         let projection = projection ?? Projection(builtIn: scene.projection) ?? .webMercator
+        let format = format ?? scene.video.format
         self.projection = projection
         precondition(!scene.places.isEmpty, "a scene has at least one place")
-        precondition(scene.video.fps > 0, "fps must be positive")
-        let fps = scene.video.fps
+        precondition(format.fps > 0, "fps must be positive")
+        let fps = format.fps
         let grid = FrameGrid(dwells: scene.places.map(\.dwell) + (scene.outro > 0 ? [scene.outro] : []), fps: fps)
         var slots: [Slot] = []
         slots.reserveCapacity(scene.places.count)
@@ -210,12 +213,12 @@ public struct Timeline: Sendable {
             // pixel of the place): its picture is then a copy of the raster cache's tiles.
             var camera = place.camera
             if case .webMercator = projection {
-                camera = camera.onPixelGrid(width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+                camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
             }
             slots.append(Slot(index: i, place: place, startFrame: start, arriveFrame: arrive, endFrame: end, camera: camera))
         }
 
-        let viewSize = Double(max(scene.video.width, scene.video.height)) / scene.video.scale
+        let viewSize = Double(max(format.width, format.height)) / format.scale
         self.fps = fps
         self.frameCount = grid.frameCount
         self.slots = slots

@@ -353,7 +353,7 @@ func codecRender(_ key: String, _ scenePath: String) throws {
     let summary = try job.run()
     let seconds = now() - start
     let peak = peakMB()
-    let video = try job.prepare().scene.video  // the picture as written (GIF: its own size and rate)
+    let video = try job.prepare().format  // the picture as written (GIF: its own size and rate)
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),"
           + "\"duration\":\(summary.duration),\"bytes\":\(diskBytes(written)),\"width\":\(video.width),"
           + "\"height\":\(video.height),\"fps\":\(video.fps),\"peakMB\":\(peak)}")
@@ -729,7 +729,7 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
         if case .proj = spec { scene.places = scene.places.filter { $0.position.lon > -30 && $0.position.lon < 45 && $0.position.lat > 30 } }
         guard scene.places.count >= 2 else { continue }
         let projection = try Projection.make(for: scene)
-        let map = try BaseMaps.make(for: scene, sceneDirectory: tilesDir, environment: RenderEnvironment(assets: assets))
+        let map = try BaseMaps.make(for: scene, format: scene.video.format, sceneDirectory: tilesDir, environment: RenderEnvironment(assets: assets))
         let renderer = try FrameRenderer(scene: scene, baseMap: map, projection: projection)
         let values = frames(scene, projection)
         try renderer.baseMap.prepare(for: values.map { renderer.viewport($0.camera) })
@@ -762,14 +762,15 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
 /// The raster cache against the vectors: every frame of the trip the cache composites, drawn both
 /// ways (base map and overlays) and compared by SSIM; and the time to draw the trip's frames both ways.
 func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws -> [String: Double] {
-    var scene = try loadScene(scenePath)
+    let scene = try loadScene(scenePath)
+    var format = scene.video.format
     if scale != 1 {
-        scene.video.width = Int((Double(scene.video.width) * scale).rounded())
-        scene.video.height = Int((Double(scene.video.height) * scale).rounded())
-        scene.video.scale *= scale
+        format.width = Int((Double(format.width) * scale).rounded())
+        format.height = Int((Double(format.height) * scale).rounded())
+        format.scale *= scale
     }
     let assets = try assetsURL()
-    let timeline = Timeline(scene: scene)
+    let timeline = Timeline(scene: scene, format: format)
     let cameras = (0..<timeline.frameCount).map { timeline.camera(at: $0) }
     var states: [FrameValues] = []
     for n in 0..<timeline.frameCount {
@@ -778,12 +779,12 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     }
     let cachedMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style))
     let directMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: false)
-    let cached = try FrameRenderer(scene: scene, baseMap: cachedMap), direct = try FrameRenderer(scene: scene, baseMap: directMap)
+    let cached = try FrameRenderer(scene: scene, format: format, baseMap: cachedMap), direct = try FrameRenderer(scene: scene, format: format, baseMap: directMap)
     for r in [cached, direct] {
         try r.baseMap.prepare(for: states.map { r.viewport($0.camera) })
-        r.baseMap.plan(frames: cameras, width: scene.video.width, height: scene.video.height, scale: scene.video.scale)
+        r.baseMap.plan(frames: cameras, format: format)
     }
-    let similarity = try Similarity(width: scene.video.width, height: scene.video.height)
+    let similarity = try Similarity(width: format.width, height: format.height)
     var scores: [Double] = []
     var worst = (ssim: 2.0, frame: 0)
     for (i, s) in states.enumerated() {
@@ -798,19 +799,19 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     }
     // The frames an I420 output (H.264 and the like) gets: drawn straight into I420 where the map
     // composites them, against the vectors' frames converted by libyuv, compared in I420.
-    let W = scene.video.width, H = scene.video.height
+    let W = format.width, H = format.height
     let planarMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style))
-    let planar = try FrameRenderer(scene: scene, baseMap: planarMap)
+    let planar = try FrameRenderer(scene: scene, format: format, baseMap: planarMap)
     try planarMap.prepare(for: states.map { planar.viewport($0.camera) })
-    planarMap.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
+    planarMap.plan(frames: cameras, format: format)
     let picture = I420Buffers(width: W, height: H), reference = I420Buffers(width: W, height: H)
     let similarity420 = try Similarity(width: W, height: H, pixelFormat: .yuv420p)
     var planarScores: [Double] = []
     // For reference, the same measure of BGRA compositing (what the other outputs get), converted.
     var convertedScores: [Double] = []
-    let bgraCached = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style)))
+    let bgraCached = try FrameRenderer(scene: scene, format: format, baseMap: try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style)))
     try bgraCached.baseMap.prepare(for: states.map { bgraCached.viewport($0.camera) })
-    bgraCached.baseMap.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
+    bgraCached.baseMap.plan(frames: cameras, format: format)
     let converted = I420Buffers(width: W, height: H)
     for s in states {
         let before = planarMap.rasterCacheStatistics?.framesComposited ?? 0
@@ -838,9 +839,9 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true), (true, true), (true, true), (true, true)].enumerated() {
             let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: caches)
             map.compositesWithOwnKernel = ownKernel
-            let r = try FrameRenderer(scene: scene, baseMap: map, overlays: k == 5 ? [] : nil)
+            let r = try FrameRenderer(scene: scene, format: format, baseMap: map, overlays: k == 5 ? [] : nil)
             try map.prepare(for: states.map { r.viewport($0.camera) })
-            map.plan(frames: cameras, width: W, height: H, scale: scene.video.scale)
+            map.plan(frames: cameras, format: format)
             let t0 = now()
             for s in states {
                 if k >= 4, try r.renderPlanar(s, into: picture.picture) { continue }
@@ -868,7 +869,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         "ssimConvertedMedian": convertedScores.isEmpty ? 1 : median(convertedScores.sorted()),
     ]
     if show {
-        print("maptrip-bench --quality: \(scenePath) at \(scene.video.width)x\(scene.video.height): \(states.count) frames drawn, "
+        print("maptrip-bench --quality: \(scenePath) at \(format.width)x\(format.height): \(states.count) frames drawn, "
               + "\(scores.count) composited from the raster cache")
         print(String(format: "SSIM cached vs vectors: min %.4f (drawn frame %d), median %.4f", worst.ssim, worst.frame,
                      out["ssimMedian"]!))

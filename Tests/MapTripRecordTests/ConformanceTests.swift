@@ -455,14 +455,13 @@ final class MatrixRun {
     /// Frame `n` of a scene file as preview draws it (`width`: as `--width`), with these overlays.
     static func draw(_ sceneURL: URL, frame n: Int, width: Int? = nil, overlays: [Overlay], drawsMap: Bool = true,
                      environment: RenderEnvironment) throws -> MatrixPicture {
-        var scene = try RenderJob.loadScene(sceneURL, transparent: false, environment: environment).scene
-        RenderJob.resize(&scene, to: OutputPlan.geometry(codec: .h264, width: width, fps: nil, sceneWidth: scene.video.width,
-                                                         sceneHeight: scene.video.height, sceneFPS: scene.video.fps))
+        let scene = try RenderJob.loadScene(sceneURL, transparent: false, environment: environment).scene
+        let format = OutputPlan.frameFormat(codec: .h264, width: width, fps: nil, scene: scene.video.format)
         let baseMap: BaseMap = drawsMap
-            ? try RenderJob.baseMap(for: scene, sceneFile: sceneURL, environment: environment) : TransparentBaseMap()
-        let media = try SceneMedia.load(for: scene, sceneFile: sceneURL, assets: environment.assets)
-        let renderer = try FrameRenderer(scene: scene, baseMap: baseMap, media: media, overlays: overlays)
-        let timeline = Timeline(scene: scene, projection: renderer.projection)
+            ? try RenderJob.baseMap(for: scene, format: format, sceneFile: sceneURL, environment: environment) : TransparentBaseMap()
+        let media = try SceneMedia.load(for: scene, format: format, sceneFile: sceneURL, assets: environment.assets)
+        let renderer = try FrameRenderer(scene: scene, format: format, baseMap: baseMap, media: media, overlays: overlays)
+        let timeline = Timeline(scene: scene, format: format, projection: renderer.projection)
         try baseMap.prepare(for: [renderer.viewport(timeline.camera(at: n))])
         renderer.planBaseMap(timeline)
         try renderer.render(timeline.values(at: n))
@@ -617,9 +616,8 @@ final class VirtualClock: PacingClock, @unchecked Sendable {
             try run.checkVideo(clips.appendingPathComponent(done.output), label: "batch")
             // The poster: the first place at rest under its title, as preview draws that frame.
             let poster = try MatrixPicture(ImageDecoder.decode(Data(contentsOf: clips.appendingPathComponent(try #require(done.poster)))))
-            var scene = try RenderJob.loadScene(fixture.url(.main, transparent: false), transparent: false,
+            let scene = try RenderJob.loadScene(fixture.url(.main, transparent: false), transparent: false,
                                                 environment: run.environment).scene
-            RenderJob.resize(&scene, to: (scene.video.width, scene.video.height, scene.video.fps, 1))
             let n = PosterWriter.defaultFrame(Timeline(scene: scene))
             let expected = try run.preview(.main, transparent: false, frame: n)
             #expect(poster.width == expected.width && poster.height == expected.height)

@@ -47,7 +47,7 @@ final class FrameGrabber: FrameSink {
     static func record(_ scene: Scene, directory: URL, wanted: Set<Int>,
                        assets: URL = Trip.assets) throws -> FrameGrabber {
         let environment = RenderEnvironment(assets: assets, cacheDirectory: directory.appendingPathComponent("cache"))
-        let map = try BaseMaps.make(for: scene, sceneDirectory: directory, environment: environment)
+        let map = try BaseMaps.make(for: scene, format: scene.video.format, sceneDirectory: directory, environment: environment)
         let media = try SceneMedia.load(for: scene, sceneFile: directory.appendingPathComponent("scene.json"), assets: assets)
         let recorder = try Recorder(scene: scene, baseMap: map, media: media)
         let grabber = FrameGrabber(height: scene.video.height, wanted: wanted)

@@ -212,9 +212,9 @@ struct RecorderTests {
             return map
         }
         let fast = ConvertedAhead(width: w, height: h, slow: false)
-        _ = try Recorder(scene: scene, baseMap: try map()).record(to: fast)
+        _ = try Recorder(scene: scene, format: scene.i420, baseMap: try map()).record(to: fast)
         let ahead = ConvertedAhead(width: w, height: h)
-        let recorder = try Recorder(scene: scene, baseMap: try map())
+        let recorder = try Recorder(scene: scene, format: scene.i420, baseMap: try map())
         let summary = try recorder.record(to: ahead)
         // Two and a quarter drawn pictures' memory: six 4:2:0 frames. Every frame was drawn into I420
         // (held pictures and overlays through a band of rows): the drawing surface, whose memory those
@@ -240,7 +240,7 @@ struct RecorderTests {
         var scene = try TripScene.korea.scene()
         scene.video = Video(width: 3840, height: 2160, fps: scene.video.fps, scale: 2)
         let big = ConvertedAhead(width: 3840, height: 2160, slow: false)
-        let summary = try Recorder(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets))
+        let summary = try Recorder(scene: scene, format: scene.i420, baseMap: try ShapefileBaseMap(assets: Trip.assets))
             .record(to: big, frames: 0..<2)
         #expect(big.converters == 4)
         #expect(big.converters * 3840 * 2160 * 3 / 2 <= 50 << 20)
@@ -283,7 +283,7 @@ struct RecorderTests {
             func pictures(_ cache: DrawnTileCache?) throws -> [UInt64] {
                 let sink = ConvertedAhead(width: scene.video.width, height: scene.video.height, slow: false)
                 let map = try ShapefileBaseMap(assets: Trip.assets, drawnTiles: cache)
-                _ = try Recorder(scene: scene, baseMap: map).record(to: sink)
+                _ = try Recorder(scene: scene, format: scene.i420, baseMap: map).record(to: sink)
                 (read, drawn) = (map.rasterCacheStatistics?.tilesRead ?? 0, map.rasterCacheStatistics?.tilesDrawn ?? 0)
                 return sink.hashes
             }
@@ -589,9 +589,18 @@ func planeHash(_ frame: Frame) -> UInt64 {
     return h
 }
 
+extension Scene {
+    /// The scene's own frames, drawn into I420 pictures where the renderer can (as for an H.264 output).
+    var i420: FrameFormat {
+        var format = video.format
+        format.pixels = .i420
+        return format
+    }
+}
+
 /// Takes I420 frames converted on the drawing thread (what an encoder's output does), slowly, and
 /// hashes each as it is written and again each time it is repeated.
-final class ConvertedAhead: ConvertingSink {
+final class ConvertedAhead: FrameSink {
     let width: Int, height: Int
     private(set) var hashes: [UInt64] = []
     private(set) var converters = 0
@@ -605,7 +614,6 @@ final class ConvertedAhead: ConvertingSink {
         self.height = height
         self.slow = slow
     }
-    var converterPath: MapTripOutput.PixelPath? { .i420 }
     func makeConverters(budget: Int) throws -> [PixelConverter]? {
         let first = try PixelConverter(path: .i420, width: width, height: height, straightAlpha: false)
         converters = max(2, budget / first.frameBytes)

@@ -2,6 +2,7 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 @testable import MapTripRender
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
         let map = try ShapefileBaseMap(assets: assets, style: style, drawnTiles: cache)
         map.rasterBreakEven = .infinity
         try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height, scale: scale) })
-        map.plan(frames: cameras, width: width, height: height, scale: scale)
+        map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: scale))
         return map
     }
 

@@ -3,6 +3,7 @@ import CResample
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 import MapTripTime
 @testable import MapTripRender
 import Testing
@@ -334,7 +335,7 @@ struct PlanarCompositeTests {
             let map = try ShapefileBaseMap(assets: assets)
             map.rasterBreakEven = .infinity
             try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height) })
-            map.plan(frames: cameras, width: width, height: height, scale: 1)
+            map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
             return map
         }
     }
@@ -437,8 +438,8 @@ struct PlanarCompositeTests {
         // Off the grid by a third of a pixel: drawn from the vectors, as before.
         var moved = rest
         moved.center.lon += 360 / WebMercator.worldSize(zoom: rest.zoom) / 3
-        #expect(ShapefileBaseMap.gridWidth(held) != nil)
-        #expect(ShapefileBaseMap.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
+        #expect(MapCaching.gridWidth(held) != nil)
+        #expect(MapCaching.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
     }
 
     /// Over open sea every tile is one colour: each is kept as its three samples, not as planes (the

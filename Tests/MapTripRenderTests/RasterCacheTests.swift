@@ -3,6 +3,7 @@ import FFmpeg
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import MapTripSupport
 @testable import MapTripRender
 import Proj
 import Testing
@@ -32,7 +33,7 @@ import Testing
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height, projection: projection) }
         try cached.prepare(for: viewports)
         try direct.prepare(for: viewports)
-        cached.plan(frames: cameras, width: width, height: height, scale: 1)
+        cached.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let a = try ImageSurface(width: width, height: height), b = try ImageSurface(width: width, height: height)
         let similarity = try Similarity(width: width, height: height)
         var scores: [Double] = []
@@ -75,7 +76,7 @@ import Testing
         if cached { map.rasterBreakEven = .infinity }
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
         try map.prepare(for: viewports)
-        map.plan(frames: cameras, width: width, height: height, scale: 1)
+        map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let surfaces = try viewports.map { v in
             let s = try ImageSurface(width: width, height: height)
             try s.withContext { try map.draw(v, in: $0) }
@@ -121,7 +122,7 @@ import Testing
             map.rasterBreakEven = .infinity
             map.compositesWithOwnKernel = own
             try map.prepare(for: viewports)
-            map.plan(frames: cameras, width: width, height: height, scale: 1)
+            map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
             return map
         }
         let a = try ImageSurface(width: width, height: height), b = try ImageSurface(width: width, height: height)
@@ -241,13 +242,13 @@ import Testing
         let map = try ShapefileBaseMap(assets: assets)
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
         try map.prepare(for: viewports)
-        map.plan(frames: cameras, width: width, height: height, scale: 1)
+        map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let surface = try ImageSurface(width: width, height: height)
         // Late in the trip, tiles are drawn over the surfaces of evicted ones: those frames are the
         // same, byte for byte, as a fresh cache draws them.
         let fresh = try ShapefileBaseMap(assets: assets)
         try fresh.prepare(for: viewports)
-        fresh.plan(frames: cameras, width: width, height: height, scale: 1)
+        fresh.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let other = try ImageSurface(width: width, height: height)
         var checked = 0
         for (i, v) in viewports.enumerated() {

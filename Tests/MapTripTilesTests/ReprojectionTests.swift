@@ -2,7 +2,7 @@ import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
-import MapTripRender
+@testable import MapTripRender
 import Testing
 import TestSupport
 @testable import MapTripTiles

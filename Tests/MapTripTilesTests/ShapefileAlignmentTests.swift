@@ -1,7 +1,7 @@
 import Cairo
 import Foundation
 import MapTripGeometry
-import MapTripRender
+@testable import MapTripRender
 import Testing
 @testable import MapTripTiles
 

@@ -1,7 +1,7 @@
 import Cairo
 import Foundation
 import MapTripScene
-import MapTripRender
+@testable import MapTripRender
 import Testing
 @testable import MapTripTiles
 

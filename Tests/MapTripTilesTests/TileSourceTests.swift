@@ -4,6 +4,7 @@ import MapTripGeometry
 import MapTripScene
 import SQLite
 import Testing
+@testable import MapTripRender
 @testable import MapTripTiles
 
 @Suite("Tile sources")
@@ -270,22 +271,22 @@ struct TileSourceTests {
             try TileTest.pyramid(UniformBaseMap(RGB(90, 90, 90)), to: scene.appendingPathComponent("tiles"), zooms: 0...1)
             try TileTest.pyramid(UniformBaseMap(RGB(90, 90, 90)), to: scene.appendingPathComponent("t.mbtiles"), zooms: 0...1)
 
-            let folder = try TileBaseMap.makeSource(MapSource(tiles: "tiles"), sceneDirectory: scene)
+            let folder = try TileSources.make(MapSource(tiles: "tiles"), sceneDirectory: scene)
             #expect(folder is FolderSource)
-            let template = try TileBaseMap.makeSource(MapSource(tiles: "tiles/{z}/{x}/{y}.png"), sceneDirectory: scene)
+            let template = try TileSources.make(MapSource(tiles: "tiles/{z}/{x}/{y}.png"), sceneDirectory: scene)
             #expect((template as? FolderSource)?.fileExtension == "png")
-            let mb = try TileBaseMap.makeSource(MapSource(tiles: "./t.mbtiles", maxZoom: 0), sceneDirectory: scene)
+            let mb = try TileSources.make(MapSource(tiles: "./t.mbtiles", maxZoom: 0), sceneDirectory: scene)
             #expect(mb is MBTilesSource && mb.maxZoom == 0)
-            let abs = try TileBaseMap.makeSource(MapSource(tiles: scene.appendingPathComponent("tiles").path),
+            let abs = try TileSources.make(MapSource(tiles: scene.appendingPathComponent("tiles").path),
                                                  sceneDirectory: URL(fileURLWithPath: "/"))
             #expect(abs is FolderSource)
-            let web = try TileBaseMap.makeSource(MapSource(tiles: "https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+            let web = try TileSources.make(MapSource(tiles: "https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
                                                  sceneDirectory: scene, fetcher: FakeFetcher())
             #expect(web is URLTemplateSource)
 
             func error(_ tiles: String) -> String {
                 do {
-                    _ = try TileBaseMap.makeSource(MapSource(tiles: tiles), sceneDirectory: scene, fetcher: FakeFetcher())
+                    _ = try TileSources.make(MapSource(tiles: tiles), sceneDirectory: scene, fetcher: FakeFetcher())
                     return "accepted"
                 } catch { return "\(error)" }
             }
