@@ -9,13 +9,7 @@ import MapTripGeometry
 public final class FolderSource: TileSource {
     public let directory: URL
     public let fileExtension: String
-    public let minZoom: Int
-    public let maxZoom: Int
-    public let tileSize: Int
-    public let attribution: String?
-    public let format: TileFormat?
-    public let bounds: GeoBounds?
-    public let name: String?
+    public let info: TileSetInfo
     /// Rows counted from the bottom (TMS) instead of the top (XYZ).
     public let isTMS: Bool
 
@@ -53,8 +47,7 @@ public final class FolderSource: TileSource {
 
         // Optional metadata.
         let meta = Self.readMetadata(dir.appendingPathComponent("metadata.json"))
-        name = meta["name"].flatMap { $0 as? String }
-        attribution = meta["attribution"].flatMap { $0 as? String }.flatMap { $0.isEmpty ? nil : $0 }
+        let bounds: GeoBounds?
         if let b = meta["bounds"] as? String {
             bounds = GeoBounds(parsing: b)
         } else if let a = (meta["bounds"] as? [Any])?.compactMap(Self.double), a.count == 4 {
@@ -80,11 +73,12 @@ public final class FolderSource: TileSource {
         }
         let sampleData = sample.flatMap { FileKind(path: $0.path) == .regular ? try? Data(contentsOf: $0) : nil }
         let sniffed = sampleData.flatMap(TileFormat.init(sniffing:))
-        format = sniffed ?? TileFormat(name: self.fileExtension.lowercased()) ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
+        let format = sniffed ?? TileFormat(name: self.fileExtension.lowercased())
+            ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
         if format == .pbf {
             throw TileError.badFolder(path, reason: "it holds vector tiles (pbf/mvt), which cannot be drawn: use raster tiles")
         }
-        self.tileSize = sampleData.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize
+        let measured = sampleData.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) }
 
         var lo = zooms.first!, hi = zooms.last!
         if let m = meta["minzoom"].flatMap(Self.int) { lo = max(lo, m) }
@@ -94,8 +88,9 @@ public final class FolderSource: TileSource {
         guard lo <= hi else {
             throw TileError.badFolder(path, reason: "zooms \(zooms.first!)...\(zooms.last!) present, none within the requested \(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
         }
-        self.minZoom = lo
-        self.maxZoom = hi
+        info = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: measured ?? tileSize,
+                           attribution: meta["attribution"].flatMap { $0 as? String }.flatMap { $0.isEmpty ? nil : $0 },
+                           format: format, bounds: bounds, name: meta["name"].flatMap { $0 as? String })
     }
 
     public var label: String { directory.path }
@@ -111,8 +106,8 @@ public final class FolderSource: TileSource {
     public func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
         var out: [TileKey: Result<Data, Error>] = [:]
         for key in keys where out[key] == nil {
-            guard key.isValid, key.z >= minZoom, key.z <= maxZoom else {
-                out[key] = .failure(TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom) of \(directory.path)"))
+            if let refusal = refusal(key, place: directory.path) {
+                out[key] = .failure(refusal)
                 continue
             }
             let url = file(for: key)

@@ -8,13 +8,7 @@ import SQLite
 /// and `attribution` are honoured. Opened read-only.
 public final class MBTilesSource: TileSource {
     public let file: URL
-    public let minZoom: Int
-    public let maxZoom: Int
-    public let tileSize: Int
-    public let attribution: String?
-    public let format: TileFormat?
-    public let bounds: GeoBounds?
-    public let name: String?
+    public let info: TileSetInfo
     /// The whole metadata table.
     public let metadata: [String: String]
 
@@ -38,8 +32,8 @@ public final class MBTilesSource: TileSource {
             }
             // PRAGMA table_info works on views too (some writers deduplicate tiles behind a view).
             var columns = Set<String>()
-            let info = try database.prepare("PRAGMA table_info(tiles)")
-            while try info.step() { if let name = info.text(1) { columns.insert(name.lowercased()) } }
+            let columnInfo = try database.prepare("PRAGMA table_info(tiles)")
+            while try columnInfo.step() { if let name = columnInfo.text(1) { columns.insert(name.lowercased()) } }
             let missing = ["zoom_level", "tile_column", "tile_row", "tile_data"].filter { !columns.contains($0) }
             guard missing.isEmpty else {
                 throw TileError.badMBTiles(path, reason: "its tiles table has no \(missing.joined(separator: ", ")) column"
@@ -54,9 +48,6 @@ public final class MBTilesSource: TileSource {
                 }
             }
             metadata = meta
-            name = meta["name"]
-            attribution = meta["attribution"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
-            bounds = meta["bounds"].flatMap(GeoBounds.init(parsing:))
 
             var lo = meta["minzoom"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             var hi = meta["maxzoom"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -75,17 +66,20 @@ public final class MBTilesSource: TileSource {
             guard zLo <= zHi else {
                 throw TileError.badMBTiles(path, reason: "its zooms do not overlap the requested \(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
             }
-            self.minZoom = zLo
-            self.maxZoom = zHi
 
             let first = try database.prepare("SELECT tile_data FROM tiles LIMIT 1")
             let sample = try first.step() ? first.blob(0) : nil
             let stated = meta["format"].flatMap(TileFormat.init(name:))
-            format = stated ?? sample.flatMap(TileFormat.init(sniffing:))
+            let format = stated ?? sample.flatMap(TileFormat.init(sniffing:))
             if format == .pbf || sample.flatMap(TileFormat.init(sniffing:)) == .pbf {
                 throw TileError.badMBTiles(path, reason: "it holds vector tiles (format pbf), which cannot be drawn: use a raster MBTiles (png, jpg, webp)")
             }
-            self.tileSize = sample.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize
+            info = TileSetInfo(minZoom: zLo, maxZoom: zHi,
+                               tileSize: sample.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize,
+                               attribution: meta["attribution"].flatMap {
+                                   $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0
+                               },
+                               format: format, bounds: meta["bounds"].flatMap(GeoBounds.init(parsing:)), name: meta["name"])
             select = try database.prepare(
                 "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?")
         } catch let e as SQLiteError {
@@ -110,8 +104,8 @@ public final class MBTilesSource: TileSource {
     public func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
         var out: [TileKey: Result<Data, Error>] = [:]
         for key in keys where out[key] == nil {
-            guard key.isValid, key.z >= minZoom, key.z <= maxZoom else {
-                out[key] = .failure(TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom) of \(file.path)"))
+            if let refusal = refusal(key, place: file.path) {
+                out[key] = .failure(refusal)
                 continue
             }
             do {

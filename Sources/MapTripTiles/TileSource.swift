@@ -1,21 +1,42 @@
 import Foundation
 import MapTripGeometry
 
-/// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
-/// file. All answer a batch of keys at once so a remote source can fetch them in parallel.
-public protocol TileSource: AnyObject {
-    /// The shallowest zoom the source has.
-    var minZoom: Int { get }
-    /// The deepest zoom the source has; deeper views scale these tiles up (over-zoom).
-    var maxZoom: Int { get }
+/// What a tile set says of itself, whatever holds it (an MBTiles file's metadata table, a folder's
+/// metadata.json and first tile, a URL template and the scene's `map` section).
+public struct TileSetInfo: Equatable, Sendable {
+    /// The shallowest zoom the set has.
+    public var minZoom: Int
+    /// The deepest zoom the set has; deeper views scale these tiles up (over-zoom).
+    public var maxZoom: Int
     /// Pixels across one tile (256, or 512 for high-density tiles).
-    var tileSize: Int { get }
-    /// The credit the source itself states (MBTiles / folder metadata), if any.
-    var attribution: String? { get }
-    /// The image format the source states or shows, if known.
-    var format: TileFormat? { get }
-    /// The area the source covers (MBTiles `bounds`); tiles outside it are not asked for. nil: everywhere.
-    var bounds: GeoBounds? { get }
+    public var tileSize: Int
+    /// The credit the set itself states, if any.
+    public var attribution: String?
+    /// The image format the set states or shows, if known.
+    public var format: TileFormat?
+    /// The area the set covers (MBTiles `bounds`); tiles outside it are not asked for. nil: everywhere.
+    public var bounds: GeoBounds?
+    /// The set's own name, if it states one.
+    public var name: String?
+
+    public init(minZoom: Int, maxZoom: Int, tileSize: Int, attribution: String? = nil, format: TileFormat? = nil,
+                bounds: GeoBounds? = nil, name: String? = nil) {
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.tileSize = tileSize
+        self.attribution = attribution
+        self.format = format
+        self.bounds = bounds
+        self.name = name
+    }
+}
+
+/// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
+/// file. All answer a batch of keys at once so a remote source can fetch them in parallel. Sources
+/// only supply data: the map's layers draw it.
+public protocol TileSource: AnyObject {
+    /// What the set says of itself: zooms, tile size, credit, format, bounds.
+    var info: TileSetInfo { get }
     /// A name for messages: the template, folder or file.
     var label: String { get }
     /// The encoded bytes of each tile (valid keys: 0 <= x, y < 2^z); every key gets an entry.
@@ -25,14 +46,27 @@ public protocol TileSource: AnyObject {
 }
 
 extension TileSource {
-    public var bounds: GeoBounds? { nil }
     public func location(of key: TileKey) -> String? { nil }
+
+    public var minZoom: Int { info.minZoom }
+    public var maxZoom: Int { info.maxZoom }
+    public var tileSize: Int { info.tileSize }
+    public var attribution: String? { info.attribution }
+    public var format: TileFormat? { info.format }
+    public var bounds: GeoBounds? { info.bounds }
 
     /// Whether a tile is worth asking for: inside the zoom range and overlapping the bounds.
     public func covers(_ key: TileKey) -> Bool {
         guard key.isValid, key.z >= minZoom, key.z <= maxZoom else { return false }
         guard let b = bounds else { return true }
         return b.intersects(world: TileMath.worldBounds(of: key))
+    }
+
+    /// Why `key` cannot be asked of this source (not a tile, or outside its zooms), `place` naming the
+    /// source in the message; nil when it can.
+    func refusal(_ key: TileKey, place: String?) -> TileError? {
+        guard !key.isValid || key.z < minZoom || key.z > maxZoom else { return nil }
+        return TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom)" + (place.map { " of \($0)" } ?? ""))
     }
 }
 

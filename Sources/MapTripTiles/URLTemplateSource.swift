@@ -11,11 +11,7 @@ import MapTripGeometry
 public final class URLTemplateSource: TileSource {
     public let template: String
     public let subdomains: [String]
-    public let minZoom: Int
-    public let maxZoom: Int
-    public let tileSize: Int
-    public let attribution: String?
-    public let format: TileFormat?
+    public let info: TileSetInfo
     /// Whether `{r}` became "@2x".
     public let highDensity: Bool
     private let fetcher: TileFetching
@@ -30,7 +26,6 @@ public final class URLTemplateSource: TileSource {
                 highDensity: Bool = false, fetcher: TileFetching) throws {
         self.template = template
         self.subdomains = subdomains
-        self.attribution = attribution
         self.highDensity = highDensity
         self.fetcher = fetcher
         let lower = template.lowercased()
@@ -49,21 +44,20 @@ public final class URLTemplateSource: TileSource {
             throw TileError.badTemplate(template, reason: "{s} needs map.subdomains (e.g. [\"a\", \"b\", \"c\"])")
         }
         let delivers2x = template.contains("@2x") || (names.contains("r") && highDensity)
-        self.tileSize = delivers2x ? max(tileSize, 512) : tileSize
-        guard self.tileSize >= 16, self.tileSize <= 4096 else {
-            throw TileError.badTemplate(template, reason: "tile size \(self.tileSize) is not a plausible tile size (256 or 512)")
+        let size = delivers2x ? max(tileSize, 512) : tileSize
+        guard size >= 16, size <= 4096 else {
+            throw TileError.badTemplate(template, reason: "tile size \(size) is not a plausible tile size (256 or 512)")
         }
         let lo = max(0, minZoom ?? 0)
         let hi = min(TileMath.maxZoom, maxZoom ?? Self.defaultMaxZoom)
         guard lo <= hi else {
             throw TileError.badTemplate(template, reason: "minZoom \(lo) is above maxZoom \(hi)")
         }
-        self.minZoom = lo
-        self.maxZoom = hi
         // The format from the path's extension, when it has one (query strings are ignored).
         let path = template.split(separator: "?", maxSplits: 1).first.map(String.init) ?? template
         let ext = path.split(separator: ".").last.map(String.init) ?? ""
-        format = TileFormat(name: ext)
+        let format = TileFormat(name: ext)
+        info = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: size, attribution: attribution, format: format)
         if format == .pbf {
             throw TileError.badTemplate(template, reason: "vector tiles (pbf/mvt) cannot be drawn: use a raster (PNG, JPEG, WebP) tile URL")
         }
@@ -96,8 +90,8 @@ public final class URLTemplateSource: TileSource {
         var byURL: [URL: [TileKey]] = [:]
         var urls: [URL] = []
         for key in keys {
-            guard key.isValid, key.z >= minZoom, key.z <= maxZoom else {
-                out[key] = .failure(TileError.outOfRange(key, "outside zooms \(minZoom)...\(maxZoom)"))
+            if let refusal = refusal(key, place: nil) {
+                out[key] = .failure(refusal)
                 continue
             }
             guard let url = url(for: key) else {

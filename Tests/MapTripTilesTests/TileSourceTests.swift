@@ -90,7 +90,7 @@ struct TileSourceTests {
             let source = try MBTilesSource(file: file)
             #expect(source.minZoom == 0 && source.maxZoom == 3)
             #expect(source.attribution == "© Quadrants")
-            #expect(source.format == .png && source.tileSize == 256 && source.name == "test")
+            #expect(source.format == .png && source.tileSize == 256 && source.info.name == "test")
             let b = try #require(source.bounds)
             #expect(b.west == -180 && b.south == -85 && b.east == 180 && b.north == 85)
             // Rows are stored TMS: check against the geography, not against the writer.
@@ -136,7 +136,7 @@ struct TileSourceTests {
             }
             let source = try MBTilesSource(file: file)
             #expect(source.minZoom == 1 && source.maxZoom == 2)  // the metadata, not the table's 0...3
-            #expect(source.attribution == "Hand-made tiles" && source.name == "hand")
+            #expect(source.attribution == "Hand-made tiles" && source.info.name == "hand")
             #expect(source.bounds == GeoBounds(west: 0, south: 0, east: 90, north: 60))
             #expect(source.covers(TileKey(z: 2, x: 2, y: 1)))      // north-east of 0,0
             #expect(!source.covers(TileKey(z: 2, x: 0, y: 0)))     // the far north-west

@@ -130,12 +130,7 @@ final class CountingSource: TileSource {
     private(set) var requested: [TileKey] = []
     private(set) var batches = 0
     init(_ inner: TileSource) { self.inner = inner }
-    var minZoom: Int { inner.minZoom }
-    var maxZoom: Int { inner.maxZoom }
-    var tileSize: Int { inner.tileSize }
-    var attribution: String? { inner.attribution }
-    var format: TileFormat? { inner.format }
-    var bounds: GeoBounds? { inner.bounds }
+    var info: TileSetInfo { inner.info }
     var label: String { inner.label }
     func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
         batches += 1
