@@ -102,7 +102,7 @@ struct BatchCommand: ParsableCommand {
             let folder = URL(fileURLWithPath: output).standardizedFileURL
             let jobs = self.jobs ?? BatchOptions.defaultJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
             let threads = self.threads ?? (jobs > 1 ? BatchOptions.threadsPerJob : nil)
-            let asked = BatchOptions(format: encoding.containerFormat, codec: encoding.videoCodec,
+            let asked = BatchOptions(format: encoding.format, codec: encoding.codec,
                                      encoding: encoding.options(threads: threads),
                                      width: encoding.width, fps: encoding.fps)
             var plan = try BatchPlan.discover(scenes, outputFolder: folder)

@@ -32,7 +32,7 @@ struct MapTrip: ParsableCommand {
         // libav* log to standard error: every command says what went wrong in its own words (render
         // and info raise the level for --verbose).
         FFmpegLog.level = FFmpegLog.quiet
-        let arguments = RenderCommand.expandBarePoster(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
         let command: ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -54,11 +54,20 @@ struct MapTrip: ParsableCommand {
     private static func exitForArguments(_ error: Error, _ arguments: [String]) -> Never {
         let code = exitCode(for: error)
         if code == .success || error is ExitCode { exit(withError: error) }
-        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        let message = oneLine(self.message(for: error))
         let sub = configuration.subcommands.first { $0._commandName == arguments.first }
         let help = ["maptrip", sub?._commandName].compactMap { $0 }.joined(separator: " ") + " --help"
         printToStandardError("maptrip: error: \(Wording.excerpt(message, limit: 400)) (see '\(help)')")
         Foundation.exit(ExitCode.failure.rawValue)
+    }
+
+    /// The parser's message on one line: its first line, and the values it lists one a line (an
+    /// option of more than five values) after it, separated by commas.
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map(String.init)
+        guard let first = lines.first else { return message }
+        let values = lines.dropFirst().prefix { $0.hasPrefix("  - ") }.map { $0.dropFirst(4) }
+        return values.isEmpty ? first : first + " " + values.joined(separator: ", ")
     }
 }
 
@@ -98,16 +107,4 @@ func printToStandardError(_ line: String) {
 @discardableResult
 func writeLine(_ line: String, to descriptor: Int32) -> Bool {
     DescriptorWriter.write(line + "\n", to: descriptor)
-}
-
-/// A time on the command line: seconds (`12.5`), with a unit (`12.5s`, `500ms`, `2min`), or a clock as
-/// `maptrip plan` prints one (`0:12.5`). A minus sign is kept, for the command to say what range it takes.
-struct TimeArgument: ExpressibleByArgument {
-    var seconds: Double
-
-    init?(argument: String) {
-        let negative = argument.hasPrefix("-")
-        guard let s = TimeText.seconds(in: negative ? String(argument.dropFirst()) : argument) else { return nil }
-        seconds = negative ? -s : s
-    }
 }

@@ -84,14 +84,11 @@ struct SchemaCommand: ParsableCommand {
     @Flag(help: "Print the Markdown table of keys instead.")
     var markdown = false
 
-    @Option(help: "Print a ready theme's \"style\" section in full (\(Style.themes.joined(separator: ", "))), to copy and change.")
-    var theme: String?
+    @Option(help: "Print a ready theme's \"style\" section in full, to copy and change.")
+    var theme: ThemeName?
 
     func run() throws {
-        if let theme {
-            guard let style = Style.theme(theme) else {
-                throw ValidationError("unknown theme '\(theme)': use \(Style.themes.joined(separator: ", "))")
-            }
+        if let theme, let style = Style.theme(theme.name) {
             print(style.json(), terminator: "")
             return
         }
