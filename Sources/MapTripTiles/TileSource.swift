@@ -1,5 +1,6 @@
 import Foundation
 import MapTripGeometry
+import MapTripSupport
 
 /// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
 /// file. All answer a batch of keys at once so a remote source can fetch them in parallel.
@@ -96,7 +97,7 @@ public enum TileFormat: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Tile map failures, each saying what was expected.
-public enum TileError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, DiagnosticConvertible {
     /// `map.tiles` names nothing usable.
     case unrecognizedSource(String, reason: String)
     /// A URL template that cannot work.
