@@ -57,7 +57,7 @@ let package = Package(
         // maptrip itself.
         .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own pixel kernels (AVX2, AVX-512)
         // No C imports, one concern each, unit-tested alone: support <- geometry <- scene <- time.
-        .target(name: "MapTripSupport"),  // edit distance, wording of messages, file kinds, cache bounds
+        .target(name: "MapTripSupport"),  // diagnostics, edit distance, wording of messages, file kinds, cache bounds
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
         .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan

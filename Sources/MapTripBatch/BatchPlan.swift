@@ -3,6 +3,7 @@ import Foundation
 import MapTripScene
 import MapTripOutput
 import MapTripRecord
+import MapTripSupport
 
 /// One scene of a batch and where its clip and poster go.
 public struct BatchItem: Sendable, Equatable {
@@ -69,7 +70,7 @@ public struct BatchOptions: Sendable, Equatable {
 }
 
 /// A batch's problem with its input (not one scene's): one line.
-public struct BatchError: Error, CustomStringConvertible, LocalizedError {
+public struct BatchError: Error, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
     public var errorDescription: String? { description }

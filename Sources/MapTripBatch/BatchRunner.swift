@@ -3,6 +3,7 @@ import Foundation
 import MapTripScene
 import MapTripOutput
 import MapTripRecord
+import MapTripSupport
 
 /// One thing that happened in a batch, for a log line or a tool (`--json`: one object per line).
 public struct BatchEvent: Codable, Sendable, Equatable {
@@ -153,11 +154,9 @@ public final class BatchRunner: @unchecked Sendable {
         return event
     }
 
-    /// One line for an error, as the CLI would print it.
+    /// One line for an error, as the CLI would print it: its diagnostics, separated by semicolons.
     static func message(_ error: Error) -> String {
-        if let scene = error as? SceneErrors { return scene.errors.map { "\($0)" }.joined(separator: "; ") }
-        if let e = error as? LocalizedError, let d = e.errorDescription { return d }
-        return "\(error)"
+        Diagnostic.from(error).map(\.description).joined(separator: "; ")
     }
 
     /// The clip's info when it exists, records `hash` and has its poster; nil otherwise.

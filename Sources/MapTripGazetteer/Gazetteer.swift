@@ -20,7 +20,7 @@ public struct GazetteerCountry: Equatable, Hashable, Sendable, Codable {
 }
 
 /// What can go wrong opening or asking the gazetteer.
-public enum GazetteerError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum GazetteerError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     /// There is no gazetteer file at the path.
     case missing(path: String)
     /// The file is there but is not a gazetteer this version reads.

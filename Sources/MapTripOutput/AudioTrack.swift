@@ -1,5 +1,6 @@
 import Foundation
 import FFmpeg
+import MapTripSupport
 
 /// The sound of a video: a file (anything libavformat reads), where in it to start, how loud, how to end.
 public struct AudioSpec: Equatable, Sendable {
@@ -55,7 +56,7 @@ public enum AudioCodec: String, Sendable, CaseIterable {
 }
 
 /// Why an audio track cannot be made, in one line naming the file: `cannot use audio file 'x.mp3': no such file`.
-public struct AudioTrackError: LocalizedError, Equatable, Sendable, CustomStringConvertible {
+public struct AudioTrackError: LocalizedError, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     /// The file as the spec gave it (relative paths stay relative).
     public let file: String
     public let reason: String

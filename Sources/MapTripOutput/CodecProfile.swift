@@ -64,6 +64,23 @@ public struct CodecProfile: Sendable {
     public static let replayKitBitsPerPixel = 11.4
     public static let replayKitGOP = 30
 
+    /// Every preset some codec takes, in codec order, each once: what `--preset` may be before the
+    /// codec is known (which codec takes it is checked by `settings`).
+    public static var allPresets: [String] { unique(VideoCodec.allCases.flatMap { profile(for: $0).presets }) }
+
+    /// Every pixel format some codec takes, with or without alpha, in codec order, each once.
+    public static var allPixelFormats: [String] {
+        unique(VideoCodec.allCases.flatMap { c in
+            let p = profile(for: c)
+            return p.pixelFormats + (p.alphaPixelFormat.map { [$0] } ?? [])
+        })
+    }
+
+    private static func unique(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
     public static func profile(for codec: VideoCodec) -> CodecProfile {
         switch codec {
         case .h264:

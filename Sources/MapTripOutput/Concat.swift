@@ -1,8 +1,9 @@
 import FFmpeg
 import Foundation
+import MapTripSupport
 
 /// Why parts cannot be joined: one line naming the parts and what to do.
-public enum ConcatError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+public enum ConcatError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     case noParts
     case unknownOutput(String)
     case outputIsPart(String)

@@ -1,8 +1,9 @@
 import Foundation
+import MapTripSupport
 
 /// Why an output cannot be written as asked: found before the first frame is drawn, one line with
 /// what is wrong and how to fix it.
-public enum OutputError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+public enum OutputError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     /// The output is the scene file.
     case wouldOverwriteScene(String)
     /// The output is a file the scene names.

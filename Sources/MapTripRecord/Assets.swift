@@ -1,9 +1,10 @@
 import Foundation
+import MapTripSupport
 
 /// Finds the folder of embedded data (`Assets/`, with `basemap/`). Looked up once at the edge of
 /// the program and passed down as a value.
 public enum AssetLocator {
-    public struct NotFound: Error, CustomStringConvertible {
+    public struct NotFound: Error, CustomStringConvertible, DiagnosticConvertible {
         public let searched: [String]
         public var description: String {
             "cannot find maptrip's Assets folder (looked in \(searched.joined(separator: ", "))); "

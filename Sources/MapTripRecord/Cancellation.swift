@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MapTripOutput
+import MapTripSupport
 
 /// A flag the recorder polls between frames. Set by `SignalCancellation` on Ctrl-C / SIGTERM, or
 /// by whoever drives a render (a batch runner, a test).
@@ -20,7 +21,7 @@ public final class Cancellation: @unchecked Sendable {
 }
 
 /// Why a render stopped early.
-public struct CancelledError: Error, CustomStringConvertible {
+public struct CancelledError: Error, CustomStringConvertible, DiagnosticConvertible {
     public let signal: Int32
 
     public init(signal: Int32) { self.signal = signal }

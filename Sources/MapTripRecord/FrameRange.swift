@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// Frames [start, end) of a trip: a part rendered on its own (`maptrip render --frames A:B`), to be
 /// joined to the others with `maptrip concat`. Frame n of a part is frame n of the whole trip.
@@ -38,7 +39,7 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// A `--frames` value that names no part of the trip: one line, with what to write instead.
-public enum FrameRangeError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+public enum FrameRangeError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     case malformed(String)
     case negative(FrameRange)
     case endNotAfterStart(FrameRange)

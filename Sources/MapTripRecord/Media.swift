@@ -8,17 +8,21 @@ import Rsvg
 import FFmpeg
 
 /// A picture the scene names that cannot be used: which, where in the scene, and why.
-public struct MediaError: Error, CustomStringConvertible, LocalizedError {
+public struct MediaError: Error, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     public let scene: String
     /// JSON path (`places[2].photo`).
     public let path: String
     public let file: String
     public let reason: String
 
-    public var description: String {
-        "\(scene): \(path): cannot use '\(file)': \(reason) (use a PNG, JPEG or WebP image, or fix the path)"
-    }
+    public var description: String { diagnostics[0].description }
     public var errorDescription: String? { description }
+
+    /// `scene: places[2].photo: cannot use 'x.png': reason (use a PNG, JPEG or WebP image, or fix the path)`.
+    public var diagnostics: [Diagnostic] {
+        [Diagnostic(message: "cannot use '\(file)': \(reason)", file: scene, path: path,
+                    hint: "use a PNG, JPEG or WebP image, or fix the path")]
+    }
 }
 
 /// The loader's check of the pictures a scene names: each decoded as a render decodes it (strictly:

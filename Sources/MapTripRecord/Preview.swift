@@ -7,6 +7,7 @@ import MapTripTime
 import MapTripOutput
 import MapTripRender
 import Pango
+import MapTripSupport
 
 /// One `maptrip preview`: a still of the trip in a small fraction of a render. A frame (at a time,
 /// or a place at rest) is pixel for pixel the frame `render` encodes there (before YUV); a contact
@@ -194,7 +195,7 @@ public struct PreviewSummary: Sendable {
 }
 
 /// A preview that cannot be made as asked.
-public enum PreviewError: Error, CustomStringConvertible, Equatable {
+public enum PreviewError: Error, CustomStringConvertible, Equatable, DiagnosticConvertible {
     case noSuchPlace(Int, count: Int)
     case timeOutOfRange(Double, duration: Double)
     case neverOnScreen(Int, name: String, fps: Int)

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 
 /// The shortcuts a render may take to the same pictures. Every one of them must give the frames the
 /// plain path gives (the conformance matrix in the tests renders every layer with each switched off
@@ -73,7 +74,7 @@ public struct FastPaths: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// `MAPTRIP_FAST_PATHS` names no fast path.
-public struct FastPathsError: Error, CustomStringConvertible {
+public struct FastPathsError: Error, CustomStringConvertible, DiagnosticConvertible {
     public var value: String
 
     public var description: String {

@@ -2,9 +2,10 @@ import Foundation
 import MapTripGeometry
 import MapTripScene
 import Proj
+import MapTripSupport
 
 /// Why a scene's projection cannot be used.
-public enum ProjectionError: Error, CustomStringConvertible, Equatable {
+public enum ProjectionError: Error, CustomStringConvertible, Equatable, DiagnosticConvertible {
     /// PROJ does not know the definition (its own message).
     case unknown(definition: String, message: String)
     /// A place lies outside the CRS's area of use.

@@ -249,7 +249,7 @@ public struct MapSource: Equatable, Sendable {
 }
 
 /// A scene-file problem: what is wrong, where (file:line:column and JSON path), and how to fix it.
-public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     public var file: String
     public var line: Int
     public var column: Int
@@ -271,13 +271,15 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// `trip.json:7:14: places[1].lat: latitude 95 is outside [-90, 90] (hint)`; without the line and
     /// column when there is no position (line 0: the file could not be read).
-    public var description: String {
-        var s = line > 0 ? "\(file):\(line):\(column): " : "\(file): "
-        if !path.isEmpty { s += "\(path): " }
-        s += message
-        if let hint { s += " (\(hint))" }
-        return s
+    public var description: String { diagnostic().description }
+
+    /// The problem as a diagnostic: an error, or a warning (a legal but odd choice).
+    public func diagnostic(_ severity: Diagnostic.Severity = .error) -> Diagnostic {
+        Diagnostic(severity, message: message, file: file, line: line > 0 ? line : nil,
+                   column: line > 0 ? column : nil, path: path.isEmpty ? nil : path, hint: hint)
     }
+
+    public var diagnostics: [Diagnostic] { [diagnostic()] }
 }
 
 /// Common frame shapes by name (`"video": {"preset": "story"}`).

@@ -3,7 +3,7 @@ import MapTripSupport
 import MapTripGeometry
 
 /// Every problem a scene file has, in document order: what `render`, `plan` and `validate` report.
-public struct SceneErrors: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+public struct SceneErrors: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
     public var errors: [SceneError]
 
     public init(_ errors: [SceneError]) { self.errors = errors }
@@ -12,6 +12,7 @@ public struct SceneErrors: Error, Equatable, Sendable, CustomStringConvertible, 
     public var description: String { errors.map(\.description).joined(separator: "\n") }
     public var errorDescription: String? { description }
     public var first: SceneError? { errors.first }
+    public var diagnostics: [Diagnostic] { errors.map { $0.diagnostic() } }
 }
 
 /// What checking a scene found: the scene (when there are no errors), its errors and its warnings

@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import MapTripGeometry
+import MapTripSupport
 
 /// maptrip's version, as sent in the HTTP User-Agent.
 public enum MapTripVersion {
@@ -54,7 +55,7 @@ public struct HTTPTileOptions: Sendable, Equatable {
 }
 
 /// Why a tile could not be fetched.
-public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum HTTPTileError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     /// The server answered with this (non-2xx) HTTP status.
     case status(Int)
     /// No complete answer within the timeout.

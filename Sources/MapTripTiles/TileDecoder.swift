@@ -1,6 +1,7 @@
 import Cairo
 import FFmpeg
 import Foundation
+import MapTripSupport
 
 /// Turns a tile's encoded bytes into a Cairo surface (premultiplied ARGB32).
 public protocol TileDecoding {
@@ -54,7 +55,7 @@ public struct StandardTileDecoder: TileDecoding {
     }
 }
 
-public struct TileDecodeError: Error, CustomStringConvertible, Sendable {
+public struct TileDecodeError: Error, CustomStringConvertible, Sendable, DiagnosticConvertible {
     public let message: String
     public var description: String { message }
 }

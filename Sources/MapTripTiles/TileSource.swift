@@ -1,5 +1,6 @@
 import Foundation
 import MapTripGeometry
+import MapTripSupport
 
 /// What a tile set says of itself, whatever holds it (an MBTiles file's metadata table, a folder's
 /// metadata.json and first tile, a URL template and the scene's `map` section).
@@ -130,7 +131,7 @@ public enum TileFormat: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Tile map failures, each saying what was expected.
-public enum TileError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, DiagnosticConvertible {
     /// `map.tiles` names nothing usable.
     case unrecognizedSource(String, reason: String)
     /// A URL template that cannot work.

@@ -92,9 +92,7 @@ struct BatchCommand: ParsableCommand {
                 if !quiet {
                     Self.say("\(entries.count) scenes, \(failed.count) failed (\(name)/manifest.json, \(name)/index.html)")
                 }
-                for f in failed {
-                    printToStandardError("maptrip: error: \(f.scene): \(f.error ?? "failed")")
-                }
+                printDiagnostics(failed.map { Diagnostic(message: $0.error ?? "failed", file: $0.scene) }, limit: nil)
                 if !failed.isEmpty { throw ExitCode.failure }
                 return
             }
@@ -102,7 +100,7 @@ struct BatchCommand: ParsableCommand {
             let folder = URL(fileURLWithPath: output).standardizedFileURL
             let jobs = self.jobs ?? BatchOptions.defaultJobs(cores: ProcessInfo.processInfo.activeProcessorCount)
             let threads = self.threads ?? (jobs > 1 ? BatchOptions.threadsPerJob : nil)
-            let asked = BatchOptions(format: encoding.containerFormat, codec: encoding.videoCodec,
+            let asked = BatchOptions(format: encoding.format, codec: encoding.codec,
                                      encoding: encoding.options(threads: threads),
                                      width: encoding.width, fps: encoding.fps)
             var plan = try BatchPlan.discover(scenes, outputFolder: folder)
@@ -160,9 +158,7 @@ struct BatchCommand: ParsableCommand {
                           + (share.map { " (shard \($0.shard), \(outputName)/\($0.shard.manifestName))" }
                              ?? " (\(outputName)/manifest.json, \(outputName)/index.html)"))
                 }
-                for f in report.failed {
-                    printToStandardError("maptrip: error: \(f.scene): \(f.error ?? "failed")")
-                }
+                printDiagnostics(report.failed.map { Diagnostic(message: $0.error ?? "failed", file: $0.scene) }, limit: nil)
             }
             if !report.succeeded { throw ExitCode.failure }
         } catch let exit as ExitCode {

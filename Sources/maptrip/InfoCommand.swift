@@ -68,10 +68,11 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// A file that could not be read: `FILE: what is wrong`.
-    struct FileError: Error, CustomStringConvertible {
+    struct FileError: Error, CustomStringConvertible, DiagnosticConvertible {
         var path: String
         var message: String
-        var description: String { "\(path): \(message)" }
+        var description: String { diagnostics[0].description }
+        var diagnostics: [Diagnostic] { [Diagnostic(message: message, file: path)] }
 
         init(path: String, message: String) {
             self.path = path

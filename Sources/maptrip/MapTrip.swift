@@ -32,7 +32,7 @@ struct MapTrip: ParsableCommand {
         // libav* log to standard error: every command says what went wrong in its own words (render
         // and info raise the level for --verbose).
         FFmpegLog.level = FFmpegLog.quiet
-        let arguments = RenderCommand.expandBarePoster(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
         let command: ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -54,37 +54,58 @@ struct MapTrip: ParsableCommand {
     private static func exitForArguments(_ error: Error, _ arguments: [String]) -> Never {
         let code = exitCode(for: error)
         if code == .success || error is ExitCode { exit(withError: error) }
-        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        let message = oneLine(self.message(for: error))
         let sub = configuration.subcommands.first { $0._commandName == arguments.first }
         let help = ["maptrip", sub?._commandName].compactMap { $0 }.joined(separator: " ") + " --help"
-        printToStandardError("maptrip: error: \(Wording.excerpt(message, limit: 400)) (see '\(help)')")
+        printDiagnostics([.error(Wording.excerpt(message, limit: 400), hint: "see '\(help)'")])
         Foundation.exit(ExitCode.failure.rawValue)
+    }
+
+    /// The parser's message on one line: its first line, and the values it lists one a line (an
+    /// option of more than five values) after it, separated by commas.
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map(String.init)
+        guard let first = lines.first else { return message }
+        let values = lines.dropFirst().prefix { $0.hasPrefix("  - ") }.map { $0.dropFirst(4) }
+        return values.isEmpty ? first : first + " " + values.joined(separator: ", ")
     }
 }
 
-/// Prints one clear line for a failure and exits non-zero: the scene error's own position and hint,
-/// or the library's message. Ctrl-C and SIGTERM exit 128 + the signal, as shells expect.
+/// Prints one clear line for each of a failure's diagnostics (a scene file's every problem, with its
+/// position and hint; the library's message) and gives the exit code: 1, or 128 + the signal for
+/// Ctrl-C and SIGTERM, as shells expect.
 func fail(_ error: Error) -> ExitCode {
-    var line = "maptrip: error: \(error)"
     if let cancelled = error as? CancelledError {
-        line = "maptrip: \(cancelled)"
+        let line = "maptrip: \(cancelled)"
         // The run is over: a standard error no one reads (a full pipe) may drop this line, not keep
         // the process alive.
         fflush(nil)
         DescriptorWriter.writeIfReady(line + "\n", to: STDERR_FILENO)
         return ExitCode(128 + cancelled.signal)
     }
-    if let scene = error as? SceneErrors {
-        line = scene.errors.map { "maptrip: error: \($0)" }.joined(separator: "\n")
-    } else if let e = error as? LocalizedError, let d = e.errorDescription {
-        line = "maptrip: error: \(d)"
-    }
-    printToStandardError(line.split(separator: "\n").map { Wording.excerpt(String($0), limit: 4000) }.joined(separator: "\n"))
+    printDiagnostics(Diagnostic.from(error))
     return ExitCode.failure
 }
 
 func warn(_ message: String) {
-    printToStandardError("maptrip: warning: \(Wording.excerpt(message, limit: 4000))")
+    printDiagnostics([.warning(message)])
+}
+
+/// Prints diagnostics on standard error, one line each: `maptrip: error: trip.json:4:27: places[1].lat:
+/// what is wrong (hint)`, `maptrip: warning: ...`. A line past `limit` characters is cut to an excerpt
+/// (nil: whole, as batch's lines, which each hold every problem of a scene).
+func printDiagnostics(_ diagnostics: [Diagnostic], limit: Int? = 4000) {
+    guard !diagnostics.isEmpty else { return }
+    let cut = { (text: String) in limit.map { Wording.excerpt(text, limit: $0) } ?? text }
+    let lines = diagnostics.map { d in
+        switch d.severity {
+        case .error:
+            "maptrip: error: \(d)".split(separator: "\n").map { cut(String($0)) }.joined(separator: "\n")
+        case .warning:
+            "maptrip: warning: " + cut(d.description)
+        }
+    }
+    printToStandardError(lines.joined(separator: "\n"))
 }
 
 /// Writes `line` and a newline to standard error, after what has been printed to standard output so
@@ -98,16 +119,4 @@ func printToStandardError(_ line: String) {
 @discardableResult
 func writeLine(_ line: String, to descriptor: Int32) -> Bool {
     DescriptorWriter.write(line + "\n", to: descriptor)
-}
-
-/// A time on the command line: seconds (`12.5`), with a unit (`12.5s`, `500ms`, `2min`), or a clock as
-/// `maptrip plan` prints one (`0:12.5`). A minus sign is kept, for the command to say what range it takes.
-struct TimeArgument: ExpressibleByArgument {
-    var seconds: Double
-
-    init?(argument: String) {
-        let negative = argument.hasPrefix("-")
-        guard let s = TimeText.seconds(in: negative ? String(argument.dropFirst()) : argument) else { return nil }
-        seconds = negative ? -s : s
-    }
 }

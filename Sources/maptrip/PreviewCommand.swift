@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MapTripScene
+import MapTripSupport
 import MapTripTime
 import MapTripRecord
 
@@ -45,7 +46,7 @@ struct PreviewCommand: ParsableCommand {
     var quiet = false
 
     /// Conflicting choices, as one error line.
-    struct UsageError: Error, CustomStringConvertible {
+    struct UsageError: Error, CustomStringConvertible, DiagnosticConvertible {
         var description: String
     }
 

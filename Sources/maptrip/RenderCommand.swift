@@ -30,8 +30,13 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "A sound track: any audio file (overrides the scene's \"audio\").")
     var audio: String?
 
-    @Option(help: "Also write a poster image: --poster [FILE.jpg|.png] (default: the output's name with .jpg).")
-    var poster: String?
+    @Flag(help: "Also write a poster image beside the output: the output's name with .jpg.")
+    var poster = false
+
+    @Option(name: .customLong("poster-file"),
+            help: ArgumentHelp("Write the poster image to this file instead, .jpg or .png (implies --poster).",
+                               valueName: "file"))
+    var posterFile: String?
 
     @Option(name: .customLong("poster-at"),
             help: ArgumentHelp("The poster's time: seconds (12.5) or a clock (0:12.5) (default: the first place at rest).",
@@ -62,8 +67,8 @@ struct RenderCommand: ParsableCommand {
         if live != nil && output != nil {
             throw ValidationError("give either -o or --live, not both (--live streams to its URL)")
         }
-        if posterAt != nil && poster == nil {
-            throw ValidationError("--poster-at needs --poster")
+        if posterAt != nil && !poster && posterFile == nil {
+            throw ValidationError("--poster-at needs --poster or --poster-file")
         }
         if watch && !draft {
             throw ValidationError("--watch is for drafts: add --draft")
@@ -78,16 +83,15 @@ struct RenderCommand: ParsableCommand {
         let progress = ProgressLine(enabled: quiet ? false : nil)
         do {
             let sceneURL = URL(fileURLWithPath: scene)
-            let formatValue = encoding.containerFormat
+            let formatValue = encoding.format
             let defaultExtension = (draft ? "draft." : "") + (formatValue?.extensions.first ?? "mp4")
             let target = live ?? output ?? RenderJob.defaultOutput(for: sceneURL, extension: defaultExtension).relativePath
-            let request = OutputRequest(path: target, format: formatValue, codec: encoding.videoCodec,
+            let request = OutputRequest(path: target, format: formatValue, codec: encoding.codec,
                                         options: encoding.options(), fps: encoding.fps, width: encoding.width)
             var posterRequest: PosterRequest?
-            if let poster {
-                let path = poster == Self.defaultPoster
-                    ? ((target as NSString).deletingPathExtension.replacingOccurrences(of: "_%05d", with: "") + ".jpg")
-                    : poster
+            if poster || posterFile != nil {
+                let path = posterFile
+                    ?? ((target as NSString).deletingPathExtension.replacingOccurrences(of: "_%05d", with: "") + ".jpg")
                 posterRequest = PosterRequest(path: path, time: posterAt?.seconds)
             }
             var job = RenderJob(scene: sceneURL, output: request, environment: try common.environment(),
@@ -118,26 +122,6 @@ struct RenderCommand: ParsableCommand {
             progress.finish()  // end a half-drawn progress line, so the message starts on its own line
             throw fail(error)
         }
-    }
-
-    /// What a bare `--poster` becomes: the default file beside the output.
-    static let defaultPoster = "\u{1}default"
-
-    /// `--poster` may stand alone (the default file): written `--poster=` for the parser when the next
-    /// word is not an image file name.
-    static func expandBarePoster(_ arguments: [String]) -> [String] {
-        var out: [String] = []
-        for (i, a) in arguments.enumerated() {
-            if a == "--poster" {
-                let next = i + 1 < arguments.count ? arguments[i + 1] : nil
-                if next.flatMap({ StillImage.Format(path: $0) }) == nil {
-                    out.append("--poster=" + Self.defaultPoster)
-                    continue
-                }
-            }
-            out.append(a)
-        }
-        return out
     }
 }
 

@@ -30,7 +30,7 @@ struct TilesCommand: ParsableCommand {
     var bounds: String?
 
     @Option(help: "Tile size in pixels: 256, or 512 (each 512-px tile shows what four 256-px tiles of the next zoom show).")
-    var tileSize: Int = 256
+    var tileSize: TileSize = .standard
 
     @Option(help: "The tile set's name in its metadata (default: the output's name).")
     var name: String?
@@ -48,9 +48,6 @@ struct TilesCommand: ParsableCommand {
         guard minZoom >= 0, maxZoom <= 24, minZoom <= maxZoom else {
             throw ValidationError("need 0 <= --min-zoom <= --max-zoom <= 24 (got \(minZoom) and \(maxZoom))")
         }
-        guard tileSize == 256 || tileSize == 512 else {
-            throw ValidationError("--tile-size must be 256 or 512 (got \(tileSize))")
-        }
         if let bounds, GeoBounds(parsing: bounds) == nil {
             throw ValidationError("--bounds must be west,south,east,north in degrees with south <= north, e.g. 124.5,33,131,38.9 (got '\(bounds)')")
         }
@@ -64,7 +61,7 @@ struct TilesCommand: ParsableCommand {
             let target = TilePyramidOutput(path: outputURL)
             let options = TilePyramidOptions(
                 minZoom: minZoom, maxZoom: maxZoom, bounds: bounds.flatMap(GeoBounds.init(parsing:)) ?? .world,
-                tileSize: tileSize, name: name ?? outputURL.deletingPathExtension().lastPathComponent)
+                tileSize: tileSize.rawValue, name: name ?? outputURL.deletingPathExtension().lastPathComponent)
             let writer = try TilePyramidWriter(baseMap: try makeBaseMap(), options: options)
             let total = writer.tileCount
             let started = Date()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MapTripScene
+import MapTripSupport
 import MapTripRecord
 import MapTripRender
 
@@ -43,13 +44,12 @@ struct ValidateCommand: ParsableCommand {
             let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver,
                                              projections: ProjChecker(), images: SceneImageCheck())
             if !report.errors.isEmpty { failed += 1 }
-            let all = report.errors.map { ($0, "error") } + report.warnings.map { ($0, "warning") }
+            let all = report.errors.map { ($0, Diagnostic.Severity.error) } + report.warnings.map { ($0, .warning) }
             for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {
-                problems.append(Problem(file: e.file, line: e.line, column: e.column, path: e.path,
-                                        severity: severity, message: e.message, hint: e.hint))
-                if !json {
-                    print(severity == "warning" ? Self.warningLine(e) : e.description)
-                }
+                let d = e.diagnostic(severity)
+                problems.append(Problem(file: d.file ?? "", line: d.line ?? 0, column: d.column ?? 0, path: d.path ?? "",
+                                        severity: d.severity.rawValue, message: d.message, hint: d.hint))
+                if !json { print(d.listed) }
             }
         }
         if json {
@@ -65,15 +65,6 @@ struct ValidateCommand: ParsableCommand {
         }
         if failed > 0 { throw ExitCode.failure }
     }
-
-    /// `file:line:column: warning: path: message (hint)`.
-    static func warningLine(_ e: SceneError) -> String {
-        var s = e.line > 0 ? "\(e.file):\(e.line):\(e.column): warning: " : "\(e.file): warning: "
-        if !e.path.isEmpty { s += "\(e.path): " }
-        s += e.message
-        if let hint = e.hint { s += " (\(hint))" }
-        return s
-    }
 }
 
 struct SchemaCommand: ParsableCommand {
@@ -84,14 +75,11 @@ struct SchemaCommand: ParsableCommand {
     @Flag(help: "Print the Markdown table of keys instead.")
     var markdown = false
 
-    @Option(help: "Print a ready theme's \"style\" section in full (\(Style.themes.joined(separator: ", "))), to copy and change.")
-    var theme: String?
+    @Option(help: "Print a ready theme's \"style\" section in full, to copy and change.")
+    var theme: ThemeName?
 
     func run() throws {
-        if let theme {
-            guard let style = Style.theme(theme) else {
-                throw ValidationError("unknown theme '\(theme)': use \(Style.themes.joined(separator: ", "))")
-            }
+        if let theme, let style = Style.theme(theme.name) {
             print(style.json(), terminator: "")
             return
         }

@@ -60,11 +60,37 @@ struct CLITests {
     @Test func badPresetIsAUsageError() throws {
         try Trip.withDirectory("cli") { dir in
             try TripScene.korea.write(to: dir)
-            let result = try CLIProcess.run(["render", "scene.json", "--preset", "ludicrous"], in: dir)
+            // A preset of another codec: known once the output's codec is.
+            let result = try CLIProcess.run(["render", "scene.json", "--preset", "placebo", "-o", "a.webm"], in: dir)
             #expect(result.reason == .exit && result.status == 1, "\(result)")
-            #expect(result.stderr == "maptrip: error: unknown --preset 'ludicrous' for h264; use one of ultrafast, "
-                    + "superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit\n", "\(result)")
+            #expect(result.stderr == "maptrip: error: unknown --preset 'placebo' for vp9; use one of 0, 1, 2, 3, 4, 5, "
+                    + "6, 7, 8\n", "\(result)")
             #expect(Trip.contents(dir) == ["scene.json"])
+        }
+    }
+
+    /// The closed sets of values are the parser's: listed in the help, any other value turned away on
+    /// one line before anything runs, with the values the option takes.
+    @Test func typedOptionsListTheirValues() throws {
+        try Trip.withDirectory("cli") { dir in
+            let help = try CLIProcess.run(["render", "--help"], in: dir)
+            #expect(help.status == 0, "\(help)")
+            for value in ["mpegts", "prores", "ultrafast", "yuv422p10le", "--poster-file <file>"] {
+                #expect(help.stdout.contains(value), "no \(value) in: \(help.stdout)")
+            }
+            for arguments in [["render", "s.json", "--codec", "divx"], ["render", "s.json", "--pix-fmt", "nv12"],
+                              ["batch", "s.json", "-o", "out", "--format", "mkv"], ["tiles", "t", "--tile-size", "300"]] {
+                let result = try CLIProcess.run(arguments, in: dir)
+                #expect(result.reason == .exit && result.status == 1, "\(result)")
+                #expect(result.stderr.hasPrefix("maptrip: error: The value '\(arguments.last!)' is invalid for "), "\(result)")
+                #expect(result.stderr.hasSuffix(" (see 'maptrip \(arguments[0]) --help')\n"), "\(result)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+            }
+            // Other names of the listed values pass the parser (the missing scene is the error).
+            let ts = try CLIProcess.run(["render", "missing.json", "--format", "ts", "--codec", "X264", "-o", "a.ts"], in: dir)
+            #expect(ts.status == 1 && ts.stderr.hasPrefix("maptrip: error: missing.json") && !ts.stderr.contains("(see"),
+                    "\(ts)")
+            #expect(Trip.contents(dir).isEmpty)
         }
     }
 

@@ -447,9 +447,15 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Outputs and options", what: "A --frames range that ends before it starts",
                   files: ["scene.json": scene()], arguments: render("scene.json", "--frames", "5:2"),
                   message: "maptrip: error: --frames 5:2: the end must be after the start (START:END renders frames START to END-1)"),
-        ErrorCase(group: "Outputs and options", what: "An unknown x264 preset", files: ["scene.json": scene()],
-                  arguments: render("scene.json", "--preset", "ludicrous"),
-                  message: "maptrip: error: unknown --preset 'ludicrous' for h264; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit"),
+        ErrorCase(group: "Outputs and options", what: "A preset no codec takes (found by the argument parser)",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--preset", "ludicrous"),
+                  message: "maptrip: error: The value 'ludicrous' is invalid for '--preset <preset>'. Please provide one of the following: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 (see 'maptrip render --help')"),
+        ErrorCase(group: "Outputs and options", what: "A preset of another codec (VP9's speeds for H.264)",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--preset", "5"),
+                  message: "maptrip: error: unknown --preset '5' for h264; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo, replaykit"),
+        ErrorCase(group: "Outputs and options", what: "An unknown container (found by the argument parser)",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--format", "avi"),
+                  message: "maptrip: error: The value 'avi' is invalid for '--format <format>'. Please provide one of the following: mp4, webm, mov, gif, png, flv, mpegts, hls (see 'maptrip render --help')"),
         ErrorCase(group: "Outputs and options", what: "An --assets folder that does not exist", files: ["scene.json": scene()],
                   arguments: render("scene.json", "--assets", "no-such-assets"),
                   message: "maptrip: error: cannot find maptrip's Assets folder (looked in no-such-assets); pass --assets DIR or set MAPTRIP_ASSETS"),
@@ -479,7 +485,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: "maptrip: error: Unknown option '--colour' (see 'maptrip render --help')"),
         ErrorCase(group: "Outputs and options", what: "An unknown theme for schema", files: [:],
                   arguments: ["schema", "--theme", "neon"],
-                  message: "maptrip: error: unknown theme 'neon': use light, dark, atlas (see 'maptrip schema --help')", output: nil),
+                  message: "maptrip: error: The value 'neon' is invalid for '--theme <theme>'. Please provide one of 'light', 'dark' or 'atlas'. (see 'maptrip schema --help')", output: nil),
     ]
 
     /// `docs/errors.md`, made from the rows.

@@ -147,11 +147,21 @@ struct OutputCLITests {
             #expect(Trip.meanDifference(poster, video.frames[23]) < 3)
             #expect(Trip.meanDifference(poster, video.frames[60]) > Trip.meanDifference(poster, video.frames[23]) + 3)
 
-            let png = try CLIProcess.run(["render", "scene.json", "-o", "t.mp4", "--poster", "p.png", "--poster-at", "2.5"],
+            let png = try CLIProcess.run(["render", "scene.json", "-o", "t.mp4", "--poster-file", "p.png", "--poster-at", "2.5"],
                                          in: dir)
             #expect(png.status == 0, "\(png)")
+            #expect(png.stdout.contains("wrote p.png"), "\(png)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("t.jpg").path))
             let at = try ImageDecoder.decode(Data(contentsOf: dir.appendingPathComponent("p.png")))
             #expect(Trip.meanDifference(at, video.frames[60]) < 3)
+
+            // --poster is a flag: the word after it is the next argument (here the scene itself).
+            let flag = try CLIProcess.run(["render", "--poster", "scene.json", "-o", "u.mp4", "-q"], in: dir)
+            #expect(flag.status == 0, "\(flag)")
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("u.jpg").path))
+            let alone = try CLIProcess.run(["render", "scene.json", "-o", "v.mp4", "--poster-at", "1"], in: dir)
+            #expect(alone.status == 1 && alone.stderr == "maptrip: error: --poster-at needs --poster or --poster-file "
+                    + "(see 'maptrip render --help')\n", "\(alone)")
         }
     }
 
