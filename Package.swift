@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "Pango", dependencies: ["CPango", "Cairo"]),
         .target(name: "Rsvg", dependencies: ["CRsvg", "Cairo"]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
-        .target(name: "YUV", dependencies: ["CYUV", "CResample"]),
+        .target(name: "YUV", dependencies: ["CYUV", "CRasterKernels"]),
         .systemLibrary(name: "CMalloc", path: "Sources/C/CMalloc"),
         .target(name: "Heap", dependencies: ["CMalloc"]),
         .target(name: "Shapefile", dependencies: ["CShapelib"]),
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
 
         // maptrip itself.
-        .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own pixel kernels (AVX2, AVX-512)
+        .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),  // maptrip's own raster kernels (AVX2, AVX-512)
         // No C imports, one concern each, unit-tested alone: support <- geometry <- scene <- time.
         .target(name: "MapTripSupport"),  // edit distance, wording of messages, file kinds, cache bounds
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
@@ -63,10 +63,10 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry"]),  // timeline, fly-to, plan
         .target(name: "MapTripRender",
                 dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
-                               "Shapefile", "Proj", "CResample", "YUV"]),
+                               "Shapefile", "Proj", "CRasterKernels", "YUV"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripRender", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite",
-                               "Curl", "CResample"]),
+                               "Curl", "CRasterKernels"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
-                                                               "MapTripSupport", "Cairo", "FFmpeg", "Proj", "CResample", "YUV",
+                                                               "MapTripSupport", "Cairo", "FFmpeg", "Proj", "CRasterKernels", "YUV",
                                                                "TestSupport"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripRecord", "MapTripTime", "MapTripScene", "MapTripGeometry",

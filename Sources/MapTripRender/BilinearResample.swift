@@ -1,8 +1,8 @@
-import CResample
+import CRasterKernels
 import Cairo
 
 /// Paints a scaled image into a rectangle of a surface's pixels with maptrip's own bilinear kernel
-/// (CResample: separable, AVX2), the way Cairo paints it with a bilinear filter, padded edges and the
+/// (CRasterKernels: separable, AVX2), the way Cairo paints it with a bilinear filter, padded edges and the
 /// source operator: compositing the raster cache's tiles is most of the drawing a moving frame takes,
 /// and pixman's SSE2 loop samples one pixel at a time. The same for one 8-bit plane of a YUV picture.
 enum BilinearResample {

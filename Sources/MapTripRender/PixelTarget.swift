@@ -1,5 +1,5 @@
 import Cairo
-import CResample
+import CRasterKernels
 import MapTripGeometry
 import MapTripScene
 

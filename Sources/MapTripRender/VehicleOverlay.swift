@@ -1,4 +1,4 @@
-import CResample
+import CRasterKernels
 import Cairo
 import Foundation
 import MapTripGeometry

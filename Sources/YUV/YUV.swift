@@ -1,4 +1,4 @@
-import CResample
+import CRasterKernels
 import CYUV
 
 /// The matrix that turns R'G'B' into Y'CbCr (limited range both): BT.601 for standard-definition
