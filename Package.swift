@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
+        // maptrip's own C kernels, behind one Swift wrapper (the CPU check, the fallback's contract).
+        .target(name: "RasterKernels", dependencies: ["CRasterKernels"]),
 
         // maptrip itself.
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),  // maptrip's own raster kernels (AVX2, AVX-512)
@@ -93,7 +95,8 @@ let package = Package(
         // The modules' graph against the README's module table.
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
-                    dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
+                    dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
+                                   "RasterKernels"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                                                "MapTripSupport", "Cairo", "FFmpeg", "Proj", "CRasterKernels", "YUV",
                                                                "TestSupport"]),
