@@ -1,4 +1,3 @@
-import CRasterKernels
 import Cairo
 import Foundation
 import MapTripGeometry
