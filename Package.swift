@@ -53,11 +53,12 @@ let package = Package(
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
-        // maptrip's own C kernels, behind one Swift wrapper (the CPU check, the fallback's contract).
+        // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
+        // wrapper over them (the CPU check, the contract of "done" or "not done here").
+        .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
         .target(name: "RasterKernels", dependencies: ["CRasterKernels"]),
 
         // maptrip itself.
-        .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),  // maptrip's own raster kernels (AVX2, AVX-512)
         // No C imports, one concern each, unit-tested alone: support <- geometry <- scene <- time.
         .target(name: "MapTripSupport"),  // edit distance, wording of messages, file kinds, cache bounds
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
@@ -68,7 +69,7 @@ let package = Package(
                                "Shapefile", "Proj", "RasterKernels", "YUV"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripRender", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite",
-                               "Curl", "CRasterKernels"]),
+                               "Curl", "RasterKernels"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",

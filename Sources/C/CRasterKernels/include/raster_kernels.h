@@ -1,7 +1,8 @@
 #pragma once
 // maptrip's own raster kernels: bilinear resampling, a stroker of round lines, a filler, radial gradients,
 // the blends of a frame's overlays and conversions to Y'CbCr, on AVX2 (AVX-512 for planes) where the CPU
-// has it.
+// has it. Swift calls them through the RasterKernels module only (its CPU check, its contract of "done"
+// or "not done here").
 //
 // Bilinear resampling of premultiplied BGRA, for compositing the raster cache's tiles into frames. pixman
 // does the same with SSE2, blending four neighbours per pixel in 16 bits; this one is separable: each
