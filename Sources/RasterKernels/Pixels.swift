@@ -38,7 +38,7 @@ public enum YUVCoefficients: Sendable, Equatable {
     /// BT.709 (47 157 16, -26 -86 112, 112 -102 -10).
     case bt709
 
-    @usableFromInline
+    @inlinable
     var matrix: UnsafePointer<maptrip_yuv_matrix> { maptrip_yuv_matrix_named(self == .bt709 ? 1 : 0) }
 }
 
