@@ -46,16 +46,19 @@ let package = Package(
         .target(name: "Pango", dependencies: ["CPango", "Cairo"]),
         .target(name: "Rsvg", dependencies: ["CRsvg", "Cairo"]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
-        .target(name: "YUV", dependencies: ["CYUV", "CResample"]),
+        .target(name: "YUV", dependencies: ["CYUV", "RasterKernels"]),
         .systemLibrary(name: "CMalloc", path: "Sources/C/CMalloc"),
         .target(name: "Heap", dependencies: ["CMalloc"]),
         .target(name: "Shapefile", dependencies: ["CShapelib"]),
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
+        // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
+        // wrapper over them (the CPU check, the contract of "done" or "not done here").
+        .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
+        .target(name: "RasterKernels", dependencies: ["CRasterKernels"]),
 
         // maptrip itself.
-        .target(name: "CResample", path: "Sources/C/CResample"),  // maptrip's own pixel kernels (AVX2, AVX-512)
         // No C imports, one concern each, unit-tested alone: support <- geometry <- scene <- time.
         .target(name: "MapTripSupport"),  // diagnostics, edit distance, wording of messages, file kinds, cache bounds
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
@@ -63,7 +66,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripRender",
                 dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
-                               "Shapefile", "Proj", "MapTripTiles", "CResample", "YUV"]),
+                               "Shapefile", "Proj", "MapTripTiles", "RasterKernels", "YUV"]),
         .target(name: "MapTripTiles",
                 dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite", "Curl"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
@@ -92,9 +95,10 @@ let package = Package(
         // The modules' graph against the README's module table.
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
-                    dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl"]),
+                    dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
+                                   "RasterKernels"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
-                                                               "MapTripSupport", "Cairo", "FFmpeg", "Proj", "CResample", "YUV",
+                                                               "MapTripSupport", "Cairo", "FFmpeg", "Proj", "RasterKernels", "YUV",
                                                                "TestSupport"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripRecord", "MapTripTime", "MapTripScene", "MapTripGeometry",

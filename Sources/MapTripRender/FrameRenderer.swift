@@ -1,10 +1,10 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
 import MapTripSupport
 import MapTripTime
+import RasterKernels
 
 /// Draws frames: the base map, then the overlay layers in order, onto reusable Cairo surfaces. It
 /// keeps `buffers` surfaces so a frame can be drawn while earlier ones are still being encoded.
@@ -261,7 +261,7 @@ public final class FrameRenderer {
 
     private var planarBandSurface: ImageSurface?
 
-    /// Paints `mark` on `band`, the frame's rows `rows`, as Cairo paints it there (see `maptrip_over_bgra`).
+    /// Paints `mark` on `band`, the frame's rows `rows`, as Cairo paints it there (see `Kernels.over`).
     private static func paint(_ mark: Mark, on band: ImageSurface, rows: Range<Int>) {
         let picture = mark.picture
         let x0 = max(mark.x, 0), x1 = min(mark.x + picture.width, band.width)
@@ -269,9 +269,8 @@ public final class FrameRenderer {
         guard x1 > x0, y1 > y0 else { return }
         // Cairo's opacity as pixman gets it: 16 bits, rounded, then their top 8.
         let alpha = Int32(Int((min(max(mark.alpha, 0), 1) * 65535 + 0.5).rounded(.down)) >> 8)
-        maptrip_over_bgra(band.data + (y0 - rows.lowerBound) * band.stride + x0 * 4, band.stride,
-                          picture.data + (y0 - mark.y) * picture.stride + (x0 - mark.x) * 4, picture.stride,
-                          Int32(x1 - x0), Int32(y1 - y0), alpha)
+        Kernels.over(picture.pixels(x: x0 - mark.x, y: y0 - mark.y, width: x1 - x0, height: y1 - y0), alpha: alpha,
+                     onto: band.pixels(x: x0, y: y0 - rows.lowerBound, width: x1 - x0, height: y1 - y0))
     }
 
     /// `rect` within the frame, its bounds rounded out to even (the chroma's 2x2 blocks); nil if none of

@@ -1,11 +1,11 @@
 import Cairo
-import CResample
 import MapTripGeometry
 import MapTripScene
+import RasterKernels
 
 /// An image surface that maptrip's own rasterisers draw straight into: its stroker
-/// (`maptrip_stroke_round`: round lines, for routes, the map's borders and labels' halos,
-/// `RoundStroke`) and its filler (`maptrip_fill_nonzero`: the map's land and lakes). Made where the
+/// (`Kernels.strokeRound`: round lines, for routes, the map's borders and labels' halos,
+/// `RoundStroke`) and its filler (`Kernels.fillNonZero`: the map's land and lakes). Made where the
 /// context draws over an image surface, its user space moved (by whole pixels or not: a label's picture
 /// is drawn at half pixels), clipped to one rectangle of whole pixels; anywhere else (a recording, a
 /// scaled poster, a group) Cairo draws.
@@ -16,7 +16,7 @@ struct PixelTarget {
     let clip: (x0: Int, y0: Int, x1: Int, y1: Int)
 
     init?(_ cr: Context) {
-        guard BilinearResample.isAvailable, cr.drawsOver, let surface = cr.imageTarget,
+        guard Kernels.isAvailable, cr.drawsOver, let surface = cr.imageTarget,
               let (dx, dy) = cr.translation, let clip = cr.deviceClipRectangle else { return nil }
         self.surface = surface
         self.dx = dx
@@ -61,84 +61,53 @@ struct PixelTarget {
                 xy[i + 1] += dy
             }
         }
-        let widths = passes.map(\.width)
-        let colors = passes.flatMap(\.color.rgba)
-        let lines = Int32(counts.count), count = Int32(passes.count)
-        return xy.withUnsafeBufferPointer { xy in
-            widths.withUnsafeBufferPointer { widths in
-                colors.withUnsafeBufferPointer { colors in
-                    counts.withUnsafeBufferPointer { counts in
-                        let shapes = Unshared((xy.baseAddress, counts.baseAddress, widths.baseAddress, colors.baseAddress))
-                        return inBands { data, stride, x0, y0, x1, y1 in
-                            let (xy, counts, widths, colors) = shapes.value
-                            return maptrip_stroke_round(data, stride, x0, y0, x1, y1, xy, counts, lines, widths, colors,
-                                                        count) != 0
-                        }
-                    }
-                }
-            }
+        let xy = xy, widths = passes.map(\.width), colors = passes.flatMap(\.color.rgba)
+        return inBands { pixels, clip in
+            Kernels.strokeRound(pixels, clip: clip, xy: xy, counts: counts, widths: widths, colors: colors)
         }
     }
 
     /// Fills `path`'s rings (user space; closed) by the non-zero rule in `color`
-    /// (`maptrip_fill_nonzero`, in two bands of rows at once, see `inBands`): filled whole, or (out of
+    /// (`Kernels.fillNonZero`, in two bands of rows at once, see `inBands`): filled whole, or (out of
     /// memory only: the CPU was checked) false, for Cairo to fill instead.
     func fill(_ path: PixelPath, color: Color) -> Bool {
         guard path.subpathCount > 0 else { return true }
-        let rgba = color.rgba
-        let rings = Int32(path.starts.count), points = Int32(path.xs.count), dx = dx, dy = dy
-        return path.xs.withUnsafeBufferPointer { xs in
-            path.ys.withUnsafeBufferPointer { ys in
-                path.starts.withUnsafeBufferPointer { starts in
-                    rgba.withUnsafeBufferPointer { rgba in
-                        let shapes = Unshared((xs.baseAddress, ys.baseAddress, starts.baseAddress, rgba.baseAddress))
-                        return inBands { data, stride, x0, y0, x1, y1 in
-                            let (xs, ys, starts, rgba) = shapes.value
-                            return maptrip_fill_nonzero(data, stride, x0, y0, x1, y1, xs, ys, starts, rings, points, dx, dy,
-                                                        rgba) != 0
-                        }
-                    }
-                }
-            }
+        let rgba = color.rgba, xs = path.xs, ys = path.ys, starts = path.starts, dx = dx, dy = dy
+        return inBands { pixels, clip in
+            Kernels.fillNonZero(pixels, clip: clip, xs: xs, ys: ys, starts: starts, dx: dx, dy: dy, color: rgba)
         }
     }
 
     /// Paints the ring between radii `inner` and `outer` about (cx, cy) (user space; `inner` 0: the
     /// disc) over the clip in a concentric radial gradient of `stops` (offset, colour) from radius
-    /// `from` to `to` (`maptrip_radial_over`): painted whole, or (no AVX2, a position that is not a
+    /// `from` to `to` (`Kernels.radialOver`): painted whole, or (no AVX2, a position that is not a
     /// number) not at all, false, for Cairo to paint instead.
     func radial(cx: Double, cy: Double, inner: Double, outer: Double, from g0: Double, to g1: Double,
                 stops: [(offset: Double, color: Color)]) -> Bool {
         let offsets = stops.map(\.offset)
         let colors = stops.flatMap(\.color.rgba)
-        let x = cx + dx, y = cy + dy, count = Int32(stops.count)
-        return offsets.withUnsafeBufferPointer { offsets in
-            colors.withUnsafeBufferPointer { colors in
-                let table = Unshared((offsets.baseAddress, colors.baseAddress))
-                return inBands { data, stride, x0, y0, x1, y1 in
-                    maptrip_radial_over(data, stride, x0, y0, x1, y1, x, y, inner, outer, g0, g1, table.value.0,
-                                        table.value.1, count) != 0
-                }
-            }
+        let x = cx + dx, y = cy + dy
+        return inBands { pixels, clip in
+            Kernels.radialOver(pixels, clip: clip, cx: x, cy: y, inner: inner, outer: outer, g0: g0, g1: g1,
+                               offsets: offsets, colors: colors)
         }
     }
 
-    /// Runs `draw` (a rasteriser over the device rectangle x0, y0 ... x1, y1 of the surface's pixels:
-    /// true when drawn) over the clip: a clip of at least `bandRows` rows in two bands of rows at once,
-    /// on two threads (`DrawingThreads.perform`), a shorter one whole. The rasterisers work out each
-    /// row from the shapes as given, so the bands' pixels are the whole's. A band that could not be
-    /// drawn (out of memory only) is tried again once the other is done; false when it still cannot
-    /// be (the other band may be drawn).
-    private func inBands(_ draw: @escaping @Sendable (UnsafeMutablePointer<UInt8>, Int, Int32, Int32, Int32, Int32) -> Bool)
-        -> Bool {
+    /// Runs `draw` (a kernel over the surface's pixels within a clip of device pixels: true when drawn,
+    /// false when nothing was, as `Kernels` promise) over the clip: a clip of at least `bandRows` rows
+    /// in two bands of rows at once, on two threads (`DrawingThreads.perform`), a shorter one whole. The
+    /// rasterisers work out each row from the shapes as given, so the bands' pixels are the whole's. A
+    /// band that could not be drawn (out of memory only) is tried again once the other is done; false
+    /// when it still cannot be (the other band may be drawn).
+    private func inBands(_ draw: @escaping @Sendable (PixelPlane, (x0: Int, y0: Int, x1: Int, y1: Int)) -> Bool) -> Bool {
         surface.flush()
         defer { surface.markDirty() }
-        let pixels = Unshared(surface.data), stride = surface.stride
-        let x0 = Int32(clip.x0), x1 = Int32(clip.x1), y0 = clip.y0, y1 = clip.y1
+        let pixels = Unshared(surface.pixels)
+        let x0 = clip.x0, x1 = clip.x1, y0 = clip.y0, y1 = clip.y1
         let bands = y1 - y0 >= Self.bandRows ? [y0..<(y0 + (y1 - y0) / 2), (y0 + (y1 - y0) / 2)..<y1] : [y0..<y1]
         let drawn = ConcurrentResults<Bool>(count: bands.count)
         let one: @Sendable (Int) -> Void = { k in
-            drawn.set(k, .success(draw(pixels.value, stride, x0, Int32(bands[k].lowerBound), x1, Int32(bands[k].upperBound))))
+            drawn.set(k, .success(draw(pixels.value, (x0, bands[k].lowerBound, x1, bands[k].upperBound))))
         }
         if bands.count > 1 { DrawingThreads.perform(iterations: bands.count, one) } else { one(0) }
         for k in bands.indices where (try? drawn.get(k)) != true {
@@ -160,4 +129,14 @@ struct PixelTarget {
 private struct Unshared<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+extension ImageSurface {
+    /// The surface's pixels as maptrip's kernels take them (premultiplied BGRA, 4 bytes a pixel).
+    var pixels: PixelPlane { PixelPlane(data: data, stride: stride, width: width, height: height) }
+
+    /// The rectangle of them from column `x`, row `y`, `width` x `height`.
+    func pixels(x: Int, y: Int, width: Int, height: Int) -> PixelPlane {
+        pixels.rectangle(x: x, y: y, width: width, height: height, bytesPerPixel: 4)
+    }
 }

@@ -1,7 +1,7 @@
-import CResample
 import Cairo
 import MapTripGeometry
 import MapTripScene
+import RasterKernels
 import YUV
 
 /// What a picture reused frame after frame (one of the recorder's frames, given back by the encoder)
@@ -85,17 +85,20 @@ public struct PlanarPicture: @unchecked Sendable {
         }
     }
 
-    var planes: [BilinearResample.Plane] {
-        [BilinearResample.Plane(data: y, stride: yStride, width: width, height: height),
-         BilinearResample.Plane(data: u, stride: uStride, width: width / 2, height: height / 2),
-         BilinearResample.Plane(data: v, stride: vStride, width: width / 2, height: height / 2)]
+    var planes: [PixelPlane] { let p = kernelPlanes; return [p.y, p.u, p.v] }
+
+    /// The planes and matrix as maptrip's kernels take them.
+    var kernelPlanes: YUVPlanes {
+        YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
+                  u: PixelPlane(data: u, stride: uStride, width: width / 2, height: height / 2),
+                  v: PixelPlane(data: v, stride: vStride, width: width / 2, height: height / 2),
+                  coefficients: matrix.coefficients)
     }
 
-    /// Blends a premultiplied overlay of this picture's size over it (see `maptrip_blend_overlay_i420`),
-    /// leaving the overlay transparent. Returns false, doing nothing, for an odd size.
+    /// Blends a premultiplied overlay of this picture's size over it (see `Kernels.blend`), leaving
+    /// the overlay transparent. Returns false, doing nothing, for an odd size.
     func blend(_ overlay: UnsafeMutablePointer<UInt8>, stride: Int) -> Bool {
-        maptrip_blend_overlay_i420(overlay, stride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
-                                   matrix.coefficients) != 0
+        Kernels.blend(PixelPlane(data: overlay, stride: stride, width: width, height: height), over: kernelPlanes)
     }
 
     /// The Y, U and V of an opaque colour, as a frame's conversion with `matrix` gives it.

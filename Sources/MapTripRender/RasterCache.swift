@@ -1,8 +1,8 @@
 import Cairo
-import CResample
 import Foundation
 import MapTripGeometry
 import MapTripScene
+import RasterKernels
 import YUV
 
 /// Rasters of the styled base map, drawn once from the vectors and composited into every frame that
@@ -560,7 +560,7 @@ final class RasterCache {
     func compositePlanar(_ viewport: Viewport, position: Int? = nil, outside: Color, into picture: PlanarPicture,
                          draw: TileDrawing) throws -> Bool {
         let W = viewport.width, H = viewport.height
-        guard BilinearResample.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
+        guard Kernels.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
               levels(for: viewport).count == 1 else { return false }
         planar = true
         matrix = picture.matrix
@@ -739,7 +739,7 @@ final class PlanarTile {
                              v: memory + width * height + w * h, vStride: w, width: width, height: height, matrix: matrix)
     }
 
-    var planes: [BilinearResample.Plane] { picture.planes }
+    var planes: [PixelPlane] { picture.planes }
 
     /// The tile's one Y, U and V where every sample of each plane (its border too) is the same: open
     /// sea, or land with nothing on it. Composited, such a tile comes out as those samples whatever
@@ -753,7 +753,7 @@ final class PlanarTile {
         let p = planes
         let values = p.map { $0.data.pointee }
         for (plane, value) in zip(p, values) {
-            guard maptrip_bytes_all(plane.data, plane.stride * plane.height, value) != 0 else { return }
+            guard Kernels.allBytes(of: plane, are: value) else { return }
         }
         flat = (values[0], values[1], values[2])
     }
@@ -826,15 +826,15 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                 let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
                 if px1 <= px0 || py1 <= py0 { continue }
                 if let flat = tile.flat {
-                    BilinearResample.fill(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target, firstRow: first,
-                                          x: px0, y: py0, width: px1 - px0, height: py1 - py0)
+                    Kernels.fill(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target, firstRow: first,
+                                 x: px0, y: py0, width: px1 - px0, height: py1 - py0)
                     continue
                 }
                 // The tile's pixel 0 is `border` level pixels before u0.
                 let b = Double(border)
-                if !BilinearResample.paint(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),
-                                           originY: y(v0 - b), into: target, firstRow: first,
-                                           x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
+                if !Kernels.resample(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),
+                                     originY: y(v0 - b), into: target, firstRow: first,
+                                     x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
                     return false
                 }
             }
@@ -855,7 +855,7 @@ private struct CompositeJob: @unchecked Sendable {
     let levels: [Level]
     let width: Int, height: Int, tileSize: Int
     let outside: Color
-    /// Whether the opaque bottom level is painted with maptrip's own kernel (`BilinearResample`).
+    /// Whether the opaque bottom level is painted with maptrip's own kernel (`Kernels.resample`).
     let resamples: Bool
 
     /// `rows`: the frame's rows `cr`'s surface holds from its row 0, or nil to paint through `cr` only.
@@ -885,9 +885,9 @@ private struct CompositeJob: @unchecked Sendable {
                 if px1 <= px0 || py1 <= py0 { continue }
                 // The tile's pixel 0 is its border, one level pixel before u0.
                 if i == 0, level.alpha >= 1, resamples, let rows,
-                   BilinearResample.paint(surface, scale: s, originX: x(u0 - 1), originY: y(v0 - 1),
-                                          into: cr.surface, firstRow: rows.lowerBound,
-                                          x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
+                   Kernels.resample(surface.pixels, bytesPerPixel: 4, scale: s, originX: x(u0 - 1), originY: y(v0 - 1),
+                                    into: cr.surface.pixels, firstRow: rows.lowerBound,
+                                    x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
                     continue
                 }
                 cr.paintImage(surface, into: x(u0 - 1), y(v0 - 1), Double(surface.width) * s, Double(surface.height) * s,

@@ -1,4 +1,3 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripGeometry
@@ -7,7 +6,7 @@ import MapTripTime
 import Rsvg
 
 /// Round-capped, round-joined solid lines drawn straight into an image surface's pixels by maptrip's
-/// own stroker (`maptrip_stroke_round`, CResample): a route's strokes on every moving frame were
+/// own stroker (`Kernels.strokeRound`, RasterKernels): a route's strokes on every moving frame were
 /// most of the Cairo work of a frame, Cairo's scan converter taking fifteen sub-rows per row; the
 /// map's borders and provinces too, their dashes cut into pieces ahead (`Dashes`, `capInset`). Used
 /// through a `PixelTarget`; anywhere else (a recording, a scaled poster, a route's dashes) Cairo strokes.

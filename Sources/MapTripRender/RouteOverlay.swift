@@ -1,9 +1,9 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
 import MapTripTime
+import RasterKernels
 import Rsvg
 
 /// Each leg's line, drawn up to where the vehicle is: legs begun so far, the travelled ones in their
@@ -135,7 +135,7 @@ public final class RouteOverlay: OverlayFastPaths {
         }
     }
 
-    /// Draws the legs straight into an I420 picture (`maptrip_stroke_round_i420`): the pixels `draw`
+    /// Draws the legs straight into an I420 picture (`Kernels.strokeRound`): the pixels `draw`
     /// gives on a transparent overlay blended over it, a pair of rows at a time, without the frame's
     /// band of BGRA rows (the world tour: the drawing thread's samples 6% fewer, the stroker's rows in
     /// cache). False, drawing nothing, where it cannot: a dashed leg (Cairo dashes it), the stroker
@@ -146,13 +146,10 @@ public final class RouteOverlay: OverlayFastPaths {
         guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return nil }
         let passes = strokes.map(\.passes), allPasses = Array(passes.joined())
         let lines = strokes.flatMap(\.lines)
-        var spans = [Int32](repeating: 0, count: picture.height)
-        guard maptrip_stroke_round_i420(
-            picture.y, picture.yStride, picture.u, picture.uStride, picture.v, picture.vStride, Int32(picture.width),
-            Int32(picture.height), Int32(strokes.count), strokes.map { Int32($0.lines.count) }, passes.map { Int32($0.count) },
-            PixelTarget.flattened(lines), lines.map { Int32($0.count) }, allPasses.map(\.width),
-            allPasses.flatMap(\.color.rgba), &spans, picture.matrix.coefficients) != 0
-        else { return nil }
+        guard let spans = Kernels.strokeRound(picture.kernelPlanes, lineCounts: strokes.map { Int32($0.lines.count) },
+                                              passCounts: passes.map { Int32($0.count) }, xy: PixelTarget.flattened(lines),
+                                              counts: lines.map { Int32($0.count) }, widths: allPasses.map(\.width),
+                                              colors: allPasses.flatMap(\.color.rgba)) else { return nil }
         var rects: [InkCells.Rect] = []
         for top in stride(from: 0, to: picture.height, by: 16) {
             var lo = Int32.max, hi = Int32.min

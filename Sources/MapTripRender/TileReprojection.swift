@@ -1,9 +1,9 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripGeometry
 import MapTripScene
 import MapTripTiles
+import RasterKernels
 
 // Raster tiles on any projection.
 //
@@ -1167,7 +1167,7 @@ struct LevelWalk {
         @inline(__always) func texel() -> UInt32 {
             let i = (u &>> 16) & mask, j = (v &>> 16) & mask
             let p = base + (j &* stride &+ i &* 4)
-            maptrip_prefetch(p + ahead)
+            Kernels.prefetch(p + ahead)
             let fx = UInt16(truncatingIfNeeded: (u &>> 8) & 0xff), fy = UInt16(truncatingIfNeeded: (v &>> 8) & 0xff)
             return ReprojectionPixel.bilinear(top: p.loadUnaligned(as: UInt64.self),
                                               bottom: p.loadUnaligned(fromByteOffset: stride, as: UInt64.self), fx, fy)

@@ -1,4 +1,3 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripGeometry

@@ -1,5 +1,5 @@
-import CResample
 import CYUV
+import RasterKernels
 
 /// The matrix that turns R'G'B' into Y'CbCr (limited range both): BT.601 for standard-definition
 /// pictures, BT.709 for HD and larger, as players assume for untagged video of each size. The stream
@@ -12,8 +12,8 @@ public enum YUVMatrix: String, Sendable, Equatable {
         width >= 1280 || height >= 720 ? .bt709 : .bt601
     }
 
-    /// The kernels' coefficients (`maptrip_yuv_matrix`).
-    public var coefficients: UnsafePointer<maptrip_yuv_matrix> { maptrip_yuv_matrix_named(self == .bt709 ? 1 : 0) }
+    /// The matrix as maptrip's own kernels take it (`RasterKernels`).
+    public var coefficients: YUVCoefficients { self == .bt709 ? .bt709 : .bt601 }
 }
 
 /// A libyuv call that failed, or arguments it would not be safe to pass.
@@ -63,8 +63,12 @@ public enum YUV {
                                + "for \(width)x\(height)")
         }
         if matrix == .bt709 {
-            _ = maptrip_argb_to_i420_matrix(src, srcStride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
-                                            matrix.coefficients)
+            let chromaHeight = (height + 1) / 2
+            Kernels.argbToI420(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
+                               into: YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
+                                               u: PixelPlane(data: u, stride: uStride, width: chromaWidth, height: chromaHeight),
+                                               v: PixelPlane(data: v, stride: vStride, width: chromaWidth, height: chromaHeight),
+                                               coefficients: matrix.coefficients))
             return
         }
         let status = ARGBToI420(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
@@ -84,8 +88,11 @@ public enum YUV {
         try check("ARGBToI444", width: width, height: height,
                   strides: [(srcStride, width * 4), (yStride, width), (uStride, width), (vStride, width)])
         if matrix == .bt709 {
-            _ = maptrip_argb_to_i444_matrix(src, srcStride, y, yStride, u, uStride, v, vStride, Int32(width), Int32(height),
-                                            matrix.coefficients)
+            Kernels.argbToI444(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
+                               into: YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
+                                               u: PixelPlane(data: u, stride: uStride, width: width, height: height),
+                                               v: PixelPlane(data: v, stride: vStride, width: width, height: height),
+                                               coefficients: matrix.coefficients))
             return
         }
         let status = ARGBToI444(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),

@@ -140,6 +140,36 @@ import Testing
         try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
     }
 
+    /// The modules a target's Swift files import (`import M`, `@testable import M`...), from its folder
+    /// (its path, or Sources/ or Tests/ and its name).
+    static func imports(of target: Target) throws -> Set<String> {
+        let folder = root.appendingPathComponent(target.path ?? ((target.kind == "testTarget" ? "Tests/" : "Sources/") + target.name))
+        var modules: Set<String> = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") && !["public", "internal", "package"].contains($0) }
+                if words.count >= 2, words[0] == "import" { modules.insert(String(words[1])) }
+            }
+        }
+        return modules
+    }
+
+    /// Where a module (test targets aside) imports a target of the package that it does not list as a
+    /// dependency: SwiftPM lets a module import any C module below it, so the edges alone do not keep
+    /// CRasterKernels behind RasterKernels.
+    static func undeclaredImports(_ targets: [Target]) throws -> [String] {
+        let names = Set(targets.map(\.name))
+        var problems: [String] = []
+        for t in targets where t.kind != "systemLibrary" && t.kind != "testTarget" && !(t.path ?? "").hasPrefix("Tests/") {
+            for m in try imports(of: t).sorted() where names.contains(m) && m != t.name && !t.dependencies.contains(m) {
+                problems.append("\(t.name) imports \(m), which it does not list")
+            }
+        }
+        return problems
+    }
+
     @Test func thePackageFollowsTheModuleTable() throws {
         let package = try Self.read("Package.swift"), readme = try Self.read("README.md")
         let targets = Self.targets(inPackage: package)
@@ -150,6 +180,21 @@ import Testing
         #expect(Self.graph(inReadme: readme).count >= 20)
         let problems = Self.violations(package: package, readme: readme)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Modules import only what they list; the C kernels only their wrapper, RasterKernels, does.
+    @Test func modulesImportOnlyWhatTheyList() throws {
+        let targets = Self.targets(inPackage: try Self.read("Package.swift"))
+        let problems = try Self.undeclaredImports(targets)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        let modules = targets.filter { $0.kind != "systemLibrary" }
+        #expect(try modules.filter { try Self.imports(of: $0).contains("CRasterKernels") }.map(\.name) == ["RasterKernels"])
+        // Found where it is not listed.
+        let render = try #require(targets.first { $0.name == "MapTripRender" })
+        var wrong = render
+        wrong.dependencies.removeAll { $0 == "Cairo" }
+        #expect(try Self.undeclaredImports([wrong] + targets.filter { $0.name != "MapTripRender" })
+            == ["MapTripRender imports Cairo, which it does not list"])
     }
 
     @Test func anEdgeAgainstTheGraphACycleOrAModuleLeftOutIsFound() throws {

@@ -1,13 +1,13 @@
-import CResample
 import Cairo
 import Foundation
 import MapTripScene
 @testable import MapTripRender
 import Testing
+import RasterKernels
 
 /// maptrip's own bilinear kernel against pixman (Cairo's bilinear filter, padded edges, the source
 /// operator): the raster cache paints its tiles with whichever this CPU runs, and the two must agree.
-@Suite(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+@Suite(.enabled(if: Kernels.isAvailable, "the kernel needs AVX2"))
 struct BilinearResampleTests {
     /// A tile like the cache's: a map-like picture (flat fills, hairlines, a soft edge) with noise in
     /// one corner, so that every way of getting a neighbour wrong shows.
@@ -54,8 +54,8 @@ struct BilinearResampleTests {
         let ours = try ImageSurface(width: w, height: h), theirs = try ImageSurface(width: w, height: h)
         for s in [ours, theirs] { try s.withContext { $0.setSource(Color(red: 1, green: 0, blue: 1, alpha: 1)); $0.paint() } }
         ours.flush()
-        #expect(BilinearResample.paint(image, scale: scale, originX: originX, originY: originY, into: ours,
-                                       firstRow: 0, x: x, y: y, width: width, height: height))
+        #expect(Kernels.resample(image.pixels, bytesPerPixel: 4, scale: scale, originX: originX, originY: originY,
+                                 into: ours.pixels, firstRow: 0, x: x, y: y, width: width, height: height))
         ours.markDirty()
         try theirs.withContext { cr in
             cr.setOperator(.source)
@@ -99,8 +99,8 @@ struct BilinearResampleTests {
         image.flush()
         let frame = try ImageSurface(width: 100, height: 100)
         frame.flush()
-        #expect(BilinearResample.paint(image, scale: 0.913, originX: 0.37, originY: -0.8, into: frame, firstRow: 0,
-                                       x: 0, y: 0, width: 58, height: 57))
+        #expect(Kernels.resample(image.pixels, bytesPerPixel: 4, scale: 0.913, originX: 0.37, originY: -0.8,
+                                 into: frame.pixels, firstRow: 0, x: 0, y: 0, width: 58, height: 57))
         for y in 0..<57 {
             for x in 0..<58 {
                 let p = frame.pixel(x: x, y: y)
@@ -121,8 +121,8 @@ struct BilinearResampleTests {
         whole.flush()
         band.flush()
         for (surface, first) in [(whole, 0), (band, 100)] {
-            #expect(BilinearResample.paint(image, scale: 0.93, originX: 5.5, originY: 20.25, into: surface,
-                                           firstRow: first, x: 6, y: 21, width: 230, height: 230))
+            #expect(Kernels.resample(image.pixels, bytesPerPixel: 4, scale: 0.93, originX: 5.5, originY: 20.25,
+                                     into: surface.pixels, firstRow: first, x: 6, y: 21, width: 230, height: 230))
         }
         #expect(memcmp(band.data, whole.data + 100 * whole.stride, 60 * whole.stride) == 0)
     }
@@ -145,12 +145,12 @@ struct BilinearResampleTests {
             let pixels = try ImageSurface(width: w, height: h)
             pixels.flush()
             samples.initialize(repeating: 7, count: w * h)
-            let source = BilinearResample.Plane(data: plane, stride: 258, width: 258, height: 200)
-            #expect(BilinearResample.paint(image, scale: scale, originX: ox, originY: oy, into: pixels, firstRow: 0,
-                                           x: x, y: y, width: width, height: height))
-            #expect(BilinearResample.paint(source, bytesPerPixel: 1, scale: scale, originX: ox, originY: oy,
-                                           into: BilinearResample.Plane(data: samples, stride: w, width: w, height: h),
-                                           firstRow: 0, x: x, y: y, width: width, height: height))
+            let source = PixelPlane(data: plane, stride: 258, width: 258, height: 200)
+            #expect(Kernels.resample(image.pixels, bytesPerPixel: 4, scale: scale, originX: ox, originY: oy,
+                                     into: pixels.pixels, firstRow: 0, x: x, y: y, width: width, height: height))
+            #expect(Kernels.resample(source, bytesPerPixel: 1, scale: scale, originX: ox, originY: oy,
+                                     into: PixelPlane(data: samples, stride: w, width: w, height: h),
+                                     firstRow: 0, x: x, y: y, width: width, height: height))
             var differing = 0
             for row in 0..<h {
                 for column in 0..<w {
@@ -166,7 +166,7 @@ struct BilinearResampleTests {
     /// The AVX-512 kernel (taken where the CPU has it) gives the AVX2 kernel's bytes: scales up to the
     /// limit of two source columns a sample, rectangles beside and across the source's edges, widths on
     /// and off its 64-sample step, sources wider than its stack buffer.
-    @Test(.enabled(if: maptrip_resample_plane_level() >= 2, "the CPU has no AVX-512 VBMI"))
+    @Test(.enabled(if: Kernels.planeLevel >= 2, "the CPU has no AVX-512 VBMI"))
     func bothPlaneKernelsGiveTheSameBytes() throws {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ n: Int) -> Int {
@@ -182,13 +182,15 @@ struct BilinearResampleTests {
                 let dx = Int32(16384 + next(2 * 65536 - 16384 + 1)), dy = Int32(16384 + next(2 * 65536 - 16384))
                 let x0 = Int32(next(sw * 2 * 65536)) - Int32(sw / 2 * 65536), y0 = Int32(next(sh * 65536 * 2)) - Int32(sh * 65536 / 2)
                 var outputs: [[UInt8]] = []
-                for level in [Int32(1), 2] {
+                for level in [1, 2] {
                     var out = [UInt8](repeating: 7, count: (width + 70) * height)
                     let written = out.withUnsafeMutableBufferPointer {
-                        maptrip_resample_plane_at(level, $0.baseAddress!, width + 70, Int32(width), Int32(height),
-                                                  source, sw, Int32(sw), Int32(sh), x0, y0, dx, dy)
+                        Kernels.resamplePlane(PixelPlane(data: source, stride: sw, width: sw, height: sh),
+                                              into: PixelPlane(data: $0.baseAddress!, stride: width + 70, width: width,
+                                                               height: height),
+                                              x0: x0, y0: y0, dx: dx, dy: dy, level: level)
                     }
-                    #expect(written == 1)
+                    #expect(written)
                     outputs.append(out)
                 }
                 #expect(outputs[0] == outputs[1], "source \(sw)x\(sh), \(width)x\(height) at (\(x0), \(y0)) step (\(dx), \(dy))")
@@ -211,18 +213,20 @@ struct BilinearResampleTests {
         defer { source.deallocate() }
         for i in 0..<(sw * sh) { source[i] = UInt8(truncatingIfNeeded: i * 13 + (i / sw) * 5 + next(7)) }
         struct Call { var width: Int, height: Int, sourceWidth: Int, x0: Int32, y0: Int32, dx: Int32, dy: Int32 }
-        func run(_ level: Int32, _ c: Call) -> [UInt8] {
+        func run(_ level: Int, _ c: Call) -> [UInt8] {
             var out = [UInt8](repeating: 7, count: (c.width + 70) * c.height)
             let written = out.withUnsafeMutableBufferPointer {
-                maptrip_resample_plane_at(level, $0.baseAddress!, c.width + 70, Int32(c.width), Int32(c.height),
-                                          source, sw, Int32(c.sourceWidth), Int32(sh), c.x0, c.y0, c.dx, c.dy)
+                Kernels.resamplePlane(PixelPlane(data: source, stride: sw, width: c.sourceWidth, height: sh),
+                                      into: PixelPlane(data: $0.baseAddress!, stride: c.width + 70, width: c.width,
+                                                       height: c.height),
+                                      x0: c.x0, y0: c.y0, dx: c.dx, dy: c.dy, level: level)
             }
-            #expect(written == 1)
+            #expect(written)
             return out
         }
         // A call with other columns: whatever plan it leaves, the next call with these does not match it.
         let other = Call(width: 50, height: 3, sourceWidth: sw, x0: 123_456, y0: 0, dx: 80_000, dy: 65536)
-        for level in (1...maptrip_resample_plane_level()).map({ Int32($0) }) {
+        for level in 1...Kernels.planeLevel {
             for _ in 0..<30 {
                 let call = Call(width: 1 + next(250), height: 1 + next(40), sourceWidth: 200 + next(100),
                                 x0: Int32(next(100 * 65536)) - 20 * 65536, y0: Int32(next(60 * 65536)),

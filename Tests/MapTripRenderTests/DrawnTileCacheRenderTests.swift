@@ -5,6 +5,7 @@ import MapTripScene
 import MapTripSupport
 @testable import MapTripRender
 import Testing
+import RasterKernels
 
 /// The raster cache's tiles kept on disk between renders (`DrawnTileCache`): a second render of the
 /// same map reads every tile back instead of drawing it, and its frames are byte for byte the first
@@ -55,7 +56,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+    @Test(.enabled(if: Kernels.isAvailable, "the kernel needs AVX2"))
     func aSecondRenderIntoI420ReadsItsPlanarTilesBack() throws {
         try withCache { cache in
             func planar(_ map: ShapefileBaseMap) throws -> [[UInt8]] {

@@ -4,8 +4,9 @@ import MapTripGeometry
 import MapTripScene
 @testable import MapTripRender
 import Testing
+import RasterKernels
 
-/// maptrip's own filler (`PixelTarget.fill`, `maptrip_fill_nonzero`) against Cairo's non-zero fills
+/// maptrip's own filler (`PixelTarget.fill`, `Kernels.fillNonZero`) against Cairo's non-zero fills
 /// of the same polygons: the same ink, each pixel close, clipped and moved as Cairo's context is.
 @Suite struct FillTests {
     /// Rings in pixels: a wavy coast-like polygon with a hole (a lake, wound the other way), a
@@ -69,7 +70,7 @@ import Testing
 
     @Test(arguments: [1.0, 0.55])
     func itFillsWhatCairoFills(alpha: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.95, green: 0.93, blue: 0.88, alpha: alpha)
         // Every ring but the self-crossing star.
         let (ours, cairo) = try Self.both(Self.rings.enumerated().filter { $0.offset != 2 }.map(\.element), color: color)
@@ -93,7 +94,7 @@ import Testing
     /// its edges cross inside a pixel their covers add (up to the whole pixel), where Cairo takes the
     /// union: a little more ink at the crossings, the rest the same.
     @Test func aSelfCrossingRingIsFilledByTheNonZeroRule() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let (ours, cairo) = try Self.both([Self.rings[2]], color: Color(red: 0.2, green: 0.3, blue: 0.4, alpha: 1))
         let blocks = AlphaBlocks.difference(ours, cairo)
         #expect(blocks.ink > 4_000 * 255, "\(blocks)")
@@ -105,7 +106,7 @@ import Testing
     /// band by band), gets the same pixels as the whole, byte for byte; a narrower clip leaves what is
     /// outside it.
     @Test func aClippedAndMovedContextFillsTheSameRowsAsTheWhole() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.3, green: 0.6, blue: 0.2, alpha: 0.9)
         let whole = try RoundStrokeTests.background()
         try whole.withContext { cr in _ = try #require(PixelTarget(cr)).fill(Self.path(Self.rings), color: color) }
@@ -148,7 +149,7 @@ import Testing
     /// A point that is not a number (a projection's failure) is left out and its neighbours joined:
     /// the ring stays closed, and fills as the ring without it (Cairo is not given such points).
     @Test func aPointThatIsNotANumberIsLeftOut() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.5, green: 0.2, blue: 0.1, alpha: 1)
         let coast = Self.rings[0]
         var broken = coast
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func nothingOutsideTheClipOrOfNoAlphaIsDrawn() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let surface = try RoundStrokeTests.background(), untouched = try RoundStrokeTests.background()
         try surface.withContext { cr in
             let target = try #require(PixelTarget(cr))
@@ -204,7 +205,7 @@ import Testing
     @Test(arguments: [(LonLat(lon: 20, lat: 58), 4.5, 1.0), (LonLat(lon: 0, lat: 20), 0.0, 1.0),
                       (LonLat(lon: 180, lat: 64), 3.5, 1.0), (LonLat(lon: 27, lat: 62), 5.5, 2.0)])
     func landAndLakesMatchCairosFills(center: LonLat, zoom: Double, scale: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let ours = try Self.draw(center: center, zoom: zoom, scale: scale, ownFiller: true)
         let cairo = try Self.draw(center: center, zoom: zoom, scale: scale, ownFiller: false)
         var differing = 0, worst = 0, sum = 0, land = 0

@@ -1,5 +1,4 @@
 import Cairo
-import CResample
 import Foundation
 import MapTripGeometry
 import MapTripScene
@@ -9,11 +8,22 @@ import MapTripTime
 import Testing
 import YUV
 import TestSupport
+import RasterKernels
 
 /// Frames drawn straight into I420 (the raster cache's planar tiles, the overlays blended over them)
 /// against the same frames drawn in BGRA and converted by libyuv, as every other frame is.
-@Suite(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+@Suite(.enabled(if: Kernels.isAvailable, "the kernel needs AVX2"))
 struct PlanarCompositeTests {
+    /// The planes of an I420 picture held one after the other at `p`, each row as wide as the plane,
+    /// as the kernels take them.
+    static func planes(at p: UnsafeMutablePointer<UInt8>, width: Int, height: Int, matrix: YUVMatrix = .bt601) -> YUVPlanes {
+        let u = p + width * height, v = u + width * height / 4
+        return YUVPlanes(y: PixelPlane(data: p, stride: width, width: width, height: height),
+                         u: PixelPlane(data: u, stride: width / 2, width: width / 2, height: height / 2),
+                         v: PixelPlane(data: v, stride: width / 2, width: width / 2, height: height / 2),
+                         coefficients: matrix.coefficients)
+    }
+
     /// An I420 picture in memory of its own.
     final class Picture {
         let width: Int, height: Int
@@ -107,13 +117,12 @@ struct PlanarCompositeTests {
                     var o = overlay, pic = picture
                     let done = o.withUnsafeMutableBufferPointer { ov in
                         pic.withUnsafeMutableBufferPointer { pp in
-                            let y = pp.baseAddress!, u = y + width * height, v = u + width * height / 4
-                            return (reference ? maptrip_blend_overlay_i420_reference : maptrip_blend_overlay_i420)(
-                                ov.baseAddress!, width * 4, y, width, u, width / 2, v, width / 2, Int32(width), Int32(height),
-                                matrix.coefficients)
+                            let planes = Self.planes(at: pp.baseAddress!, width: width, height: height, matrix: matrix)
+                            let layer = PixelPlane(data: ov.baseAddress!, stride: width * 4, width: width, height: height)
+                            return reference ? Kernels.Reference.blend(layer, over: planes) : Kernels.blend(layer, over: planes)
                         }
                     }
-                    #expect(done == 1)
+                    #expect(done)
                     results.append((pic, o))
                 }
                 #expect(results[0].0 == results[1].0, "\(width)x\(height), \(density)%, \(matrix): samples")
@@ -141,9 +150,20 @@ struct PlanarCompositeTests {
                 try f(src, stride, &y, width, &u, cw, &v, cw)
                 return y + u + v
             }
+            /// The kernel `f` as `convert` calls it.
+            func kernel(_ f: @escaping (PixelPlane, YUVPlanes) -> Void, _ matrix: YUVMatrix)
+                -> (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int,
+                    UnsafeMutablePointer<UInt8>, Int) -> Void {
+                { src, srcStride, y, yStride, u, uStride, v, vStride in
+                    f(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
+                      YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
+                                u: PixelPlane(data: u, stride: uStride, width: cw, height: ch),
+                                v: PixelPlane(data: v, stride: vStride, width: cw, height: ch), coefficients: matrix.coefficients))
+                }
+            }
             for matrix in [YUVMatrix.bt601, .bt709] {
-                let fast = convert { maptrip_argb_to_i420_matrix($0, $1, $2, $3, $4, $5, $6, $7, Int32(width), Int32(height), matrix.coefficients) }
-                let plain = convert { maptrip_argb_to_i420_matrix_reference($0, $1, $2, $3, $4, $5, $6, $7, Int32(width), Int32(height), matrix.coefficients) }
+                let fast = convert(kernel({ Kernels.argbToI420($0, into: $1) }, matrix))
+                let plain = convert(kernel({ Kernels.Reference.argbToI420($0, into: $1) }, matrix))
                 #expect(fast == plain, "\(width)x\(height) \(matrix)")
                 if matrix == .bt601 {
                     let libyuv = try convert { try YUV.argbToI420(src: $0, srcStride: $1, y: $2, yStride: $3, u: $4, uStride: $5,
@@ -155,7 +175,7 @@ struct PlanarCompositeTests {
         }
     }
 
-    /// An overlay's picture painted on a band by maptrip's own OVER (`maptrip_over_bgra`, and its C
+    /// An overlay's picture painted on a band by maptrip's own OVER (`Kernels.over`, and its C
     /// reference) gives Cairo's bytes, at full opacity and faded, over a band holding other ink.
     @Test func picturesPaintedOnABandMatchCairo() throws {
         var state: UInt64 = 0x853C_49E6_748F_EA9B
@@ -193,9 +213,13 @@ struct PlanarCompositeTests {
             for reference in [false, true] {
                 var ours = before
                 ours.withUnsafeMutableBufferPointer { d in
-                    _ = (reference ? maptrip_over_bgra_reference : maptrip_over_bgra)(
-                        d.baseAddress! + 7 * band.stride + 9 * 4, band.stride, picture.data, picture.stride,
-                        Int32(picture.width), Int32(picture.height), a)
+                    let target = PixelPlane(data: d.baseAddress!, stride: band.stride, width: band.width, height: band.height)
+                        .rectangle(x: 9, y: 7, width: picture.width, height: picture.height, bytesPerPixel: 4)
+                    if reference {
+                        Kernels.Reference.over(picture.pixels, alpha: a, onto: target)
+                    } else {
+                        Kernels.over(picture.pixels, alpha: a, onto: target)
+                    }
                 }
                 let differing = zip(ours, cairo).filter { $0 != $1 }.count
                 #expect(differing == 0, "alpha \(alpha), reference \(reference): \(differing) bytes differ")
@@ -222,11 +246,13 @@ struct PlanarCompositeTests {
                     var out = [UInt8](repeating: 0, count: width * height)
                     let done = src.withUnsafeBufferPointer { s in
                         out.withUnsafeMutableBufferPointer { o in
-                            maptrip_resample_plane(o.baseAddress!, width, Int32(width), Int32(height), s.baseAddress!, sw,
-                                                   Int32(sw), Int32(sh), x0, y0, step, step)
+                            Kernels.resample(PixelPlane(reading: s.baseAddress!, stride: sw, width: sw, height: sh),
+                                             bytesPerPixel: 1,
+                                             into: PixelPlane(data: o.baseAddress!, stride: width, width: width, height: height),
+                                             x0: x0, y0: y0, dx: step, dy: step)
                         }
                     }
-                    #expect(done == 1)
+                    #expect(done)
                     let expected = Self.reference(src, width: sw, height: sh, x0: x0, y0: y0, step: step,
                                                   width: width, height: height)
                     #expect(out == expected, "width \(width), scale \(scale), origin \(origin)")
@@ -242,7 +268,7 @@ struct PlanarCompositeTests {
     /// scale and position, clipped to a band's rows the same way. A tile with one sample off, anywhere
     /// (its border too), is not flat.
     @Test func aFlatTileIsFilledWithWhatTheKernelWouldWrite() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let tile = PlanarTile(width: 260, height: 260)
         let values: [UInt8] = [0, 1, 128, 203, 255]
         for value in values {
@@ -254,14 +280,14 @@ struct PlanarCompositeTests {
                     let w = 300, h = 90, firstRow = 40
                     var painted = [UInt8](repeating: 7, count: w * h), filled = painted
                     painted.withUnsafeMutableBufferPointer { p in
-                        let target = BilinearResample.Plane(data: p.baseAddress!, stride: w, width: w, height: h)
-                        #expect(BilinearResample.paint(tile.planes[0], bytesPerPixel: 1, scale: scale, originX: originX,
-                                                       originY: originY, into: target, firstRow: firstRow,
-                                                       x: 11, y: 25, width: 250, height: 200))
+                        let target = PixelPlane(data: p.baseAddress!, stride: w, width: w, height: h)
+                        #expect(Kernels.resample(tile.planes[0], bytesPerPixel: 1, scale: scale, originX: originX,
+                                                 originY: originY, into: target, firstRow: firstRow,
+                                                 x: 11, y: 25, width: 250, height: 200))
                     }
                     filled.withUnsafeMutableBufferPointer { p in
-                        let target = BilinearResample.Plane(data: p.baseAddress!, stride: w, width: w, height: h)
-                        BilinearResample.fill(value, into: target, firstRow: firstRow, x: 11, y: 25, width: 250, height: 200)
+                        let target = PixelPlane(data: p.baseAddress!, stride: w, width: w, height: h)
+                        Kernels.fill(value, into: target, firstRow: firstRow, x: 11, y: 25, width: 250, height: 200)
                     }
                     #expect(painted == filled, "value \(value), scale \(scale), origin \(originX), \(originY)")
                     #expect(filled.contains(value) && filled.contains(7), "the rectangle within the band's rows, and only it")
@@ -588,12 +614,12 @@ struct PlanarCompositeTests {
         #expect(map.framesRestored > 10 && map.framesRestored < stats.framesFromStill)
     }
 
-    /// Strokes drawn straight into an I420 picture (`maptrip_stroke_round_i420`) give the bytes of the
-    /// same strokes drawn one after the other over a transparent BGRA overlay (`maptrip_stroke_round`)
+    /// Strokes drawn straight into an I420 picture (`Kernels.strokeRound`) give the bytes of the
+    /// same strokes drawn one after the other over a transparent BGRA overlay (`Kernels.strokeRound`)
     /// that is then blended over the picture: an outlined line and a thin one crossing it, and lines
     /// running off the frame, over noise.
     @Test func strokesDrawnStraightIntoI420MatchThemDrawnOverAnOverlayAndBlended() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let (width, height) = (420, 260)
         let first = RoundStrokeTests.lines
         let second: [[(x: Double, y: Double)]] = [[(x: 10.5, y: 250), (x: 400.25, y: 12.75)], [(x: -50, y: 131), (x: 500, y: 129.5)]]
@@ -606,37 +632,37 @@ struct PlanarCompositeTests {
             state = state &* 1_664_525 &+ 1_013_904_223
             return UInt8(truncatingIfNeeded: state >> 13)
         }
-        func planes(_ p: UnsafeMutablePointer<UInt8>) -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) {
-            (p, p + width * height, p + width * height + width * height / 4)
-        }
         // Over an overlay, then blended.
         var blended = noise
         var overlay = [UInt8](repeating: 0, count: width * height * 4)
-        for stroke in strokes {
-            let xy = stroke.lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, counts = stroke.lines.map { Int32($0.count) }
-            let colors = stroke.passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
-            #expect(maptrip_stroke_round(&overlay, width * 4, 0, 0, Int32(width), Int32(height), xy, counts,
-                                         Int32(counts.count), stroke.passes.map(\.width), colors, Int32(stroke.passes.count)) == 1)
+        overlay.withUnsafeMutableBufferPointer { o in
+            let pixels = PixelPlane(data: o.baseAddress!, stride: width * 4, width: width, height: height)
+            for stroke in strokes {
+                let xy = stroke.lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, counts = stroke.lines.map { Int32($0.count) }
+                let colors = stroke.passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] }
+                #expect(Kernels.strokeRound(pixels, clip: (0, 0, width, height), xy: xy, counts: counts,
+                                            widths: stroke.passes.map(\.width), colors: colors))
+            }
         }
         #expect(overlay.contains { $0 != 0 })
-        blended.withUnsafeMutableBufferPointer { b in
-            let (y, u, v) = planes(b.baseAddress!)
-            #expect(maptrip_blend_overlay_i420(&overlay, width * 4, y, width, u, width / 2, v, width / 2,
-                                               Int32(width), Int32(height), nil) == 1)
+        overlay.withUnsafeMutableBufferPointer { o in
+            blended.withUnsafeMutableBufferPointer { b in
+                #expect(Kernels.blend(PixelPlane(data: o.baseAddress!, stride: width * 4, width: width, height: height),
+                                      over: Self.planes(at: b.baseAddress!, width: width, height: height)))
+            }
         }
         // Straight into the picture.
         var straight = noise
-        var spans = [Int32](repeating: -1, count: height)
         let lines = strokes.flatMap(\.lines), passes = strokes.flatMap(\.passes)
-        straight.withUnsafeMutableBufferPointer { b in
-            let (y, u, v) = planes(b.baseAddress!)
-            #expect(maptrip_stroke_round_i420(y, width, u, width / 2, v, width / 2, Int32(width), Int32(height), Int32(strokes.count),
-                                              strokes.map { Int32($0.lines.count) }, strokes.map { Int32($0.passes.count) },
-                                              lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, lines.map { Int32($0.count) },
-                                              passes.map(\.width),
-                                              passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] },
-                                              &spans, nil) == 1)
+        let drawn = straight.withUnsafeMutableBufferPointer { b in
+            Kernels.strokeRound(Self.planes(at: b.baseAddress!, width: width, height: height),
+                                lineCounts: strokes.map { Int32($0.lines.count) }, passCounts: strokes.map { Int32($0.passes.count) },
+                                xy: lines.flatMap { $0.flatMap { [$0.x, $0.y] } }, counts: lines.map { Int32($0.count) },
+                                widths: passes.map(\.width),
+                                colors: passes.flatMap { [$0.color.red, $0.color.green, $0.color.blue, $0.color.alpha] })
         }
+        let spans = try #require(drawn)
+        #expect(spans.count == height)
         #expect(blended != noise)
         #expect(straight == blended)
         // Every sample changed lies within its pair of rows' span, and the spans are even.
@@ -655,7 +681,7 @@ struct PlanarCompositeTests {
     /// A route that draws itself straight into I420 (`RouteOverlay.drawPlanar`) gives a frame what the
     /// same route drawn on the frame's band and blended gives, through a flight.
     @Test func aRouteDrawnStraightIntoI420MatchesItDrawnOnTheBand() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let places = [Place(name: "Lisbon", position: LonLat(lon: -9.14, lat: 38.72), zoom: 4),
                       Place(name: "Moscow", position: LonLat(lon: 37.62, lat: 55.76), zoom: 4.2),
                       Place(name: "Cairo", position: LonLat(lon: 31.24, lat: 30.04), zoom: 4)]

@@ -3,11 +3,12 @@ import Foundation
 import MapTripScene
 @testable import MapTripRender
 import Testing
+import RasterKernels
 
-/// maptrip's own concentric gradients (`PixelTarget.radial`, `maptrip_radial_over`: the globe's
+/// maptrip's own concentric gradients (`PixelTarget.radial`, `Kernels.radialOver`: the globe's
 /// atmosphere and sea disc) against Cairo's radial gradients over the same rings: each pixel close,
 /// nothing painted outside the ring, the disc's inside exactly its colour.
-@Suite(.enabled(if: BilinearResample.isAvailable, "maptrip's own gradients need AVX2"))
+@Suite(.enabled(if: Kernels.isAvailable, "maptrip's own gradients need AVX2"))
 struct RadialTests {
     typealias Stops = [(offset: Double, color: Color)]
     static let glow: Stops = [(0, Color(red: 0.35, green: 0.55, blue: 0.95, alpha: 0.8)),

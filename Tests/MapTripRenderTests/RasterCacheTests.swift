@@ -7,6 +7,7 @@ import MapTripSupport
 @testable import MapTripRender
 import Proj
 import Testing
+import RasterKernels
 
 /// The raster cache (flights composited from rasters of the map) against the map drawn from its
 /// vectors, frame by frame.
@@ -109,7 +110,7 @@ import Testing
         #expect(ssim.min()! >= 0.99, "SSIM \(ssim.min()!)")
     }
 
-    @Test(.enabled(if: BilinearResample.isAvailable, "the kernel needs AVX2"))
+    @Test(.enabled(if: Kernels.isAvailable, "the kernel needs AVX2"))
     func tilesCompositedByTheKernelMatchPixmans() throws {
         // The same flight (across a level boundary and the antimeridian, so edge tiles and two levels
         // show) composited by maptrip's kernel and by pixman: every pixel within a few levels; a tile

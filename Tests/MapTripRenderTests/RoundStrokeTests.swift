@@ -1,10 +1,10 @@
 import Cairo
-import CResample
 import Foundation
 import MapTripGeometry
 import MapTripScene
 @testable import MapTripRender
 import Testing
+import RasterKernels
 
 /// maptrip's own stroker for solid round lines (`RoundStroke`) against Cairo's strokes of the same
 /// lines: the same ink, each pixel close, and where it steps aside for Cairo.
@@ -55,7 +55,7 @@ import Testing
 
     @Test(arguments: [0.6, 1.0, 2.5, 3.5, 9.0])
     func itDrawsWhatCairoDraws(width: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.95, green: 0.45, blue: 0.1, alpha: 0.9)
         let cairo = try Self.background(), ours = try Self.background()
         try cairo.withContext { cr in Self.cairoStroke(Self.lines, width: width, color: color, in: cr) }
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aLineFromFarOffTheFrameIsDrawnAsItsVisiblePart() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         // Cairo's fixed point cannot hold -1e9 (it draws the cut line here); the stroker cuts the
         // line to what it can show before its single-precision arithmetic.
         let far: [[(x: Double, y: Double)]] = [[(x: -1e9, y: 100 - 1e9 * 0.05), (x: 250, y: 112.5)]]
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aClippedAndMovedContextDrawsTheSameRowsAsTheWhole() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 1)
         let whole = try Self.background()
         try whole.withContext { cr in
@@ -131,7 +131,7 @@ import Testing
     /// no alpha draws nothing.
     @Test(arguments: [(7.0, 3.5), (2.0, 5.0)])
     func passesInOneCallDrawWhatSeparateStrokesDraw(outline: Double, line: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         // The lines within the frame (no segment cut at the clip, where the widest pass's reach sets the cut).
         let inside = Array(Self.lines.prefix(3))
         let under = Color(red: 1, green: 1, blue: 1, alpha: 0.85), over = Color(red: 0.8, green: 0.1, blue: 0.3, alpha: 0.9)
@@ -164,7 +164,7 @@ import Testing
     /// A context moved by a fraction of a pixel (a label's picture at a half pixel): the lines as
     /// moved by it in the surface's pixels, byte for byte.
     @Test func aContextMovedByAFractionDrawsTheLinesMovedByIt() throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let color = Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.9)
         let inside = Array(Self.lines.prefix(3))
         let moved = try Self.background(), shifted = try Self.background()
@@ -190,7 +190,7 @@ import Testing
     /// other scripts' glyphs.
     @Test(arguments: [(0.0, 0.0), (0.5, 0.5)])
     func aLabelsHaloInksWhatCairosInks(fx: Double, fy: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let style = TextStyle(weight: "Bold", size: 22, color: Color(red: 0.1, green: 0.1, blue: 0.1, alpha: 1),
                               halo: Color(red: 1, green: 1, blue: 1, alpha: 0.92), haloWidth: 4)
         let text = TextCache()
@@ -227,14 +227,14 @@ import Testing
     @Test func itStepsAsideWhereItCannotDrawStraightIntoPixels() throws {
         let surface = try ImageSurface(width: 64, height: 64)
         try surface.withContext { cr in
-            #expect((PixelTarget(cr) != nil) == BilinearResample.isAvailable, "an image, unmoved, unclipped")
+            #expect((PixelTarget(cr) != nil) == Kernels.isAvailable, "an image, unmoved, unclipped")
             cr.save()
             cr.scale(2, 2)
             #expect(PixelTarget(cr) == nil, "scaled")
             cr.restore()
             cr.save()
             cr.translate(0.5, 0)
-            #expect((PixelTarget(cr) != nil) == BilinearResample.isAvailable, "moved by half a pixel, unclipped")
+            #expect((PixelTarget(cr) != nil) == Kernels.isAvailable, "moved by half a pixel, unclipped")
             cr.rectangle(0, 0, 10, 10)
             cr.clip()
             #expect(PixelTarget(cr) == nil, "moved by half a pixel, clipped between pixels")
@@ -289,7 +289,7 @@ import Testing
     /// dashes beside the borders at zoom 6.5.
     @Test(arguments: [(1.0, 5.0), (1.0, 6.5), (2.0, 5.0)])
     func dashedLinesInkWhatCairosDashesInk(scale: Double, zoom: Double) throws {
-        guard BilinearResample.isAvailable else { return }
+        guard Kernels.isAvailable else { return }
         let ours = try Self.draw(scale: scale, zoom: zoom, ownStroker: true)
         let cairo = try Self.draw(scale: scale, zoom: zoom, ownStroker: false)
         let blocks = AlphaBlocks.difference(ours, cairo)

@@ -1,4 +1,4 @@
-#include "resample.h"
+#include "raster_kernels.h"
 
 const maptrip_yuv_matrix maptrip_yuv_bt601 = {66, 129, 25, -38, -74, 112, 112, -94, -18};
 const maptrip_yuv_matrix maptrip_yuv_bt709 = {47, 157, 16, -26, -86, 112, 112, -102, -10};

@@ -5,7 +5,7 @@
 // distance from the centre, the ring's cover of them from that distance, the gradient's colour from a
 // table of 256), those wholly inside an opaque ring of one colour are written as it, and those outside
 // are not touched.
-#include "resample.h"
+#include "raster_kernels.h"
 #include "solid.h"
 
 #include <math.h>

@@ -1,11 +1,16 @@
 #pragma once
-// maptrip's own pixel kernels: bilinear resampling of premultiplied BGRA, for compositing the raster
-// cache's tiles into frames. pixman does the same with SSE2, blending four neighbours per pixel in 16
-// bits; this one is separable: each destination row blends its two source rows once (8 bits, rounded),
-// then resamples that row across, eight pixels at a time, by a plan of byte shuffles and weights made
-// once per call (every row samples the same columns). AVX2, where the CPU has it. Positions are 16.16
-// fixed point as pixman's; weights have 6 bits (pixman's 7), so they fit pmaddubsw's signed bytes.
-// Against pixman: within 5 levels at noise, 0.06 on average; flat colours come out exactly.
+// maptrip's own raster kernels: bilinear resampling, a stroker of round lines, a filler, radial gradients,
+// the blends of a frame's overlays and conversions to Y'CbCr, on AVX2 (AVX-512 for planes) where the CPU
+// has it. Swift calls them through the RasterKernels module only (its CPU check, its contract of "done"
+// or "not done here").
+//
+// Bilinear resampling of premultiplied BGRA, for compositing the raster cache's tiles into frames. pixman
+// does the same with SSE2, blending four neighbours per pixel in 16 bits; this one is separable: each
+// destination row blends its two source rows once (8 bits, rounded), then resamples that row across, eight
+// pixels at a time, by a plan of byte shuffles and weights made once per call (every row samples the same
+// columns). AVX2, where the CPU has it. Positions are 16.16 fixed point as pixman's; weights have 6 bits
+// (pixman's 7), so they fit pmaddubsw's signed bytes. Against pixman: within 5 levels at noise, 0.06 on
+// average; flat colours come out exactly.
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "resample.h"
+#include "raster_kernels.h"
 
 #include <string.h>
 
