@@ -4,10 +4,6 @@ public struct Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     public struct Field: Sendable, Equatable {
         public var name: String
         public var value: String
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     public private(set) var fields: [Field] = []

@@ -11,12 +11,6 @@ public struct GazetteerCountry: Equatable, Hashable, Sendable, Codable {
     public var iso3: String
     /// The English name, e.g. "South Korea".
     public var name: String
-
-    public init(code: String, iso3: String, name: String) {
-        self.code = code
-        self.iso3 = iso3
-        self.name = name
-    }
 }
 
 /// What can go wrong opening or asking the gazetteer.

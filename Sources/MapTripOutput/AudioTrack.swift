@@ -61,11 +61,6 @@ public struct AudioTrackError: LocalizedError, Equatable, Sendable, CustomString
     public let file: String
     public let reason: String
 
-    public init(file: String, reason: String) {
-        self.file = file
-        self.reason = reason
-    }
-
     public var errorDescription: String? { "cannot use audio file '\(file)': \(reason)" }
     public var description: String { errorDescription! }
 }

@@ -273,10 +273,7 @@ final class DrawPipeline: @unchecked Sendable {
 
     /// Drawing side: drawing failed; the sink side throws this error at its next frame.
     func fail(_ error: Error) {
-        condition.lock()
-        failure = error
-        condition.broadcast()
-        condition.unlock()
+        condition.broadcast { failure = error }
     }
 
     /// Sink side: the next frame, waiting for it to be drawn.
@@ -302,17 +299,11 @@ final class DrawPipeline: @unchecked Sendable {
     func releaseFrame(_ index: Int) { give(index, to: \.freeFrames) }
 
     private func give(_ index: Int, to list: ReferenceWritableKeyPath<DrawPipeline, [Int]>) {
-        condition.lock()
-        self[keyPath: list].append(index)
-        condition.broadcast()
-        condition.unlock()
+        condition.broadcast { self[keyPath: list].append(index) }
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        condition.broadcast { stopped = true }
     }
 }
 

@@ -315,8 +315,8 @@ public enum BaseMaps {
             let fast = environment.fastPaths
             return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
                                         geometryCache: environment.geometryCache,
-                                        drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil,
-                                        cachesRasters: fast.rasterCache, holdsStills: fast.stills)
+                                        caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
+                                                            drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

@@ -174,10 +174,7 @@ final class DrawingCrew: @unchecked Sendable {
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        condition.broadcast { stopped = true }
         finished.wait()
     }
 }

@@ -17,7 +17,9 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
     public let directory: URL
     /// How its frames are cached (flights from raster tiles, held pictures).
     public let caching: MapCaching
-    private let painter: VectorLayerPainter
+    /// The one renderer of its layers (its `strokesItself` and `fillsItself` choose maptrip's own
+    /// stroker and filler where the context allows; the tests compare them with Cairo's).
+    let painter: VectorLayerPainter
     private var sources: [String: ShapefileDatasource] = [:]
     private var planeSources: [String: PlaneDatasource] = [:]
     private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
@@ -26,14 +28,13 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
 
     /// `assets` is the folder holding `basemap/`. `store`: shapefiles shared with other maps (nil:
     /// this map loads its own). `geometryCache`: where this map's levels are kept between runs, when
-    /// it loads its own (a store has its own cache). `drawnTiles`: where the raster cache's tiles are
-    /// kept between runs (nil: drawn in every render). `caching`: how frames are cached (nil: made
-    /// from `drawnTiles`, `cachesRasters` and `holdsStills`).
+    /// it loads its own (a store has its own cache). `caching`: how its frames are cached (by default
+    /// flights from raster tiles and held pictures, no tiles kept between runs).
     public init(assets: URL, style: MapStyle = .standard, layers: [MapLayer]? = nil,
-                store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil, drawnTiles: DrawnTileCache? = nil,
-                cachesRasters: Bool = true, holdsStills: Bool = true, caching: MapCaching? = nil) throws {
+                store: ShapefileStore? = nil, geometryCache: GeometryCache? = nil,
+                caching: MapCaching = MapCaching()) throws {
         self.store = store ?? ShapefileStore(cache: geometryCache)
-        self.caching = caching ?? MapCaching(cachesRasters: cachesRasters, holdsStills: holdsStills, drawnTiles: drawnTiles)
+        self.caching = caching
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
         painter = VectorLayerPainter(layers: self.layers)
@@ -44,38 +45,8 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
 
     var outside: Color { style.water }
 
-    /// Whether the layers' lines go through maptrip's own stroker where the context allows (false:
-    /// Cairo strokes them all; the tests compare the two).
-    public var strokesItself: Bool {
-        get { painter.strokesItself }
-        set { painter.strokesItself = newValue }
-    }
-
-    /// Whether the layers' fills go through maptrip's own filler where the context allows (false:
-    /// Cairo fills them all; the tests compare the two).
-    public var fillsItself: Bool {
-        get { painter.fillsItself }
-        set { painter.fillsItself = newValue }
-    }
-
-    /// Whether flights are composited from rasters of the map (see `MapCaching`).
-    public var cachesRasters: Bool { caching.cachesRasters }
-    /// Whether the map of a camera at rest is drawn once and copied under each of its frames.
-    public var holdsStills: Bool { caching.holdsStills }
-    /// See `MapCaching.compositesWithOwnKernel`.
-    public var compositesWithOwnKernel: Bool {
-        get { caching.compositesWithOwnKernel }
-        set { caching.compositesWithOwnKernel = newValue }
-    }
-    /// See `MapCaching.rasterBreakEven`.
-    public var rasterBreakEven: Double {
-        get { caching.rasterBreakEven }
-        set { caching.rasterBreakEven = newValue }
-    }
     /// What the raster cache did so far (nil: no cache).
     public var rasterCacheStatistics: RasterCacheStatistics? { caching.statistics }
-    /// See `MapCaching.framesRestored`.
-    var framesRestored: Int { caching.framesRestored }
 
     /// Loads the layers the given zooms need (1:10m data only when a close-up needs it).
     public func prepare(for viewports: [Viewport]) throws {
@@ -144,8 +115,8 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
     /// levels are made, its style and layers, the pixel ratio, the cache's tiles.
     func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
         var lines = ["maptrip drawn tiles/3", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)",
-                     ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "strokes \(strokesItself ? "maptrip" : "cairo")",
-                     "fills \(fillsItself ? "maptrip" : "cairo")", "style \(String(reflecting: style))", "layers \(String(reflecting: layers))"]
+                     ShapefileDatasource.recipe, cache.recipe, "scale \(scale)", "strokes \(painter.strokesItself ? "maptrip" : "cairo")",
+                     "fills \(painter.fillsItself ? "maptrip" : "cairo")", "style \(String(reflecting: style))", "layers \(String(reflecting: layers))"]
         for source in Set(layers.map(\.source)).sorted() {
             let base = directory.appendingPathComponent(source).path
             lines.append(source + " " + CacheKeys.identity(of: [base + ".shp", base + ".shx", base + ".prj"]))

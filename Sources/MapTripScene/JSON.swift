@@ -37,12 +37,6 @@ public struct JSONMember: Equatable, Sendable {
     public var key: String
     public var keyPosition: SourcePosition
     public var value: JSONValue
-
-    public init(key: String, keyPosition: SourcePosition, value: JSONValue) {
-        self.key = key
-        self.keyPosition = keyPosition
-        self.value = value
-    }
 }
 
 /// A parsed JSON value and where it starts in the file.

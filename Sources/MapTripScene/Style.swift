@@ -24,12 +24,6 @@ public struct Style: Equatable, Sendable {
         public var color: Color
         public var halo: Color
         public var size: Double
-
-        public init(color: Color, halo: Color, size: Double) {
-            self.color = color
-            self.halo = halo
-            self.size = size
-        }
     }
 
     /// A card: text on a rounded panel.
@@ -37,12 +31,6 @@ public struct Style: Equatable, Sendable {
         public var color: Color
         public var background: Color
         public var size: Double
-
-        public init(color: Color, background: Color, size: Double) {
-            self.color = color
-            self.background = background
-            self.size = size
-        }
     }
 
     /// The theme the style starts from.

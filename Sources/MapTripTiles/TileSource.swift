@@ -19,17 +19,6 @@ public struct TileSetInfo: Equatable, Sendable {
     public var bounds: GeoBounds?
     /// The set's own name, if it states one.
     public var name: String?
-
-    public init(minZoom: Int, maxZoom: Int, tileSize: Int, attribution: String? = nil, format: TileFormat? = nil,
-                bounds: GeoBounds? = nil, name: String? = nil) {
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.tileSize = tileSize
-        self.attribution = attribution
-        self.format = format
-        self.bounds = bounds
-        self.name = name
-    }
 }
 
 /// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles

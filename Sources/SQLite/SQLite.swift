@@ -9,12 +9,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public let message: String
     public let operation: String
 
-    public init(code: Int32, message: String, operation: String) {
-        self.code = code
-        self.message = message
-        self.operation = operation
-    }
-
     /// The primary result code (the low byte of an extended code).
     public var primaryCode: Int32 { code & 0xff }
 

@@ -709,7 +709,7 @@ func projectionsPhase(scenePath: String, runs: Int) throws {
         var scene = base
         scene.projection = spec
         let projection = try Projection.make(for: scene)
-        let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: rasters)
+        let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), caching: MapCaching(cachesRasters: rasters))
         let renderer = try FrameRenderer(scene: scene, baseMap: map, projection: projection)
         let values = frames(scene, projection)
         try renderer.baseMap.prepare(for: values.map { renderer.viewport($0.camera) })
@@ -778,7 +778,7 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
         if s != states.last { states.append(s) }
     }
     let cachedMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style))
-    let directMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: false)
+    let directMap = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), caching: MapCaching(cachesRasters: false))
     let cached = try FrameRenderer(scene: scene, format: format, baseMap: cachedMap), direct = try FrameRenderer(scene: scene, format: format, baseMap: directMap)
     for r in [cached, direct] {
         try r.baseMap.prepare(for: states.map { r.viewport($0.camera) })
@@ -837,8 +837,8 @@ func rasterQuality(_ scenePath: String, scale: Double, print show: Bool) throws 
     var times: [[Double]] = [[], [], [], [], [], []]
     for _ in 0..<3 {
         for (k, (caches, ownKernel)) in [(true, true), (true, false), (false, true), (true, true), (true, true), (true, true)].enumerated() {
-            let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), cachesRasters: caches)
-            map.compositesWithOwnKernel = ownKernel
+            let map = try ShapefileBaseMap(assets: assets, style: MapStyle(scene.style), caching: MapCaching(cachesRasters: caches))
+            map.caching.compositesWithOwnKernel = ownKernel
             let r = try FrameRenderer(scene: scene, format: format, baseMap: map, overlays: k == 5 ? [] : nil)
             try map.prepare(for: states.map { r.viewport($0.camera) })
             map.plan(frames: cameras, format: format)

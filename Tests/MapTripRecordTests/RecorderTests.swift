@@ -208,7 +208,7 @@ struct RecorderTests {
         // Every flight composited from rasters, whatever it costs: every frame drawn into I420.
         func map() throws -> ShapefileBaseMap {
             let map = try ShapefileBaseMap(assets: Trip.assets)
-            map.rasterBreakEven = .infinity
+            map.caching.rasterBreakEven = .infinity
             return map
         }
         let fast = ConvertedAhead(width: w, height: h, slow: false)
@@ -282,7 +282,7 @@ struct RecorderTests {
             var read = 0, drawn = 0
             func pictures(_ cache: DrawnTileCache?) throws -> [UInt64] {
                 let sink = ConvertedAhead(width: scene.video.width, height: scene.video.height, slow: false)
-                let map = try ShapefileBaseMap(assets: Trip.assets, drawnTiles: cache)
+                let map = try ShapefileBaseMap(assets: Trip.assets, caching: MapCaching(drawnTiles: cache))
                 _ = try Recorder(scene: scene, format: scene.i420, baseMap: map).record(to: sink)
                 (read, drawn) = (map.rasterCacheStatistics?.tilesRead ?? 0, map.rasterCacheStatistics?.tilesDrawn ?? 0)
                 return sink.hashes

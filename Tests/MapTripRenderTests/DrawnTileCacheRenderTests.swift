@@ -24,8 +24,8 @@ import RasterKernels
 
     /// A map planned over the flight (every frame composited), its tiles kept in `cache`.
     func map(_ cache: DrawnTileCache?, style: MapStyle = .standard, scale: Double = 1) throws -> ShapefileBaseMap {
-        let map = try ShapefileBaseMap(assets: assets, style: style, drawnTiles: cache)
-        map.rasterBreakEven = .infinity
+        let map = try ShapefileBaseMap(assets: assets, style: style, caching: MapCaching(drawnTiles: cache))
+        map.caching.rasterBreakEven = .infinity
         try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height, scale: scale) })
         map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: scale))
         return map

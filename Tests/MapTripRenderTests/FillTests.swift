@@ -189,8 +189,8 @@ import RasterKernels
 /// The base map's land and lakes through maptrip's filler against Cairo's fills, on the map's own data.
 @Suite struct MapFillTests {
     static func draw(center: LonLat, zoom: Double, scale: Double, ownFiller: Bool) throws -> ImageSurface {
-        let map = try ShapefileBaseMap(assets: assets, cachesRasters: false)
-        map.fillsItself = ownFiller
+        let map = try ShapefileBaseMap(assets: assets, caching: MapCaching(cachesRasters: false))
+        map.painter.fillsItself = ownFiller
         let w = Int(480 * scale), h = Int(270 * scale)
         let viewport = Viewport(camera: Camera(center: center, zoom: zoom), width: w, height: h, scale: scale)
         try map.prepare(for: [viewport])

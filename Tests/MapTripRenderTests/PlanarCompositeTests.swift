@@ -359,7 +359,7 @@ struct PlanarCompositeTests {
     func plannedMaps(_ cameras: [Camera], width: Int, height: Int) throws -> [ShapefileBaseMap] {
         try (0..<2).map { _ in
             let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
+            map.caching.rasterBreakEven = .infinity
             try map.prepare(for: cameras.map { Viewport(camera: $0, width: width, height: height) })
             map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
             return map
@@ -536,7 +536,7 @@ struct PlanarCompositeTests {
     /// prepared and planned for the whole trip.
     static func cachingRenderer(_ sc: Scene, timeline: Timeline, overlays: [Overlay]? = nil) throws -> FrameRenderer {
         let map = try ShapefileBaseMap(assets: assets)
-        map.rasterBreakEven = .infinity
+        map.caching.rasterBreakEven = .infinity
         let r = try FrameRenderer(scene: sc, baseMap: map, overlays: overlays)
         try map.prepare(for: (0..<timeline.frameCount).map { r.viewport(timeline.camera(at: $0)) })
         r.planBaseMap(timeline)
@@ -610,8 +610,8 @@ struct PlanarCompositeTests {
         let map = try #require(renderers[1].baseMap as? ShapefileBaseMap)
         let stats = try #require(map.rasterCacheStatistics)
         print("reused pictures: \(drawn) frames drawn, \(stats.framesFromStill) from held pictures, "
-              + "\(map.framesRestored) of them only where the overlays drew")
-        #expect(map.framesRestored > 10 && map.framesRestored < stats.framesFromStill)
+              + "\(map.caching.framesRestored) of them only where the overlays drew")
+        #expect(map.caching.framesRestored > 10 && map.caching.framesRestored < stats.framesFromStill)
     }
 
     /// Strokes drawn straight into an I420 picture (`Kernels.strokeRound`) give the bytes of the

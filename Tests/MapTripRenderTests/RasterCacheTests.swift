@@ -29,8 +29,8 @@ import RasterKernels
     func compare(_ cameras: [Camera], forceCache: Bool = true, projection: Projection = .webMercator, name: String)
         throws -> (ssim: [Double], stats: RasterCacheStatistics?, identical: Int) {
         let cached = try ShapefileBaseMap(assets: assets)
-        let direct = try ShapefileBaseMap(assets: assets, cachesRasters: false)
-        if forceCache { cached.rasterBreakEven = .infinity }
+        let direct = try ShapefileBaseMap(assets: assets, caching: MapCaching(cachesRasters: false))
+        if forceCache { cached.caching.rasterBreakEven = .infinity }
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height, projection: projection) }
         try cached.prepare(for: viewports)
         try direct.prepare(for: viewports)
@@ -73,8 +73,8 @@ import RasterKernels
             Camera(center: WebMercator.unproject(WorldPoint(x: start.x + Double(k * step.x) / world,
                                                             y: start.y + Double(k * step.y) / world)), zoom: zoom)
         }
-        let map = try ShapefileBaseMap(assets: assets, cachesRasters: cached)
-        if cached { map.rasterBreakEven = .infinity }
+        let map = try ShapefileBaseMap(assets: assets, caching: MapCaching(cachesRasters: cached))
+        if cached { map.caching.rasterBreakEven = .infinity }
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
         try map.prepare(for: viewports)
         map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
@@ -120,8 +120,8 @@ import RasterKernels
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
         let maps = try [true, false].map { own -> ShapefileBaseMap in
             let map = try ShapefileBaseMap(assets: assets)
-            map.rasterBreakEven = .infinity
-            map.compositesWithOwnKernel = own
+            map.caching.rasterBreakEven = .infinity
+            map.caching.compositesWithOwnKernel = own
             try map.prepare(for: viewports)
             map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
             return map

@@ -273,8 +273,8 @@ import RasterKernels
         }
         let style = MapStyle(water: clear, land: clear, border: border, province: province)
         let lines = MapLayer.standard(style).filter { if case .stroke = $0.symbolizer { true } else { false } }
-        let map = try ShapefileBaseMap(assets: assets, style: style, layers: lines, cachesRasters: false)
-        map.strokesItself = ownStroker
+        let map = try ShapefileBaseMap(assets: assets, style: style, layers: lines, caching: MapCaching(cachesRasters: false))
+        map.painter.strokesItself = ownStroker
         let w = Int(480 * scale), h = Int(270 * scale)
         let viewport = Viewport(camera: Camera(center: LonLat(lon: 14.5, lat: 48.7), zoom: zoom), width: w, height: h,
                                 scale: scale)
