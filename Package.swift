@@ -91,12 +91,14 @@ let package = Package(
                                                               "TestSupport"]),
         .testTarget(name: "MapTripTimeTests", dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "TestSupport"]),
         // What the test targets share (a seeded random generator, numeric keys).
-        .target(name: "TestSupport", dependencies: ["MapTripScene", "MapTripGeometry"], path: "Tests/TestSupport"),
+        // Test helpers: plain ones (no maptrip imports) for every test target, scene fixtures on top.
+        .target(name: "TestBasics", path: "Tests/TestBasics"),
+        .target(name: "TestSupport", dependencies: ["MapTripScene", "MapTripGeometry", "TestBasics"], path: "Tests/TestSupport"),
         // The modules' graph against the README's module table.
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "RasterKernels"]),
+                                   "RasterKernels", "TestBasics"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                                                "MapTripSupport", "Cairo", "FFmpeg", "Proj", "RasterKernels", "YUV",
                                                                "TestSupport"]),

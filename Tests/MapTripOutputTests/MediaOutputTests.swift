@@ -12,27 +12,10 @@ struct MediaOutputTests {
 
     /// Blue background, a pure red 160x160 square whose top-left corner is (100 + 8n, 200 + 4n).
     static func picture(_ n: Int) -> [UInt8] {
-        var p = [UInt8](repeating: 0, count: stride * height)
-        let ox = 100 + 8 * n, oy = 200 + 4 * n
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = y * stride + x * 4
-                let inSquare = x >= ox && x < ox + 160 && y >= oy && y < oy + 160
-                p[i] = inSquare ? 0 : 255
-                p[i + 1] = 0
-                p[i + 2] = inSquare ? 255 : 0
-                p[i + 3] = 255
-            }
-        }
-        return p
+        TestMedia.square(width: width, height: height, origin: (100 + 8 * n, 200 + 4 * n))
     }
 
-    static func makeDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("maptrip-mediaoutput-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func makeDirectory() throws -> URL { try TemporaryFolder.make("mediaoutput-tests") }
 
     static func contents(_ directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()

@@ -3,6 +3,7 @@ import Foundation
 import MapTripOutput
 import MapTripRecord
 import Testing
+import TestSupport
 
 /// One long trip spread over several workers: `maptrip render --frames A:B` renders a part,
 /// `maptrip concat` joins the parts into the file a whole render would have written.
@@ -64,22 +65,7 @@ struct ConcatTests {
 
     /// The top-level MP4 boxes, in file order.
     static func topLevelBoxes(_ url: URL) throws -> [String] {
-        let data = try Data(contentsOf: url)
-        var boxes: [String] = []
-        var offset = 0
-        while offset + 8 <= data.count {
-            var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
-            if size == 1, offset + 16 <= data.count {
-                size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
-            } else if size == 0 {
-                size = data.count - offset
-            }
-            boxes.append(type)
-            guard size >= 8 else { break }
-            offset += size
-        }
-        return boxes
+        TestMedia.topLevelBoxes(try Data(contentsOf: url))
     }
 
     /// Peak signal-to-noise ratio over R, G and B (infinity when identical).

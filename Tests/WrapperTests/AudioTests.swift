@@ -1,13 +1,9 @@
 import Foundation
 import Testing
 import FFmpeg
+import TestBasics
 
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("maptrip-audio-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+private func temporaryDirectory() throws -> URL { try TemporaryFolder.make("audio-tests") }
 
 /// A sine of `frequency` Hz, `seconds` long, starting at phase 0.
 private func sine(_ frequency: Double, seconds: Double, rate: Int, amplitude: Float = 0.5) -> [Float] {

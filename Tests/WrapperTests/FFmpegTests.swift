@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FFmpeg
 import YUV
+import TestBasics
 
 /// Synthetic BGRA pictures: a pure red square moving over a pure blue background.
 fileprivate struct MovingSquare {
@@ -13,30 +14,10 @@ fileprivate struct MovingSquare {
     /// Top-left corner of the square in frame n.
     func origin(_ n: Int) -> (x: Int, y: Int) { (100 + 8 * n, 200 + 4 * n) }
 
-    func pixels(_ n: Int) -> [UInt8] {
-        var p = [UInt8](repeating: 0, count: stride * height)
-        let (ox, oy) = origin(n)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = y * stride + x * 4
-                let inSquare = x >= ox && x < ox + side && y >= oy && y < oy + side
-                // B, G, R, A
-                p[i] = inSquare ? 0 : 255
-                p[i + 1] = 0
-                p[i + 2] = inSquare ? 255 : 0
-                p[i + 3] = 255
-            }
-        }
-        return p
-    }
+    func pixels(_ n: Int) -> [UInt8] { TestMedia.square(width: width, height: height, origin: origin(n), side: side) }
 }
 
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("maptrip-ffmpeg-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+private func temporaryDirectory() throws -> URL { try TemporaryFolder.make("ffmpeg-tests") }
 
 /// Converts a BGRA buffer into a yuv420p frame with libyuv (after makeWritable).
 private func fill(_ frame: Frame, bgra: [UInt8], stride: Int) throws {
@@ -60,27 +41,6 @@ private func difference(_ a: BGRAImage, _ b: BGRAImage) -> (max: Int, count: Int
         if d > 0 { count += 1; maxDiff = max(maxDiff, d) }
     }
     return (maxDiff, count)
-}
-
-/// Top-level MP4 box types in order.
-private func topLevelBoxes(_ data: Data) -> [String] {
-    var boxes: [String] = []
-    var offset = 0
-    let bytes = [UInt8](data)
-    while offset + 8 <= bytes.count {
-        var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
-            | Int(bytes[offset + 3])
-        let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-        if size == 1, offset + 16 <= bytes.count {
-            size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
-        } else if size == 0 {
-            size = bytes.count - offset
-        }
-        boxes.append(type)
-        guard size >= 8 else { break }
-        offset += size
-    }
-    return boxes
 }
 
 @Suite("FFmpeg: VideoWriter + VideoReader")
@@ -176,7 +136,7 @@ struct FFmpegVideoTests {
         try writer.finish()
         try writer.finish()  // again: nothing happens
 
-        let boxes = topLevelBoxes(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let boxes = TestMedia.topLevelBoxes(try Data(contentsOf: URL(fileURLWithPath: path)))
         let moov = try #require(boxes.firstIndex(of: "moov"))
         let mdat = try #require(boxes.firstIndex(of: "mdat"))
         #expect(boxes.first == "ftyp")
