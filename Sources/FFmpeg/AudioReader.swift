@@ -111,10 +111,8 @@ public final class AudioReader {
             pending = Array(repeating: [], count: channels)
 
             let start = stream.pointee.start_time
-            let containerDuration = opened.pointee.duration > 0
-                ? Double(opened.pointee.duration) / Double(AV_TIME_BASE) : nil
-            let streamDuration = stream.pointee.duration > 0 && timeBase.isValid
-                ? Double(stream.pointee.duration) * timeBase.doubleValue : nil
+            let containerDuration = StatedDuration.container(opened)
+            let streamDuration = StatedDuration.stream(stream)
             info = AudioStreamInfo(
                 codecName: avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown",
                 sampleRate: Int(p.sample_rate),

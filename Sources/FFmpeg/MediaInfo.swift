@@ -134,8 +134,7 @@ public struct MediaInfo: Equatable, Sendable, Codable {
         formatLongName = format.long_name.map { String(cString: $0) }
         metadata = Self.dictionary(context.pointee.metadata)
         formatName = Self.shortFormatName(demuxer: demuxerName, metadata: metadata)
-        let containerDuration = context.pointee.duration > 0
-            ? Double(context.pointee.duration) / Double(AV_TIME_BASE) : nil
+        let containerDuration = StatedDuration.container(context)
         duration = containerDuration
         let size = context.pointee.pb.map { avio_size($0) } ?? -1
         fileSize = size >= 0 ? Int(size) : nil

@@ -68,10 +68,8 @@ public final class VideoReader {
             let timeBase = Rational(stream.pointee.time_base)
             var frameRate = Rational(stream.pointee.avg_frame_rate)
             if !frameRate.isValid { frameRate = Rational(stream.pointee.r_frame_rate) }
-            let containerDuration = opened.pointee.duration > 0
-                ? Double(opened.pointee.duration) / Double(AV_TIME_BASE) : nil
-            let streamDuration = stream.pointee.duration > 0 && timeBase.isValid
-                ? Double(stream.pointee.duration) * timeBase.doubleValue : nil
+            let containerDuration = StatedDuration.container(opened)
+            let streamDuration = StatedDuration.stream(stream)
             info = VideoStreamInfo(
                 codecName: avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown",
                 profileName: avcodec_profile_name(p.codec_id, p.profile).map { String(cString: $0) },
