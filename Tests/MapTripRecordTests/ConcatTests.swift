@@ -70,15 +70,7 @@ struct ConcatTests {
 
     /// Peak signal-to-noise ratio over R, G and B (infinity when identical).
     static func psnr(_ a: BGRAImage, _ b: BGRAImage) -> Double {
-        precondition(a.width == b.width && a.height == b.height)
-        var sum = 0
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
-                let dr = Int(p.r) - Int(q.r), dg = Int(p.g) - Int(q.g), db = Int(p.b) - Int(q.b)
-                sum += dr * dr + dg * dg + db * db
-            }
-        }
+        let sum = Trip.sum(a, b) { $0 * $0 + $1 * $1 + $2 * $2 }
         if sum == 0 { return .infinity }
         let mse = Double(sum) / Double(a.width * a.height * 3)
         return 10 * log10(255 * 255 / mse)

@@ -191,17 +191,23 @@ enum Trip {
         return Double(total) / Double(image.width * image.height * 3)
     }
 
-    /// Mean absolute difference per channel between two decoded frames of the same size.
-    static func meanDifference(_ a: BGRAImage, _ b: BGRAImage) -> Double {
+    /// `cost` of each pixel's differences in blue, green and red between two decoded frames of the
+    /// same size, summed over the frame.
+    static func sum(_ a: BGRAImage, _ b: BGRAImage, _ cost: (_ db: Int, _ dg: Int, _ dr: Int) -> Int) -> Int {
         precondition(a.width == b.width && a.height == b.height)
         var total = 0
         for y in 0..<a.height {
             for x in 0..<a.width {
                 let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
-                total += abs(Int(p.b) - Int(q.b)) + abs(Int(p.g) - Int(q.g)) + abs(Int(p.r) - Int(q.r))
+                total += cost(Int(p.b) - Int(q.b), Int(p.g) - Int(q.g), Int(p.r) - Int(q.r))
             }
         }
-        return Double(total) / Double(a.width * a.height * 3)
+        return total
+    }
+
+    /// Mean absolute difference per channel between two decoded frames of the same size.
+    static func meanDifference(_ a: BGRAImage, _ b: BGRAImage) -> Double {
+        Double(sum(a, b) { abs($0) + abs($1) + abs($2) }) / Double(a.width * a.height * 3)
     }
 
     // MARK: The maptrip executable

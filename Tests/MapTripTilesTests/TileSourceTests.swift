@@ -69,12 +69,8 @@ struct TileSourceTests {
     func folderErrors() throws {
         try TileTest.withTempDir { dir in
             #expect(throws: TileError.self) { try FolderSource(directory: dir.appendingPathComponent("nope")) }
-            do {
-                _ = try FolderSource(directory: dir)
-                Issue.record("an empty folder was accepted")
-            } catch let e as TileError {
-                #expect(e.description.contains("no {z}/{x}/{y} tiles"))
-            }
+            let e = try #require(#expect(throws: TileError.self) { try FolderSource(directory: dir) })
+            #expect(e.description.contains("no {z}/{x}/{y} tiles"))
         }
     }
 
@@ -167,24 +163,16 @@ struct TileSourceTests {
             #expect(throws: TileError.self) { try MBTilesSource(file: junk) }
             let empty = dir.appendingPathComponent("empty.mbtiles")
             try Database(path: empty.path, mode: .readWriteCreate).exec("CREATE TABLE other (a)")
-            do {
-                _ = try MBTilesSource(file: empty)
-                Issue.record("accepted a file without tiles")
-            } catch let e as TileError {
-                #expect(e.description.contains("no tiles table"))
-            }
+            let noTiles = try #require(#expect(throws: TileError.self) { try MBTilesSource(file: empty) })
+            #expect(noTiles.description.contains("no tiles table"))
             // Another program holding the database locked: said so, with what to do.
             let locked = dir.appendingPathComponent("locked.mbtiles")
             let writer = try Database(path: locked.path, mode: .readWriteCreate)
             try writer.exec("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
             try writer.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; INSERT INTO tiles VALUES (0, 0, 0, x'00')")
-            do {
-                _ = try MBTilesSource(file: locked)
-                Issue.record("read a database another connection holds locked")
-            } catch let e as TileError {
-                #expect(e.description.contains("another program holds it locked"), "\(e)")
-                #expect(e.description.contains("let that program finish"), "\(e)")
-            }
+            let busy = try #require(#expect(throws: TileError.self) { try MBTilesSource(file: locked) })
+            #expect(busy.description.contains("another program holds it locked"), "\(busy)")
+            #expect(busy.description.contains("let that program finish"), "\(busy)")
             try writer.exec("COMMIT")
             let vector = dir.appendingPathComponent("vector.mbtiles")
             let db = try Database(path: vector.path, mode: .readWriteCreate)
@@ -194,12 +182,8 @@ struct TileSourceTests {
                 INSERT INTO metadata VALUES ('format', 'pbf');
                 INSERT INTO tiles VALUES (0, 0, 0, x'1f8b0800');
                 """)
-            do {
-                _ = try MBTilesSource(file: vector)
-                Issue.record("accepted vector tiles")
-            } catch let e as TileError {
-                #expect(e.description.contains("vector tiles"))
-            }
+            let vectorTiles = try #require(#expect(throws: TileError.self) { try MBTilesSource(file: vector) })
+            #expect(vectorTiles.description.contains("vector tiles"))
         }
     }
 

@@ -1,4 +1,5 @@
 import FFmpeg
+import TestBasics
 import Foundation
 import Testing
 
@@ -6,11 +7,7 @@ import Testing
 
 /// A fresh folder under the system's temporary directory, removed after the body.
 private func withDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("maptrip-mediainfo-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url)
+    try TemporaryFolder.with("mediainfo-tests", body)
 }
 
 /// Synthetic pictures for any of the planar formats the tests write.
@@ -135,6 +132,18 @@ private func fileSize(_ path: String) throws -> Int {
 
 @Suite("FFmpeg: MediaInfo")
 struct MediaInfoTests {
+    /// Encodes `count` 64x64 checkerboards into `stream` of `muxer`, drains the encoder and closes the file.
+    static func writeCheckerboards(_ count: Int, encoder: Encoder, muxer: Muxer, stream: Int) throws {
+        let frame = try Frame(width: 64, height: 64, pixelFormat: .yuv420p)
+        for n in 0..<count {
+            try Picture.checkerboard(frame, n)
+            frame.pts = Int64(n)
+            try encoder.encode(frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+        }
+        try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
+        try muxer.finish()
+    }
+
     // MARK: MediaInfo
 
     @Test func readsH264InMP4() throws {
@@ -261,14 +270,7 @@ struct MediaInfoTests {
             try muxer.setMetadata("title", "Korea 한국")
             try muxer.setMetadata("comment", "five stops")
             try muxer.writeHeader()
-            let frame = try Frame(width: 64, height: 64, pixelFormat: .yuv420p)
-            for n in 0..<5 {
-                try Picture.checkerboard(frame, n)
-                frame.pts = Int64(n)
-                try encoder.encode(frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
-            }
-            try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
-            try muxer.finish()
+            try Self.writeCheckerboards(5, encoder: encoder, muxer: muxer, stream: stream)
 
             let info = try MediaInfo(path: path)
             #expect(info.title == "Korea 한국")
@@ -295,14 +297,7 @@ struct MediaInfoTests {
             }
             let stream = try muxer.addStream(from: encoder, codecTag: "hvc1")
             try muxer.writeHeader()
-            let frame = try Frame(width: 64, height: 64, pixelFormat: .yuv420p)
-            for n in 0..<3 {
-                try Picture.checkerboard(frame, n)
-                frame.pts = Int64(n)
-                try encoder.encode(frame) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
-            }
-            try encoder.encode(nil) { try muxer.write($0, stream: stream, timeBase: encoder.timeBase) }
-            try muxer.finish()
+            try Self.writeCheckerboards(3, encoder: encoder, muxer: muxer, stream: stream)
 
             let v = try #require(try MediaInfo(path: path).videoStreams.first)
             #expect(v.codecName == "hevc")

@@ -21,16 +21,22 @@ import Testing
         }
     }
 
+    /// `Kernels.resample` of `source` into the whole of `target` (of its pixel size) at `scale`, the
+    /// target being the frame's rows from `firstRow`.
+    static func resample(_ source: Buffer, into target: Buffer, scale: Double, firstRow: Int) -> Bool {
+        source.with { s in
+            target.with { t in
+                Kernels.resample(s, bytesPerPixel: target.bytesPerPixel, scale: scale, originX: 0, originY: 0, into: t,
+                                 firstRow: firstRow, x: 0, y: 0, width: target.width, height: target.height)
+            }
+        }
+    }
+
     @Test func aKernelThatCannotWritesNothingAndSaysSo() {
         let source = Buffer(width: 16, height: 16, bytesPerPixel: 1, value: 200)
         let target = Buffer(width: 16, height: 16, bytesPerPixel: 1, value: 7)
         // A scale out of the resampler's range.
-        let done = source.with { s in
-            target.with { t in
-                Kernels.resample(s, bytesPerPixel: 1, scale: 100, originX: 0, originY: 0, into: t, firstRow: 0, x: 0, y: 0,
-                                 width: 16, height: 16)
-            }
-        }
+        let done = Self.resample(source, into: target, scale: 100, firstRow: 0)
         #expect(!done)
         #expect(target.bytes.allSatisfy { $0 == 7 })
         // An odd size, which the blend into I420 cannot take.
@@ -57,12 +63,7 @@ import Testing
     @Test func aRectangleOutsideTheTargetIsDoneWithoutWriting() {
         let source = Buffer(width: 16, height: 16, bytesPerPixel: 4, value: 200)
         let target = Buffer(width: 16, height: 16, bytesPerPixel: 4, value: 7)
-        let done = source.with { s in
-            target.with { t in
-                Kernels.resample(s, bytesPerPixel: 4, scale: 1, originX: 0, originY: 0, into: t, firstRow: 100, x: 0, y: 0,
-                                 width: 16, height: 16)
-            }
-        }
+        let done = Self.resample(source, into: target, scale: 1, firstRow: 100)
         #expect(done)
         #expect(target.bytes.allSatisfy { $0 == 7 })
     }
