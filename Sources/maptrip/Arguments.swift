@@ -28,46 +28,43 @@ extension VideoCodec: ExpressibleByArgument {
     }
 }
 
+/// A value from a list maptrip knows (the list in `--help`; any other value turned away by the parser).
+protocol KnownNames {
+    static var names: [String] { get }
+}
+
+/// An option whose value is one of `List.names`.
+struct KnownName<List: KnownNames>: ExpressibleByArgument, Equatable {
+    var name: String
+
+    init?(argument: String) {
+        guard List.names.contains(argument) else { return nil }
+        name = argument
+    }
+
+    static var allValueStrings: [String] { List.names }
+    var defaultValueDescription: String { name }
+}
+
 /// `--preset`: a preset some codec of maptrip's takes (x264/x265 names, `replaykit`, VP9/AV1 speed
 /// numbers). Whether the output's codec takes it is known only once the output is (by its
 /// extension, `--format` or a batch manifest): `CodecProfile.settings` says so then.
-struct EncoderPreset: ExpressibleByArgument, Equatable {
-    var name: String
-
-    init?(argument: String) {
-        guard Self.allValueStrings.contains(argument) else { return nil }
-        name = argument
-    }
-
-    static var allValueStrings: [String] { CodecProfile.allPresets }
-    var defaultValueDescription: String { name }
+enum Presets: KnownNames {
+    static var names: [String] { CodecProfile.allPresets }
 }
+typealias EncoderPreset = KnownName<Presets>
 
 /// `--pix-fmt`: a pixel format some codec of maptrip's takes; which codec, as for `EncoderPreset`.
-struct PixelFormatName: ExpressibleByArgument, Equatable {
-    var name: String
-
-    init?(argument: String) {
-        guard Self.allValueStrings.contains(argument) else { return nil }
-        name = argument
-    }
-
-    static var allValueStrings: [String] { CodecProfile.allPixelFormats }
-    var defaultValueDescription: String { name }
+enum PixelFormats: KnownNames {
+    static var names: [String] { CodecProfile.allPixelFormats }
 }
+typealias PixelFormatName = KnownName<PixelFormats>
 
 /// `schema --theme`: one of the ready themes.
-struct ThemeName: ExpressibleByArgument {
-    var name: String
-
-    init?(argument: String) {
-        guard Style.theme(argument) != nil else { return nil }
-        name = argument
-    }
-
-    static var allValueStrings: [String] { Style.themes }
-    var defaultValueDescription: String { name }
+enum Themes: KnownNames {
+    static var names: [String] { Style.themes }
 }
+typealias ThemeName = KnownName<Themes>
 
 /// `tiles --tile-size`: 256 or 512 pixels.
 enum TileSize: Int, CaseIterable, ExpressibleByArgument {
