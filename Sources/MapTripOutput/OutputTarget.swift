@@ -132,18 +132,11 @@ public struct OutputPlan: Sendable {
                           width: request.width)
     }
 
-    /// The size and rate the video is written at, from the scene's: `--fps` and `--width` (the height
-    /// follows the scene's aspect ratio, even for 4:2:0 codecs), GIF's defaults, and the factor the
-    /// scene's view is scaled by to draw at that size.
-    public func geometry(width sceneWidth: Int, height sceneHeight: Int, fps sceneFPS: Int)
-        -> (width: Int, height: Int, fps: Int, scale: Double) {
-        Self.geometry(codec: codec, width: self.width, fps: self.fps, sceneWidth: sceneWidth,
-                      sceneHeight: sceneHeight, sceneFPS: sceneFPS)
-    }
-
-    /// The frames a scene whose own are `scene` is drawn in for this output: `geometry`'s size and
-    /// rate, the pixel ratio scaled with the width (the same view), and I420 pixels where the output
-    /// converts its pictures along the I420 path (the drawing may then write into its planes).
+    /// The frames a scene whose own are `scene` is drawn in for this output: the size and rate the
+    /// video is written at (`--fps` and `--width`, the height following the scene's aspect ratio, even
+    /// for 4:2:0 codecs; GIF's defaults: `geometry`), the pixel ratio scaled with the width (the same
+    /// view), and I420 pixels where the output converts its pictures along the I420 path (the drawing
+    /// may then write into its planes).
     public func frameFormat(for scene: FrameFormat) throws -> FrameFormat {
         var format = Self.frameFormat(codec: codec, width: width, fps: fps, scene: scene)
         let path = try MediaOutput.converterPath(plan: self, width: format.width, height: format.height, fps: format.fps)

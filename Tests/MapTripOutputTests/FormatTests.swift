@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import MapTripOutput
+import MapTripSupport
 
 /// Every format written through MediaOutput and decoded back with libavformat: codec, profile, pixel
 /// format, size, frame count, duration, pixels (and alpha where promised).
@@ -211,7 +212,7 @@ struct FormatTests {
         let hint = [width - 1, width + 1].filter { $0 <= 8192 }.map(String.init).joined(separator: " or ")
         #expect(error?.description == "--width \(width) is odd; H.264 with 4:2:0 chroma needs even frame sizes (use \(hint))")
         let even = try OutputPlan.make(OutputRequest(path: "/tmp/a.mp4", width: width + 1))
-        #expect(even.geometry(width: 1920, height: 1080, fps: 30).width == width + 1)
+        #expect(try even.frameFormat(for: FrameFormat(width: 1920, height: 1080, fps: 30)).width == width + 1)
     }
 
     /// `--format gif -o a.mp4` wrote GIF bytes into a file named .mp4: a format that contradicts the
