@@ -100,15 +100,15 @@ struct GlobePicture {
 
     init(_ viewport: Viewport) {
         view = viewport.orthographic ?? Orthographic(center: viewport.camera.center)
+        // The viewport's own transform of the view plane (y north) to frame pixels.
+        let t = viewport.transform
+        a = t.a
+        b = t.b
+        c = t.c
+        d = t.d
+        ox = t.offsetX
+        oy = t.offsetY
         let k = viewport.globeRadius
-        let r = viewport.rotation
-        // Offsets in map axes (x east, y south) are (x k, -y k), then turned by the bearing.
-        a = k * r.cos
-        b = -k * r.sin
-        c = -k * r.sin
-        d = -k * r.cos
-        ox = Double(viewport.width) / 2
-        oy = Double(viewport.height) / 2
         radius = k
         limbStep = max(0.002, 2 * acos(max(0, 1 - 0.25 / max(k, 1e-9))))
     }

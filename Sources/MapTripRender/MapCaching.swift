@@ -107,7 +107,7 @@ public final class MapCaching {
         }
         cache.addLevels(worldWidths: !cachesRasters ? [] : holds.compactMap { i in
             let v = viewport(cameras[i])
-            return cacheable(v) ? Self.gridWidth(v) : nil
+            return cacheable(v) ? v.pixelGridWidth : nil
         })
         var uses: [RasterCache.TileID: Int] = [:]
         var candidates: [(camera: Camera, ids: [RasterCache.TileID], held: Bool)] = []
@@ -120,10 +120,10 @@ public final class MapCaching {
             // Flights from tiles only with the raster cache; a held picture from tiles only when held.
             guard cachesRasters, !held || holdsStills else { continue }
             let v = viewport(camera)
-            guard cacheable(v), !held || Self.gridWidth(v) != nil else { continue }
+            guard cacheable(v), !held || v.pixelGridWidth != nil else { continue }
             let levels = cache.levels(for: v)
             guard levels.allSatisfy({ cache.isSteady(level: $0.level, scale: scale, layers: map.layers) }) else { continue }
-            if held && (levels.count != 1 || cache.levelWidth(levels[0].level) != Self.gridWidth(v)) { continue }
+            if held && (levels.count != 1 || cache.levelWidth(levels[0].level) != v.pixelGridWidth) { continue }
             let ids = levels.flatMap { cache.tileIDs(level: $0.level, for: v) }
             for id in ids { uses[id, default: 0] += 1 }
             candidates.append((camera, ids, held))
@@ -281,18 +281,6 @@ public final class MapCaching {
             cr.setOperator(.clear)
             cr.paint()
         }
-    }
-
-    /// The world width of a flat Mercator view on the pixel grid (`Camera.onPixelGrid`: a whole
-    /// number of pixels, the frame's corner on an even pixel of it); nil off the grid.
-    static func gridWidth(_ v: Viewport) -> Int? {
-        let size = v.worldSize, whole = size.rounded()
-        guard isFlatMercator(v), whole >= 1, whole < 1e15, abs(size - whole) < 1e-6 else { return nil }
-        let c = v.center
-        guard PixelGrid.isOn(c.x, frame: v.width, world: whole), PixelGrid.isOn(c.y, frame: v.height, world: whole) else {
-            return nil
-        }
-        return Int(whole)
     }
 
     /// Whether a view is Web Mercator, north up: what the raster cache composites.

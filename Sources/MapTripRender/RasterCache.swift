@@ -542,8 +542,7 @@ final class RasterCache {
         let placed = try place(viewport, draw: draw)
         let geometry = placed.map { (use, list) -> CompositeJob.Level in
             let width = Double(levelWidth(use.level))
-            return (viewport.worldSize / width, viewport.center.x * width, viewport.center.y * width, width,
-                    tileCount(level: use.level), use.alpha,
+            return (viewport.transform.inUnits(width), width, tileCount(level: use.level), use.alpha,
                     list.map { ($0.raster.surface!, $0.column, $0.row) })
         }
         for level in geometry { for (surface, _, _) in level.tiles { surface.flush() } }
@@ -568,8 +567,8 @@ final class RasterCache {
         let placed = try place(viewport, draw: draw)
         let use = placed[0].0, list = placed[0].1
         let width = Double(levelWidth(use.level))
-        let job = PlanarCompositeJob(s: viewport.worldSize / width, cx: viewport.center.x * width,
-                                     cy: viewport.center.y * width, levelWidth: width, n: tileCount(level: use.level),
+        let job = PlanarCompositeJob(transform: viewport.transform.inUnits(width), levelWidth: width,
+                                     n: tileCount(level: use.level),
                                      // A column at a time: its tiles share the kernel's plan of their columns.
                                      tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) }
                                         .sorted { ($0.1, $0.2) < ($1.1, $1.2) },
@@ -794,7 +793,9 @@ final class PlanarTile {
 /// One frame's compositing into an I420 picture, from one level's planar tiles: every plane in the
 /// same way, its pixels 1 (Y) or 2 (U, V) frame pixels wide. Painted by each band's thread.
 private struct PlanarCompositeJob: @unchecked Sendable {
-    let s: Double, cx: Double, cy: Double, levelWidth: Double, n: Int
+    /// Level pixels to frame pixels.
+    let transform: PixelTransform
+    let levelWidth: Double, n: Int
     let tiles: [(PlanarTile, Int, Int)]
     let width: Int, height: Int, tileSize: Int, border: Int
     let outside: (y: UInt8, u: UInt8, v: UInt8)
@@ -808,8 +809,8 @@ private struct PlanarCompositeJob: @unchecked Sendable {
             let target = targets[plane]
             func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
             // Plane pixel of a level pixel edge: one expression for both tiles sharing it.
-            func x(_ u: Double) -> Double { ((u - cx) * s + Double(width) / 2) / d }
-            func y(_ v: Double) -> Double { ((v - cy) * s + Double(height) / 2) / d }
+            func x(_ u: Double) -> Double { transform.x(u, 0) / d }
+            func y(_ v: Double) -> Double { transform.y(0, v) / d }
             let value = plane == 0 ? outside.y : plane == 1 ? outside.u : outside.v
             let top = snap(y(0), ph), bottom = snap(y(levelWidth), ph)
             picture.fill(rows: (0..<top).clamped(to: first..<(first + target.height)).relative(to: first),
@@ -832,7 +833,7 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                 }
                 // The tile's pixel 0 is `border` level pixels before u0.
                 let b = Double(border)
-                if !Kernels.resample(tile.planes[plane], bytesPerPixel: 1, scale: s, originX: x(u0 - b),
+                if !Kernels.resample(tile.planes[plane], bytesPerPixel: 1, scale: transform.scale, originX: x(u0 - b),
                                      originY: y(v0 - b), into: target, firstRow: first,
                                      x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
                     return false
@@ -851,7 +852,7 @@ private extension Range where Bound == Int {
 /// What one frame's compositing paints: per level (bottom first) its scale, centre in level pixels,
 /// width, tile count, opacity and tiles (unwrapped column, row). Painted by each band's thread.
 private struct CompositeJob: @unchecked Sendable {
-    typealias Level = (s: Double, cx: Double, cy: Double, width: Double, n: Int, alpha: Double, tiles: [(ImageSurface, Int, Int)])
+    typealias Level = (transform: PixelTransform, width: Double, n: Int, alpha: Double, tiles: [(ImageSurface, Int, Int)])
     let levels: [Level]
     let width: Int, height: Int, tileSize: Int
     let outside: Color
@@ -860,13 +861,12 @@ private struct CompositeJob: @unchecked Sendable {
 
     /// `rows`: the frame's rows `cr`'s surface holds from its row 0, or nil to paint through `cr` only.
     func paint(in cr: Context, rows: Range<Int>?) {
-        let halfW = Double(width) / 2, halfH = Double(height) / 2
         func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
         for (i, level) in levels.enumerated() {
-            let s = level.s
+            let t = level.transform, s = t.scale
             // Frame pixel of an (unwrapped) level pixel edge: one expression for both tiles sharing it.
-            func x(_ u: Double) -> Double { (u - level.cx) * s + halfW }
-            func y(_ v: Double) -> Double { (v - level.cy) * s + halfH }
+            func x(_ u: Double) -> Double { t.x(u, 0) }
+            func y(_ v: Double) -> Double { t.y(0, v) }
             if i == 0 {
                 // Above and below the world: no map.
                 let top = snap(y(0), height), bottom = snap(y(level.width), height)

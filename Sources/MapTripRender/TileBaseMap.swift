@@ -215,12 +215,12 @@ public final class TileBaseMap: BaseMap {
     private func drawLayer(_ layer: Layer, _ viewport: Viewport, _ cr: Context) throws {
         let range = layer.range
         let n = Double(TileMath.tileCount(zoom: layer.zoom))
-        let c = viewport.centerWorld, s = viewport.worldSize
+        // North-up Web Mercator (other views are reprojected): the view's transform of the unit world.
+        let t = viewport.transform
         let w = viewport.width, h = viewport.height
-        let halfW = Double(w) / 2, halfH = Double(h) / 2
         // Tile edges in frame pixels, each computed by one expression so that neighbours agree.
-        func edgeX(_ column: Int, _ n: Double) -> Double { (Double(column) / n - c.x) * s + halfW }
-        func edgeY(_ row: Int, _ n: Double) -> Double { (Double(row) / n - c.y) * s + halfH }
+        func edgeX(_ column: Int, _ n: Double) -> Double { t.x(Double(column) / n, 0) }
+        func edgeY(_ row: Int, _ n: Double) -> Double { t.y(0, Double(row) / n) }
         func snap(_ v: Double, _ limit: Int) -> Int {
             guard v.isFinite else { return v > 0 ? limit : 0 }
             return Int(min(max(v.rounded(), 0), Double(limit)))

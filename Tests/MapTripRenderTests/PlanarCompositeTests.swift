@@ -464,8 +464,8 @@ struct PlanarCompositeTests {
         // Off the grid by a third of a pixel: drawn from the vectors, as before.
         var moved = rest
         moved.center.lon += 360 / WebMercator.worldSize(zoom: rest.zoom) / 3
-        #expect(MapCaching.gridWidth(held) != nil)
-        #expect(MapCaching.gridWidth(Viewport(camera: moved, width: 320, height: 180)) == nil)
+        #expect(held.pixelGridWidth != nil)
+        #expect(Viewport(camera: moved, width: 320, height: 180).pixelGridWidth == nil)
     }
 
     /// Over open sea every tile is one colour: each is kept as its three samples, not as planes (the

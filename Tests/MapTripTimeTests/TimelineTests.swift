@@ -225,19 +225,24 @@ struct TimelineTests {
         }
     }
 
-    /// The rule the raster cache checks a view against (`PixelGrid.isOn`) is the one resting cameras
-    /// are snapped to: a snapped centre is on it, one moved by an odd pixel or half a pixel is not,
-    /// one moved by two pixels is.
-    @Test func aSnappedCentreIsOnTheGridAndAnOddPixelOffIsNot() {
-        for world in [4096.0, 1_234_567.0] {
-            for frame in [1920, 1080, 321] {
-                for u in [0.1, 0.337, 0.9] {
-                    let s = PixelGrid.snap(u, frame: frame, world: world)
-                    #expect(abs(s - u) * world <= 1.0001)
-                    #expect(PixelGrid.isOn(s, frame: frame, world: world))
-                    #expect(!PixelGrid.isOn(s + 1 / world, frame: frame, world: world))
-                    #expect(!PixelGrid.isOn(s + 0.5 / world, frame: frame, world: world))
-                    #expect(PixelGrid.isOn(s + 2 / world, frame: frame, world: world))
+    /// The rule the raster cache checks a view against (`Viewport.pixelGridWidth`) is the one resting
+    /// cameras are snapped to: a snapped camera's view is on it, one moved by an odd pixel or half a
+    /// pixel is not, one moved by two pixels is; a turned view is never on it.
+    @Test func aSnappedViewIsOnTheGridAndAnOddPixelOffIsNot() {
+        for zoom in [4.0, 12.25] {
+            for (w, h) in [(1920, 1080), (320, 179)] {
+                for lon in [-120.5, 3.3, 151.2] {
+                    let g = Camera(center: LonLat(lon: lon, lat: 37.5665), zoom: zoom).onPixelGrid(width: w, height: h, scale: 1)
+                    let world = WebMercator.worldSize(zoom: g.zoom).rounded(), p = WebMercator.project(g.center)
+                    func view(movedBy px: Double, _ py: Double) -> Viewport {
+                        let c = WebMercator.unproject(WorldPoint(x: p.x + px / world, y: p.y + py / world))
+                        return Viewport(camera: Camera(center: c, zoom: g.zoom), width: w, height: h)
+                    }
+                    #expect(view(movedBy: 0, 0).pixelGridWidth == Int(world))
+                    #expect(view(movedBy: 1, 0).pixelGridWidth == nil)
+                    #expect(view(movedBy: 0, 0.5).pixelGridWidth == nil)
+                    #expect(view(movedBy: 2, -2).pixelGridWidth == Int(world))
+                    #expect(Viewport(camera: Camera(center: g.center, zoom: g.zoom, bearing: 30), width: w, height: h).pixelGridWidth == nil)
                 }
             }
         }
