@@ -480,7 +480,9 @@ public struct ExpressionParser {
                 lastError = e
             }
         }
-        if candidates.count == 1, let lastError { throw lastError }
+        // The reference names the signatures; the last candidate's own error (an argument's path and
+        // type) says more, and is what is thrown.
+        if let lastError { throw lastError }
         let wanted = overloads.map { params -> String in
             switch params {
             case .fixed(let p): "(" + p.map(\.description).joined(separator: ", ") + ")"

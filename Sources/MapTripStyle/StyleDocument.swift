@@ -128,7 +128,7 @@ public struct StyleLayer: Sendable {
 
     /// Whether the layer shows at `zoom`: visible, and minzoom <= zoom < maxzoom.
     public func isShown(atZoom zoom: Double) -> Bool {
-        visible && zoom >= (minzoom ?? 0) && zoom < (maxzoom ?? 24.0000001)
+        visible && zoom >= (minzoom ?? -.infinity) && zoom < (maxzoom ?? .infinity)
     }
 
     /// Whether the layer sets a property (paint or layout).
