@@ -8,7 +8,7 @@
 # session's `fetch github:maplibre/maplibre-style-spec` gives). Writes:
 #   expression-fixtures.json  {"commit": ..., "fixtures": {"<group>/<name>": <test.json>, ...}}, compact
 #   LICENSE-maplibre-style-spec.txt  the spec's licence
-#   README.md                 where the files came from (the commit)
+#   README.md                 its line saying where the file came from (the commit)
 # Needs git and jq.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 MAPLIBRE_STYLE_SPEC_GIT_DIR" >&2; exit 2; }
@@ -27,11 +27,15 @@ base=$tmp/test/integration/expression/tests
     jq -c -s --arg commit "$commit" '{commit: $commit, fixtures: add}' > "$out/expression-fixtures.json"
 cp "$tmp/LICENSE.txt" "$out/LICENSE-maplibre-style-spec.txt"
 count=$(jq '.fixtures | length' "$out/expression-fixtures.json")
-cat > "$out/README.md" <<END
-# Style test fixtures
-
-- \`expression-fixtures.json\`: the $count expression fixtures (\`test/integration/expression/tests/*/test.json\`)
-  of [maplibre-style-spec](https://github.com/maplibre/maplibre-style-spec) at commit $commit,
-  in one compact file written by \`tools/style-fixtures.sh\`; licence: \`LICENSE-maplibre-style-spec.txt\`.
-END
+# README.md: this file's line (one line, replaced in place; the other lines are left as they are).
+line="- \`expression-fixtures.json\`: the $count expression fixtures (\`test/integration/expression/tests/*/test.json\`) of [maplibre-style-spec](https://github.com/maplibre/maplibre-style-spec) at commit $commit, in one compact file written by \`tools/style-fixtures.sh\`; licence: \`LICENSE-maplibre-style-spec.txt\`."
+readme=$out/README.md
+[ -f "$readme" ] || printf '# Style test fixtures\n\n' > "$readme"
+if grep -q '^- `expression-fixtures.json`' "$readme"; then
+    awk -v line="$line" '/^- `expression-fixtures.json`/ { print line; next } { print }' "$readme" > "$tmp/readme"
+else
+    cat "$readme" > "$tmp/readme"
+    echo "$line" >> "$tmp/readme"
+fi
+cp "$tmp/readme" "$readme"
 echo "wrote $count fixtures from $commit to $out"

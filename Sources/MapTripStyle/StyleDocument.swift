@@ -251,7 +251,9 @@ public struct StyleDocument: Sendable {
         do {
             json = try JSONParser.parse(data, file: file)
         } catch let e as SceneError {
-            throw StyleError(file: file, line: e.line, column: e.column, path: e.path, message: e.message, hint: e.hint)
+            // The JSON reader's hints that speak of scene files say nothing of styles.
+            let hint = e.hint.flatMap { $0.contains("scene") ? nil : $0 }
+            throw StyleError(file: file, line: e.line, column: e.column, path: e.path, message: e.message, hint: hint)
         }
         try self.init(json: json, file: file)
     }

@@ -206,6 +206,7 @@ import MapTripSupport
 
     @Test func brokenOrIncompleteStylesGetOneClearError() {
         #expect(Self.error(Data("{\"version\": 8,\n \"layers\": [}".utf8)).hasPrefix("style.json:2:13: layers"))
+        #expect(Self.error(Data("".utf8)) == "style.json:1:1: the file is empty")
         #expect(Self.error(Data(#"{"version": 8, "sources": {}}"#.utf8)) == #"style.json:1:1: missing required key "layers""#)
         #expect(Self.error(Data(#"{"version": 7, "sources": {}, "layers": []}"#.utf8)) == "style.json:1:13: version: the style version must be 8, found 7")
         #expect(Self.error(Self.style(#"[{"type": "fill", "source": "v"}]"#)).hasSuffix(#"layers[0]: missing required key "id""#))
