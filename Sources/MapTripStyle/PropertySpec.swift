@@ -55,6 +55,11 @@ public struct PropertySpec: Sendable {
         return value
     }
 
+    /// The default of a layer type's property (parsed once).
+    public static func defaultValue(layer: String, name: String) -> StyleValue? { defaults[layer]?[name] ?? nil }
+
+    static let defaults: [String: [String: StyleValue?]] = index.mapValues { $0.mapValues(\.defaultValue) }
+
     /// The property of a layer type, by name.
     public static func lookup(layer: String, name: String) -> PropertySpec? { index[layer]?[name] }
 

@@ -138,7 +138,7 @@ public struct StyleLayer: Sendable {
     /// a property the layer type does not have, or one without a default it does not set).
     public func value(_ name: String, zoom: Double, feature: StyleFeature = StyleFeature()) -> StyleValue? {
         if let p = paint[name] ?? layout[name] { return p.evaluate(EvaluationContext(zoom: zoom, feature: feature)) }
-        return PropertySpec.lookup(layer: type.description, name: name)?.defaultValue
+        return PropertySpec.defaultValue(layer: type.description, name: name)
     }
 
     /// A colour property (straight RGBA); transparent when unset and without a default.
