@@ -1,5 +1,6 @@
 import Foundation
 import MapTripScene
+import MapTripSupport
 
 /// What a feature is made of, as `geometry-type` and the legacy `$type` filter key see it.
 public enum GeometryType: String, Sendable, CaseIterable {
@@ -47,16 +48,21 @@ public struct EvaluationContext: Sendable {
 
 /// An expression that does not parse: what is wrong and where, `key` being its JSON path below the
 /// expression's own (`[2][1]`), `position` its line and column in the file when known.
-public struct ExpressionError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ExpressionError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     public var key: String
     public var message: String
     public var position: SourcePosition?
 
     public var description: String { key.isEmpty ? message : "\(key): \(message)" }
+
+    /// Alone (a style's errors are `StyleError`s, with the file and the whole path).
+    public var diagnostics: [Diagnostic] {
+        [Diagnostic(.error, message: message, line: position?.line, column: position?.column, path: key.isEmpty ? nil : key)]
+    }
 }
 
 /// An expression that fails as it is evaluated (a value of the wrong type, an index out of range).
-public struct ExpressionRuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ExpressionRuntimeError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     public var message: String
     public var description: String { message }
 }

@@ -29,6 +29,23 @@ public struct PropertySpec: Sendable {
     /// Whether `{token}` strings are replaced by feature properties (`text-field`, `icon-image`).
     public var tokens: Bool
 
+    public init(layer: String, section: Section, name: String, type: String, element: String? = nil, length: Int? = nil,
+                values: [String] = [], defaultJSON: String? = nil, zoom: Bool, feature: Bool, interpolated: Bool,
+                tokens: Bool = false) {
+        self.layer = layer
+        self.section = section
+        self.name = name
+        self.type = type
+        self.element = element
+        self.length = length
+        self.values = values
+        self.defaultJSON = defaultJSON
+        self.zoom = zoom
+        self.feature = feature
+        self.interpolated = interpolated
+        self.tokens = tokens
+    }
+
     /// The expression type a value of this property must have.
     public var expressionType: ExpressionType {
         func simple(_ t: String) -> ExpressionType {

@@ -131,6 +131,11 @@ public struct StyleLayer: Sendable {
         visible && zoom >= (minzoom ?? -.infinity) && zoom < (maxzoom ?? .infinity)
     }
 
+    /// Whether a feature passes the layer's filter at a zoom (every feature does when there is none).
+    public func matches(zoom: Double, feature: StyleFeature) -> Bool {
+        filter?.matches(zoom: zoom, feature: feature) ?? true
+    }
+
     /// Whether the layer sets a property (paint or layout).
     public func sets(_ name: String) -> Bool { paint[name] != nil || layout[name] != nil }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MapTripScene
+import MapTripSupport
 @testable import MapTripStyle
 
 /// The expression language and the legacy filter syntax, on cases the reference's fixtures do not
@@ -138,6 +139,7 @@ import MapTripScene
             #expect(e.key == "[3]")
             #expect(e.message == "Expected number but found string instead.")
             #expect(e.position == SourcePosition(line: 3, column: 3))
+            #expect(Diagnostic.from(e).map(\.description) == ["3:3: [3]: Expected number but found string instead."])
         }
     }
 }

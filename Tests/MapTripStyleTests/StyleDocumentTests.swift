@@ -105,7 +105,8 @@ import MapTripSupport
         let water = try #require(doc.layer(id: "water"))
         let lake = StyleFeature(properties: ["class": "lake"], geometryType: .polygon)
         let tunnel = StyleFeature(properties: ["brunnel": "tunnel"], geometryType: .polygon)
-        #expect(water.filter?.matches(zoom: 5, feature: lake) == true)
+        #expect(water.matches(zoom: 5, feature: lake))
+        #expect(background.matches(zoom: 5, feature: lake))  // no filter
         #expect(water.filter?.matches(zoom: 5, feature: tunnel) == false)
         #expect(water.filter?.matches(zoom: 5, feature: StyleFeature(geometryType: .lineString)) == false)
         #expect(water.source == "openmaptiles" && water.sourceLayer == "water")
