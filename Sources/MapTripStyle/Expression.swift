@@ -318,8 +318,8 @@ extension Expression {
             switch haystack {
             case .string(let s):
                 let units = Array(s.utf16), n = Array(Self.needleText(needle).utf16)
-                let start = Swift.max(0, Swift.min(Int(from.map { $0.isNaN ? 0 : $0 } ?? 0), units.count))
-                guard n.count <= units.count else { return .number(-1) }
+                let start = Swift.max(0, Swift.min(Self.index(from ?? 0), units.count))
+                guard n.count <= units.count, start <= units.count - n.count else { return .number(-1) }
                 for i in start...(units.count - n.count) where Array(units[i..<(i + n.count)]) == n {
                     // In code points, as the reference counts its result.
                     let prefix = String(decoding: units[..<i], as: UTF16.self)
@@ -327,7 +327,7 @@ extension Expression {
                 }
                 return .number(-1)
             case .array(let items):
-                var start = Int(from.map { $0.isNaN ? 0 : $0.rounded(.towardZero) } ?? 0)
+                var start = Self.index(from ?? 0)
                 if start < 0 { start = Swift.max(0, items.count + start) }
                 for i in start..<Swift.max(start, items.count) where Self.strictlyEqual(items[i], needle) {
                     return .number(Double(i))
@@ -371,6 +371,11 @@ extension Expression {
         case .legacy(let filter):
             return .bool(Self.legacy(filter, context.feature))
         }
+    }
+
+    /// A number as an index: NaN is 0, fractions are cut, infinities and huge values held to ±2^53.
+    static func index(_ x: Double) -> Int {
+        x.isNaN ? 0 : Int(Swift.min(Swift.max(x.rounded(.towardZero), -9007199254740992), 9007199254740992))
     }
 
     static func number(_ v: StyleValue) throws -> Double {

@@ -44,7 +44,7 @@ public struct StyleColor: Equatable, Hashable, Sendable, CustomStringConvertible
         }
         if s.hasPrefix("#") {
             let hex = Array(s.dropFirst())
-            guard [3, 4, 6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else { return nil }
+            guard [3, 4, 6, 8].contains(hex.count), hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
             let step = hex.count < 6 ? 1 : 2
             func channel(_ i: Int) -> Double {
                 guard i * step < hex.count else { return 1 }

@@ -97,6 +97,7 @@ import MapTripSupport
         #expect(StyleColor(css: "rgb(255, 0 0)") == nil)  // commas all or none
         #expect(StyleColor(css: "rgb(100%, 0, 0)") == nil)  // numbers or percentages, not both
         #expect(StyleColor(css: "#12345") == nil)
+        #expect(StyleColor(css: "#１２３") == nil)  // full-width digits are not hex digits here
     }
 
     @Test func zoomInterpolationOfColoursAndNumbers() throws {
@@ -129,6 +130,16 @@ import MapTripSupport
         #expect(throws: ExpressionRuntimeError.self) {
             try Self.evaluate(#"["at", 3, ["array", ["get", "a"]]]"#, StyleFeature(properties: ["a": .array([1, 2])]))
         }
+    }
+
+    @Test func outOfRangeIndicesAreHeldNotTrapped() throws {
+        let a = StyleFeature(properties: ["a": .array([1, 2, 1]), "s": "abcabc", "from": .number(.infinity), "neg": -1e300])
+        #expect(try Self.evaluate(#"["index-of", 1, ["get", "a"], ["get", "from"]]"#, a) == -1)
+        #expect(try Self.evaluate(#"["index-of", 1, ["get", "a"], ["get", "neg"]]"#, a) == 0)
+        #expect(try Self.evaluate(#"["index-of", "c", ["get", "s"], ["get", "from"]]"#, a) == -1)
+        #expect(try Self.evaluate(#"["index-of", "c", ["get", "s"], 3]"#, a) == 5)
+        #expect(try Self.evaluate(#"["slice", ["get", "s"], ["get", "neg"], ["get", "from"]]"#, a) == "abcabc")
+        #expect(try Self.evaluate(#"["slice", ["get", "a"], -2]"#, a) == .array([2, 1]))
     }
 
     @Test func anErrorKnowsWhereItIs() throws {
