@@ -15,6 +15,7 @@ let package = Package(
         // For the fuzz harnesses (Fuzz/, a package of its own).
         .library(name: "MapTripRender", targets: ["MapTripRender"]),
         .library(name: "MapTripTiles", targets: ["MapTripTiles"]),
+        .library(name: "MapTripStyle", targets: ["MapTripStyle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -64,6 +65,7 @@ let package = Package(
         .target(name: "MapTripGeometry", dependencies: ["MapTripSupport"]),  // coordinates, geodesy, projections, clipping
         .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
+        .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         .target(name: "MapTripRender",
                 dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
                                "Shapefile", "Proj", "MapTripTiles", "RasterKernels", "YUV"]),
@@ -106,6 +108,8 @@ let package = Package(
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripRecord", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                    "MapTripSupport", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "TileServerFixture",
                                    "TestSupport"]),
+        .testTarget(name: "MapTripStyleTests", dependencies: ["MapTripStyle", "MapTripScene", "MapTripSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripScene", "MapTripGeometry", "SQLite"]),
         .testTarget(name: "MapTripOutputTests", dependencies: ["MapTripOutput", "MapTripSupport", "FFmpeg", "YUV", "TestSupport"]),
         .testTarget(name: "MapTripRecordTests",
