@@ -215,12 +215,15 @@ public final class TileBaseMap: BaseMap {
     private func drawLayer(_ layer: Layer, _ viewport: Viewport, _ cr: Context) throws {
         let range = layer.range
         let n = Double(TileMath.tileCount(zoom: layer.zoom))
-        // North-up Web Mercator (other views are reprojected): the view's transform of the unit world.
-        let t = viewport.transform
+        let c = viewport.centerWorld, s = viewport.worldSize
         let w = viewport.width, h = viewport.height
-        // Tile edges in frame pixels, each computed by one expression so that neighbours agree.
-        func edgeX(_ column: Int, _ n: Double) -> Double { t.x(Double(column) / n, 0) }
-        func edgeY(_ row: Int, _ n: Double) -> Double { t.y(0, Double(row) / n) }
+        let halfW = Double(w) / 2, halfH = Double(h) / 2
+        // Tile edges in frame pixels, each computed by one expression so that neighbours agree. (The
+        // centred form, not `viewport.transform`: the two differ in the last bits, and tiles are
+        // placed at fractional pixels, so the folded form changed 530 of 720 frames of a tile render
+        // by a level or two; `tools/same-frames.sh` keeps renders identical across refactors.)
+        func edgeX(_ column: Int, _ n: Double) -> Double { (Double(column) / n - c.x) * s + halfW }
+        func edgeY(_ row: Int, _ n: Double) -> Double { (Double(row) / n - c.y) * s + halfH }
         func snap(_ v: Double, _ limit: Int) -> Int {
             guard v.isFinite else { return v > 0 ? limit : 0 }
             return Int(min(max(v.rounded(), 0), Double(limit)))
