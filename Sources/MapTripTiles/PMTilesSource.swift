@@ -116,28 +116,34 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
 
     public var label: String { reader.label }
 
+    /// Over HTTP the tiles are fetched in parallel (at most the client's `maxParallel` at once).
     public func tiles(for keys: [TileKey]) -> [TileKey: Result<Data, Error>] {
-        var out: [TileKey: Result<Data, Error>] = [:]
-        for key in keys where out[key] == nil {
-            if let refusal = refusal(key, place: label) {
-                out[key] = .failure(refusal)
-                continue
-            }
-            do {
-                if let data = try tile(key) {
-                    out[key] = .success(data)
-                } else {
-                    out[key] = .failure(TileError.missing(key))
-                }
-            } catch TileError.badPMTiles(let file, let reason) {
-                out[key] = .failure(TileError.fetchFailed(key, TileError.badPMTiles(file, reason: reason).description))
-            } catch let e as TileError {
-                out[key] = .failure(e)
-            } catch {
-                out[key] = .failure(TileError.fetchFailed(key, "\(error)"))
-            }
+        var seen = Set<TileKey>()
+        let unique = keys.filter { seen.insert($0).inserted }
+        let parallel = (reader as? HTTPRangeReader).map { min($0.client.options.maxParallel, unique.count) } ?? 1
+        guard parallel > 1 else {
+            return Dictionary(uniqueKeysWithValues: unique.map { ($0, result($0)) })
         }
-        return out
+        let work = ParallelResults(count: unique.count)
+        DispatchQueue.concurrentPerform(iterations: parallel) { _ in
+            while let i = work.take() { work.put(i, result(unique[i])) }
+        }
+        return Dictionary(uniqueKeysWithValues: zip(unique, work.results))
+    }
+
+    /// One tile's answer, its errors named with the key.
+    private func result(_ key: TileKey) -> Result<Data, Error> {
+        if let refusal = refusal(key, place: label) { return .failure(refusal) }
+        do {
+            if let data = try tile(key) { return .success(data) }
+            return .failure(TileError.missing(key))
+        } catch TileError.badPMTiles(let file, let reason) {
+            return .failure(TileError.fetchFailed(key, TileError.badPMTiles(file, reason: reason).description))
+        } catch let e as TileError {
+            return .failure(e)
+        } catch {
+            return .failure(TileError.fetchFailed(key, "\(error)"))
+        }
     }
 
     /// The bytes of one tile (its tile compression undone); nil when the archive has none there.
@@ -235,5 +241,34 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
                 throw bad("\(what) does not inflate (\(error))")
             }
         }
+    }
+}
+
+/// Indexes handed out to worker threads and their results, behind one lock.
+private final class ParallelResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var slots: [Result<Data, Error>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func take() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < slots.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func put(_ i: Int, _ r: Result<Data, Error>) {
+        lock.lock()
+        slots[i] = r
+        lock.unlock()
+    }
+
+    var results: [Result<Data, Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.map { $0 ?? .failure(TileError.fetchFailed(TileKey(z: 0, x: 0, y: 0), "not fetched")) }
     }
 }
