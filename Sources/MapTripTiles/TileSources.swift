@@ -74,6 +74,11 @@ public enum TileSources {
             if let reason = FileKind(path: url.path).notAFile {
                 throw TileError.unrecognizedSource(map.tiles, reason: "\(url.path) is \(reason)")
             }
+            // By content first: a PMTiles archive misnamed .mbtiles is still read.
+            if let reader = try? FileRangeReader(path: url.path), let head = try? reader.read(offset: 0, length: 7),
+               PMTiles.hasMagic(head) {
+                return try PMTilesSource(file: url, minZoom: map.minZoom, maxZoom: map.maxZoom)
+            }
             return try MBTilesSource(file: url, minZoom: map.minZoom, maxZoom: map.maxZoom, tileSize: map.tileSize)
         }
         guard exists else {

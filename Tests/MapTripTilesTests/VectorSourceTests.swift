@@ -375,6 +375,8 @@ struct VectorSourceTests {
             try FileManager.default.copyItem(at: VectorData.mbtiles, to: dir.appendingPathComponent("helsinki.mbtiles"))
             try FileManager.default.copyItem(at: VectorData.mbtiles, to: dir.appendingPathComponent("helsinki.sqlite"))
             #expect(try make("archive.dat") is PMTilesSource)
+            try FileManager.default.copyItem(at: VectorData.pmtiles, to: dir.appendingPathComponent("misnamed.mbtiles"))
+            #expect(try make("misnamed.mbtiles") is PMTilesSource)
             #expect(try make("helsinki.mbtiles").info.isVector)
             #expect(try make("helsinki.sqlite") is MBTilesSource)
             // A folder of .pbf (gzipped, as the MBTiles stores them) and .mvt (inflated) tiles.
