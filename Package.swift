@@ -16,9 +16,12 @@ let package = Package(
         .library(name: "MapTripRender", targets: ["MapTripRender"]),
         .library(name: "MapTripTiles", targets: ["MapTripTiles"]),
         .library(name: "MapTripStyle", targets: ["MapTripStyle"]),
+        .library(name: "VectorTile", targets: ["VectorTile"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Mapbox Vector Tiles' protobuf (Sources/VectorTile/vector_tile.pb.swift, generated once and committed).
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // C libraries, each as Debian ships it.
@@ -41,6 +44,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/C/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/C/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
 
         // One thin Swift wrapper per C library.
         .target(name: "Cairo", dependencies: ["CCairo"]),
@@ -54,6 +59,7 @@ let package = Package(
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
+        .target(name: "Zlib", dependencies: ["CZlib"]),
         // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
         // wrapper over them (the CPU check, the contract of "done" or "not done here").
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
@@ -66,11 +72,15 @@ let package = Package(
         .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
+        // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
+        .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                exclude: ["README.md", "vector_tile.proto"]),
         .target(name: "MapTripRender",
                 dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "Pango", "Rsvg",
                                "Shapefile", "Proj", "MapTripTiles", "RasterKernels", "YUV"]),
         .target(name: "MapTripTiles",
-                dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "Cairo", "FFmpeg", "SQLite", "Curl"]),
+                dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "VectorTile", "Cairo", "FFmpeg", "SQLite",
+                               "Curl", "Zlib"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",
@@ -100,14 +110,16 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "RasterKernels", "TestBasics"]),
+                                   "Zlib", "RasterKernels", "TestBasics"]),
+        .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                                                "MapTripSupport", "Cairo", "FFmpeg", "Proj", "RasterKernels", "YUV",
                                                                "TestSupport"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripRecord", "MapTripTime", "MapTripScene", "MapTripGeometry",
-                                   "MapTripSupport", "MapTripOutput", "Cairo", "FFmpeg", "SQLite", "TileServerFixture",
-                                   "TestSupport"]),
+                                   "MapTripSupport", "MapTripOutput", "VectorTile", "Cairo", "FFmpeg", "SQLite", "Zlib", "TileServerFixture",
+                                   "TestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "MapTripStyleTests", dependencies: ["MapTripStyle", "MapTripScene", "MapTripSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "MapTripGazetteerTests", dependencies: ["MapTripGazetteer", "MapTripScene", "MapTripGeometry", "SQLite"]),

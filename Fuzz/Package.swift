@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer harnesses for maptrip's readers of untrusted files: scenes, shapefiles, images (tiles and
-/// photos) and MBTiles. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
+/// photos), MBTiles, vector tiles and PMTiles. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
 /// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
 let package = Package(
     name: "maptrip-fuzz",
@@ -21,6 +21,14 @@ let package = Package(
         ]),
         .executableTarget(name: "FuzzImage", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
+        ]),
+        .executableTarget(name: "FuzzVectorTile", dependencies: [
+            "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
+            .product(name: "VectorTile", package: "maptrip"),
+        ]),
+        .executableTarget(name: "FuzzPMTiles", dependencies: [
+            "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
+            .product(name: "MapTripGeometry", package: "maptrip"),
         ]),
         .executableTarget(name: "FuzzMBTiles", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),

@@ -84,3 +84,55 @@ mbtiles("view.mbtiles", ["CREATE TABLE map (zoom_level INTEGER, tile_column INTE
                          "CREATE TABLE images (tile_id TEXT, tile_data BLOB)",
                          "INSERT INTO map VALUES (0,0,0,'a')", "INSERT INTO images VALUES ('a', x'89504e47')",
                          "CREATE VIEW tiles AS SELECT zoom_level, tile_column, tile_row, tile_data FROM map JOIN images USING (tile_id)"], None)
+
+# Vector tiles: the Helsinki tiles of zooms 11-13 (gzipped as stored, and inflated) and the PMTiles
+# reference fixtures' tiles.
+import gzip
+helsinki = sqlite3.connect(os.path.join(root, "Assets", "tiles", "helsinki.mbtiles"))
+for z, x, y, data in helsinki.execute("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles "
+                                      "WHERE zoom_level BETWEEN 11 AND 13 ORDER BY 1, 2, 3 LIMIT 3"):
+    out("vectortile", f"helsinki-{z}-{x}-{y}.mvt.gz", data)
+    out("vectortile", f"helsinki-{z}-{x}-{y}.mvt", gzip.decompress(data))
+fixtures = os.path.join(root, "Tests", "MapTripTilesTests", "Fixtures", "pmtiles")
+
+# PMTiles: the reference implementation's two small archives, and one written here with leaf
+# directories and runs (a few Helsinki tiles under small made-up ones).
+for name in ["test_fixture_1", "test_fixture_2"]:
+    out("pmtiles", name + ".pmtiles", open(os.path.join(fixtures, name + ".pmtiles"), "rb").read())
+
+def varint(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append((v & 0x7F) | 0x80); v >>= 7
+    b.append(v)
+    return bytes(b)
+
+def directory(entries):  # (tile_id, offset, length, run_length)
+    b, last = varint(len(entries)), 0
+    for e in entries: b += varint(e[0] - last); last = e[0]
+    for e in entries: b += varint(e[3])
+    for e in entries: b += varint(e[2])
+    for i, e in enumerate(entries):
+        b += varint(0 if i and e[1] == entries[i - 1][1] + entries[i - 1][2] else e[1] + 1)
+    return b
+
+def archive(blobs, leaf_size):  # blobs: [(tile_id, bytes, run_length)] ascending
+    data, entries = b"", []
+    for tid, blob, run in blobs:
+        entries.append((tid, len(data), len(blob), run)); data += blob
+    leaves, root = b"", []
+    for i in range(0, len(entries), leaf_size):
+        leaf = gzip.compress(directory(entries[i:i + leaf_size]), mtime=0)
+        root.append((entries[i][0], len(leaves), len(leaf), 0)); leaves += leaf
+    root = gzip.compress(directory(root), mtime=0)
+    meta = gzip.compress(b'{"name":"seed","vector_layers":[{"id":"water","fields":{}}]}', mtime=0)
+    offsets = [127, len(root), 127 + len(root), len(meta), 127 + len(root) + len(meta), len(leaves),
+               127 + len(root) + len(meta) + len(leaves), len(data), len(blobs), len(entries), len(entries)]
+    header = b"PMTiles\x03" + struct.pack("<11Q", *offsets) + bytes([1, 2, 2, 1, 0, 4])
+    header += struct.pack("<iiii", -1800000000, -850000000, 1800000000, 850000000) + bytes([0]) + struct.pack("<ii", 0, 0)
+    assert len(header) == 127
+    return header + root + meta + leaves + data
+small = [gzip.compress(d, mtime=0) for _, _, _, d in
+         helsinki.execute("SELECT * FROM tiles WHERE zoom_level <= 11 ORDER BY zoom_level")]
+blobs = [(0, small[0], 1), (1, small[1], 4), (5, small[2], 16), (21, small[3], 3), (40, small[4], 1)]
+out("pmtiles", "leaves.pmtiles", archive(blobs, 2))

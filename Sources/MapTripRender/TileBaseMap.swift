@@ -408,6 +408,7 @@ extension TileBaseMap {
         // A strict render stops at the first failed tile: no need to wait for the rest.
         if strict { http.stopAtFirstFailure = true }
         let source = try TileSources.make(map, http: http, sceneDirectory: sceneDirectory, highDensity: highDensity)
+        try TileSources.requireRaster(source)
         return TileBaseMap(source: source, attribution: map.attribution, strict: strict, cacheBytes: cacheBytes)
     }
 }

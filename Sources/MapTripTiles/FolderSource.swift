@@ -2,7 +2,8 @@ import Foundation
 import MapTripSupport
 import MapTripGeometry
 
-/// Tiles in a folder laid out `dir/{z}/{x}/{y}.png` (or .jpg, .jpeg, .webp): what `maptrip tiles`,
+/// Tiles in a folder laid out `dir/{z}/{x}/{y}.png` (or .jpg, .jpeg, .webp, or vector tiles as .pbf,
+/// .mvt: returned as stored, gzipped or not, for `VectorTiles.decode`): what `maptrip tiles`,
 /// gdal2tiles, mb-util and most tile tools write. The extension and the zooms present are
 /// discovered. An optional `metadata.json` (mb-util's, and ours) gives name, attribution, bounds,
 /// minzoom, maxzoom and `"scheme": "tms"`; a `tilemapresource.xml` (gdal2tiles) also means TMS rows.
@@ -67,18 +68,18 @@ public final class FolderSource: TileSource {
         } else {
             sample = Self.findTile(in: dir, zooms: zooms, extensions: Self.rasterExtensions + ["pbf", "mvt"])
             guard let s = sample else {
-                throw TileError.badFolder(path, reason: "no .png, .jpg, .jpeg or .webp tiles under its zoom folders")
+                throw TileError.badFolder(path, reason: "no .png, .jpg, .jpeg, .webp, .pbf or .mvt tiles under its zoom folders")
             }
             self.fileExtension = s.pathExtension  // as spelled on disk: paths are case-sensitive
         }
         let sampleData = sample.flatMap { FileKind(path: $0.path) == .regular ? try? Data(contentsOf: $0) : nil }
+        let named = TileFormat(name: self.fileExtension.lowercased())
         let sniffed = sampleData.flatMap(TileFormat.init(sniffing:))
-        let format = sniffed ?? TileFormat(name: self.fileExtension.lowercased())
-            ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
-        if format == .pbf {
-            throw TileError.badFolder(path, reason: "it holds vector tiles (pbf/mvt), which cannot be drawn: use raster tiles")
-        }
-        let measured = sampleData.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) }
+        // A .pbf/.mvt file is a vector tile whatever its first byte (an uncompressed tile starts with
+        // any layer field); an image extension is checked against the bytes.
+        let format = named == .pbf ? .pbf : sniffed ?? named ?? (meta["format"] as? String).flatMap(TileFormat.init(name:))
+        let measured = format == .pbf ? VectorTiles.tileSize
+            : sampleData.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) }
 
         var lo = zooms.first!, hi = zooms.last!
         if let m = meta["minzoom"].flatMap(Self.int) { lo = max(lo, m) }
@@ -88,9 +89,19 @@ public final class FolderSource: TileSource {
         guard lo <= hi else {
             throw TileError.badFolder(path, reason: "zooms \(zooms.first!)...\(zooms.last!) present, none within the requested \(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
         }
-        info = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: measured ?? tileSize,
-                           attribution: meta["attribution"].flatMap { $0 as? String }.flatMap { $0.isEmpty ? nil : $0 },
-                           format: format, bounds: bounds, name: meta["name"].flatMap { $0 as? String })
+        var setInfo = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: measured ?? tileSize,
+                                  attribution: meta["attribution"].flatMap { $0 as? String }.flatMap { $0.isEmpty ? nil : $0 },
+                                  format: format, bounds: bounds, name: meta["name"].flatMap { $0 as? String })
+        if let c = meta["center"] as? [Any], c.count == 3 {
+            setInfo.center = TileSetCenter(parsing: c.compactMap(Self.double).map { String($0) }.joined(separator: ","))
+        } else if let c = meta["center"] as? String {
+            setInfo.center = TileSetCenter(parsing: c)
+        }
+        setInfo.vectorLayers = VectorLayerInfo.list(from: meta["vector_layers"])
+        if setInfo.vectorLayers.isEmpty, let json = meta["json"] as? String {
+            setInfo.vectorLayers = VectorLayerInfo.list(fromJSON: json)
+        }
+        info = setInfo
     }
 
     public var label: String { directory.path }

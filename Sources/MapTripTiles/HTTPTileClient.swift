@@ -197,13 +197,35 @@ public final class HTTPTileClient: @unchecked Sendable {
         return work.results
     }
 
+    /// Fetches bytes `range` of a resource with an HTTP range request (for PMTiles), on the calling
+    /// thread; cached, retried and bounded like a tile (a range longer than `maxTileBytes` is refused).
+    /// A server that ignores the range and sends the whole resource (200) is answered with the slice
+    /// when the whole fits in `maxTileBytes`; a shorter answer than asked for (the range runs past
+    /// the end) is an error.
+    public func fetch(_ url: URL, range: Range<UInt64>) -> Result<Data, HTTPTileError> {
+        guard !range.isEmpty else { return .success(Data()) }
+        guard range.count <= UInt64(max(1, options.maxTileBytes)) else {
+            return fail(.transport("a range of \(range.count) bytes is more than the \(options.maxTileBytes) a request may bring"))
+        }
+        return withEasy { load(url, easy: $0, range: range) }
+    }
+
+    /// The cache's name for a range of a resource: the URL with a fragment (never sent) naming the bytes.
+    static func cacheKey(_ url: URL, range: Range<UInt64>?) -> URL {
+        guard let range else { return url }
+        var c = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        c?.fragment = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+        return c?.url ?? url
+    }
+
     // MARK: One URL
 
-    private func load(_ url: URL, easy: Curl.Easy?) -> Result<Data, HTTPTileError> {
+    private func load(_ url: URL, easy: Curl.Easy?, range: Range<UInt64>? = nil) -> Result<Data, HTTPTileError> {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             return fail(.transport("unsupported URL \(url.absoluteString) (only http and https)"))
         }
-        let cached = cache?.load(url)
+        let key = Self.cacheKey(url, range: range)
+        let cached = cache?.load(key)
         if let cached, cached.metadata.isFresh(now: Self.now()) {
             count { $0.cacheHits += 1 }
             return .success(cached.data)
@@ -211,13 +233,14 @@ public final class HTTPTileClient: @unchecked Sendable {
         guard let easy else { return fail(.transport("could not create a curl handle")) }
 
         var headers = Headers()
+        if let range { headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
         if let meta = cached?.metadata {
             if let etag = meta.etag { headers["If-None-Match"] = etag }
             if let lastModified = meta.lastModified { headers["If-Modified-Since"] = lastModified }
         }
         let request = Curl.Request(url: url.absoluteString, userAgent: userAgent, headers: headers,
                                    connectTimeout: min(timeout, 10), timeout: timeout, followRedirects: true,
-                                   maxRedirects: 5, acceptEncoding: "", allowedProtocols: "http,https",
+                                   maxRedirects: 5, acceptEncoding: range == nil ? "" : nil, allowedProtocols: "http,https",
                                    maxBodySize: max(1, options.maxTileBytes))
         var attempt = 0
         while true {
@@ -233,9 +256,30 @@ public final class HTTPTileClient: @unchecked Sendable {
                     response = try easy.perform(request)
                 }
                 if response.status == 304, let cached {  // revalidated: the stored bytes are still good
-                    store(response, for: url, revalidated: cached.metadata)
+                    store(response, for: key, revalidated: cached.metadata)
                     count { $0.cacheHits += 1 }
                     return .success(cached.data)
+                }
+                if let range, (200..<300).contains(response.status) {
+                    var response = response
+                    if response.status != 206 {
+                        // The whole resource: the slice asked for, when it is there.
+                        guard UInt64(response.body.count) >= range.upperBound else {
+                            return fail(.transport("the server sent \(response.body.count) bytes, not bytes "
+                                                   + "\(range.lowerBound)-\(range.upperBound - 1) (past the end of the file?)"))
+                        }
+                        response.body = response.body.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+                    }
+                    guard UInt64(response.body.count) == range.count else {
+                        return fail(.transport("the server sent \(response.body.count) of the \(range.count) bytes at "
+                                               + "\(range.lowerBound) (past the end of the file?)"))
+                    }
+                    store(response, for: key)
+                    return .success(response.body)
+                }
+                if let range, response.status == 416 {
+                    return fail(.transport("bytes \(range.lowerBound)-\(range.upperBound - 1) are past the end of the file "
+                                           + "(HTTP 416 Range Not Satisfiable)"))
                 }
                 switch response.status {
                 case 200..<300:
@@ -264,7 +308,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                 continue
             }
             if case .status(let status) = error, status == 404 || status == 410 {
-                cache?.remove(url)
+                cache?.remove(key)
             } else if options.serveStaleOnError, let cached, error.isOutage {
                 count { $0.cacheHits += 1 }
                 return .success(cached.data)

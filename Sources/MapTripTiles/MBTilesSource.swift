@@ -5,7 +5,9 @@ import SQLite
 /// Tiles from an MBTiles file (SQLite; https://github.com/mapbox/mbtiles-spec): a `tiles` table
 /// (or view) of zoom_level, tile_column, tile_row (TMS: counted from the bottom), tile_data, and a
 /// `metadata` table of name/value pairs, of which `name`, `format`, `bounds`, `minzoom`, `maxzoom`
-/// and `attribution` are honoured. Opened read-only.
+/// and `attribution` are honoured. Opened read-only. Raster (png, jpg, webp) or vector (format pbf:
+/// Mapbox Vector Tiles, gzipped or not, as stored; `VectorTiles.decode` inflates them), whose TileJSON
+/// `json` row's `vector_layers` land in `info.vectorLayers`.
 public final class MBTilesSource: TileSource {
     public let file: URL
     public let info: TileSetInfo
@@ -71,15 +73,18 @@ public final class MBTilesSource: TileSource {
             let sample = try first.step() ? first.blob(0) : nil
             let stated = meta["format"].flatMap(TileFormat.init(name:))
             let format = stated ?? sample.flatMap(TileFormat.init(sniffing:))
-            if format == .pbf || sample.flatMap(TileFormat.init(sniffing:)) == .pbf {
-                throw TileError.badMBTiles(path, reason: "it holds vector tiles (format pbf), which cannot be drawn: use a raster MBTiles (png, jpg, webp)")
-            }
-            info = TileSetInfo(minZoom: zLo, maxZoom: zHi,
-                               tileSize: sample.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize,
+            let vector = format == .pbf || (stated == nil && sample.map(VectorTiles.looksLikeVectorTile) == true)
+            var setInfo = TileSetInfo(minZoom: zLo, maxZoom: zHi,
+                               tileSize: vector ? VectorTiles.tileSize
+                                   : sample.flatMap(ImageHeader.size(of:)).map { max($0.width, $0.height) } ?? tileSize,
                                attribution: meta["attribution"].flatMap {
                                    $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0
                                },
-                               format: format, bounds: meta["bounds"].flatMap(GeoBounds.init(parsing:)), name: meta["name"])
+                               format: vector ? .pbf : format, bounds: meta["bounds"].flatMap(GeoBounds.init(parsing:)),
+                               name: meta["name"])
+            setInfo.center = meta["center"].flatMap(TileSetCenter.init(parsing:))
+            setInfo.vectorLayers = meta["json"].map(VectorLayerInfo.list(fromJSON:)) ?? []
+            info = setInfo
             select = try database.prepare(
                 "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?")
         } catch let e as SQLiteError {

@@ -19,9 +19,79 @@ public struct TileSetInfo: Equatable, Sendable {
     public var bounds: GeoBounds?
     /// The set's own name, if it states one.
     public var name: String?
+    /// Where the set suggests a map starts (MBTiles `center`, the PMTiles header), if it says.
+    public var center: TileSetCenter? = nil
+    /// For vector tiles: the layers the set says its tiles hold (TileJSON `vector_layers`, from an
+    /// MBTiles `json` metadata row or PMTiles metadata); empty when it does not say.
+    public var vectorLayers: [VectorLayerInfo] = []
+
+    /// Whether the tiles are Mapbox Vector Tiles (decode them with `VectorTiles.decode`).
+    public var isVector: Bool { format == .pbf }
 }
 
-/// Where raster tiles come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
+/// A tile set's suggested view.
+public struct TileSetCenter: Equatable, Sendable {
+    public var longitude: Double
+    public var latitude: Double
+    public var zoom: Int
+
+    public init(longitude: Double, latitude: Double, zoom: Int) {
+        self.longitude = longitude
+        self.latitude = latitude
+        self.zoom = zoom
+    }
+
+    /// Parses `lon,lat,zoom` (MBTiles `center`).
+    public init?(parsing text: String) {
+        let p = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard p.count == 3, let lon = p[0], let lat = p[1], let z = p[2], lon.isFinite, lat.isFinite,
+              (-180...180).contains(lon), (-90...90).contains(lat), z >= 0, z <= 30 else { return nil }
+        self.init(longitude: lon, latitude: lat, zoom: Int(z))
+    }
+}
+
+/// One entry of TileJSON's `vector_layers`: a layer the tiles hold, its fields and zooms.
+public struct VectorLayerInfo: Equatable, Sendable {
+    public var id: String
+    /// Field name -> type as stated ("String", "Number", "Boolean").
+    public var fields: [String: String]
+    public var minZoom: Int?
+    public var maxZoom: Int?
+    public var description: String?
+
+    public init(id: String, fields: [String: String] = [:], minZoom: Int? = nil, maxZoom: Int? = nil,
+                description: String? = nil) {
+        self.id = id
+        self.fields = fields
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.description = description
+    }
+
+    /// The entries of a parsed `vector_layers` array; malformed entries are left out.
+    public static func list(from value: Any?) -> [VectorLayerInfo] {
+        guard let array = value as? [Any] else { return [] }
+        return array.compactMap { item in
+            guard let o = item as? [String: Any], let id = o["id"] as? String else { return nil }
+            var fields: [String: String] = [:]
+            for (k, v) in (o["fields"] as? [String: Any]) ?? [:] { fields[k] = (v as? String) ?? "\(v)" }
+            func zoom(_ v: Any?) -> Int? {
+                if let n = v as? NSNumber, n.doubleValue.isFinite, abs(n.doubleValue) < 1e6 { return n.intValue }
+                return nil
+            }
+            return VectorLayerInfo(id: id, fields: fields, minZoom: zoom(o["minzoom"]), maxZoom: zoom(o["maxzoom"]),
+                                   description: o["description"] as? String)
+        }
+    }
+
+    /// The entries of a TileJSON document's text (MBTiles' `json` metadata row).
+    public static func list(fromJSON text: String) -> [VectorLayerInfo] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return [] }
+        return list(from: object["vector_layers"])
+    }
+}
+
+/// Where tiles (raster or vector) come from: a URL template over HTTP, a folder of `z/x/y` files, or an MBTiles
 /// file. All answer a batch of keys at once so a remote source can fetch them in parallel. Sources
 /// only supply data: the map's layers draw it.
 public protocol TileSource: AnyObject {
@@ -127,8 +197,10 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, Diag
     case badTemplate(String, reason: String)
     /// A tile folder that is empty or unreadable.
     case badFolder(String, reason: String)
-    /// An MBTiles file that is not one, or holds vector tiles.
+    /// An MBTiles file that is not one.
     case badMBTiles(String, reason: String)
+    /// A PMTiles archive that cannot be read (bad header or directory, unsupported compression).
+    case badPMTiles(String, reason: String)
     /// This tile does not exist in the source.
     case missing(TileKey)
     /// The key is outside the source's zooms or the grid.
@@ -139,6 +211,8 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, Diag
     case notTried(TileKey)
     /// The bytes are not an image we can decode.
     case undecodable(TileKey, String)
+    /// The bytes are not a vector tile (bad gzip, bad protobuf, an MVT breaking its specification).
+    case badVectorTile(TileKey, String)
     /// `strict`: tiles failed, so the render stops.
     case tilesFailed(count: Int, examples: [String])
     /// A tile pyramid request that cannot be rendered.
@@ -148,16 +222,18 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, Diag
         switch self {
         case .unrecognizedSource(let s, let reason):
             return "map.tiles \"\(s)\": \(reason). Expected an http(s):// URL template such as "
-                + "https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp tiles, "
-                + "or an .mbtiles file"
+                + "https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp|pbf|mvt tiles, "
+                + "an .mbtiles file or a PMTiles archive (a file, or an http(s):// URL of one)"
         case .badTemplate(let t, let reason): return "map.tiles URL template \"\(t)\": \(reason)"
         case .badFolder(let p, let reason): return "tile folder \(p): \(reason)"
         case .badMBTiles(let p, let reason): return "MBTiles \(p): \(reason)"
+        case .badPMTiles(let p, let reason): return "PMTiles \(p): \(reason)"
         case .missing(let k): return "tile \(k): not in the source"
         case .outOfRange(let k, let why): return "tile \(k): \(why)"
         case .fetchFailed(let k, let message): return "tile \(k): \(message)"
         case .notTried(let k): return "tile \(k): not fetched (an earlier tile failed)"
         case .undecodable(let k, let message): return "tile \(k): not a decodable image (\(message))"
+        case .badVectorTile(let k, let message): return "tile \(k): \(message)"
         case .tilesFailed(let count, let examples):
             return "\(count) map tile\(count == 1 ? "" : "s") could not be loaded (strict mode): "
                 + examples.joined(separator: "; ") + (count > examples.count ? "; and \(count - examples.count) more" : "")

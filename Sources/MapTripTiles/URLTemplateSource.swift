@@ -57,10 +57,9 @@ public final class URLTemplateSource: TileSource {
         let path = template.split(separator: "?", maxSplits: 1).first.map(String.init) ?? template
         let ext = path.split(separator: ".").last.map(String.init) ?? ""
         let format = TileFormat(name: ext)
-        info = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: size, attribution: attribution, format: format)
-        if format == .pbf {
-            throw TileError.badTemplate(template, reason: "vector tiles (pbf/mvt) cannot be drawn: use a raster (PNG, JPEG, WebP) tile URL")
-        }
+        // Vector tiles (.pbf, .mvt) come back as served (gzipped or not; `VectorTiles.decode` inflates).
+        info = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: format == .pbf ? VectorTiles.tileSize : size,
+                           attribution: attribution, format: format)
         guard url(for: TileKey(z: hi, x: (1 << hi) - 1, y: (1 << hi) - 1)) != nil else {
             throw TileError.badTemplate(template, reason: "it does not make a valid URL once filled in")
         }

@@ -182,8 +182,11 @@ struct TileSourceTests {
                 INSERT INTO metadata VALUES ('format', 'pbf');
                 INSERT INTO tiles VALUES (0, 0, 0, x'1f8b0800');
                 """)
-            let vectorTiles = try #require(#expect(throws: TileError.self) { try MBTilesSource(file: vector) })
-            #expect(vectorTiles.description.contains("vector tiles"))
+            // A vector set opens (for the vector map), and a raster map refuses it as before.
+            let vectorSource = try MBTilesSource(file: vector)
+            #expect(vectorSource.info.isVector && vectorSource.info.tileSize == 512)
+            let vectorTiles = try #require(#expect(throws: TileError.self) { try TileSources.requireRaster(vectorSource) })
+            #expect(vectorTiles.description.contains("it holds vector tiles (format pbf), which cannot be drawn"))
         }
     }
 
@@ -216,7 +219,7 @@ struct TileSourceTests {
     }
 
     @Test("URL template mistakes are explained")
-    func urlTemplateErrors() {
+    func urlTemplateErrors() throws {
         let f = FakeFetcher()
         func reason(_ t: String, subdomains: [String] = ["a"]) -> String {
             do {
@@ -227,7 +230,12 @@ struct TileSourceTests {
         #expect(reason("https://h/{z}/{x}.png").contains("needs {z}, {x} and {y}"))
         #expect(reason("https://h/{z}/{x}/{y}.png?k={apikey}").contains("unknown placeholder {apikey}"))
         #expect(reason("https://{s}.h/{z}/{x}/{y}.png", subdomains: []).contains("{s} needs map.subdomains"))
-        #expect(reason("https://h/{z}/{x}/{y}.pbf").contains("vector tiles"))
+        // Vector tiles are a source now (for the vector map); a raster map still refuses them.
+        let vector = try URLTemplateSource(template: "https://h/{z}/{x}/{y}.pbf", fetcher: f)
+        #expect(vector.info.isVector)
+        #expect(throws: TileError.badTemplate("https://h/{z}/{x}/{y}.pbf", reason: "vector tiles (pbf/mvt) cannot be drawn: use a raster (PNG, JPEG, WebP) tile URL")) {
+            try TileSources.requireRaster(vector)
+        }
         #expect(reason("https://h/{z}/{x}/{y}.png") == "accepted")
     }
 
@@ -281,7 +289,7 @@ struct TileSourceTests {
             #expect(error("ftp://host/{z}/{x}/{y}.png").contains("not supported"))
             #expect(error("").contains("empty"))
             try Data("x".utf8).write(to: scene.appendingPathComponent("notes.txt"))
-            #expect(error("notes.txt").contains("not an .mbtiles file"))
+            #expect(error("notes.txt").contains("is a file but neither an MBTiles file (an SQLite database) nor a PMTiles archive"))
         }
     }
 

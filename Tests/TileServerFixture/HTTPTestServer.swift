@@ -23,6 +23,7 @@ public final class HTTPTestServer {
             public var ifNoneMatch: String?
             public var ifModifiedSince: String?
             public var acceptEncoding: String?
+            public var range: String?
             public var status: Int?
         }
         public var requests: [Entry]
@@ -40,9 +41,10 @@ public final class HTTPTestServer {
     private let output = Pipe()
     public private(set) var port = 0
 
-    public init() throws {
+    /// `files`: a folder served under /files/ (with range requests) and /norange/files/ (without).
+    public init(files: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", Self.script.path, "--max-seconds", "300"]
+        process.arguments = ["python3", "-u", Self.script.path, "--max-seconds", "300"] + (files.map { ["--files", $0.path] } ?? [])
         process.standardInput = input
         process.standardOutput = output
         try process.run()

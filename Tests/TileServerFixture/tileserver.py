@@ -26,6 +26,9 @@ Routes (z/x/y are integers; the tile is a small PNG whose colour depends on them
   /trickle/...               200 headers for a 1 MB tile, then one byte every 0.2 s (until
                              MAX_SLEEP or the client gives up)
   /gzip/{z}/{x}/{y}.png      200 PNG, gzip-encoded when the client accepts gzip
+  /files/{name}              a file of the --files folder, honouring one "Range: bytes=a-b" (206,
+                             or 416 past the end), with an ETag and max-age=3600 (PMTiles)
+  /norange/files/{name}      the same file whole (200), whatever Range asks
   /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch,
                              ifModifiedSince, acceptEncoding, status}], "maxConcurrent": n}
 Any tile route also takes ?delay=seconds (at most 10) before answering. maxConcurrent is the
@@ -53,6 +56,7 @@ MAX_SLEEP = 30.0         # longest any request may be told to wait
 TILE = re.compile(r"^/([A-Za-z0-9_]+)/(\d+)/(\d+)/(\d+)\.png$")
 LAST_MODIFIED = "Wed, 21 Oct 2015 07:28:00 GMT"
 
+FILES_DIR = None
 state_lock = threading.Lock()
 request_log = []
 seen_paths = {}
@@ -124,6 +128,7 @@ class Handler(BaseHTTPRequestHandler):
             "ifNoneMatch": self.headers.get("If-None-Match"),
             "ifModifiedSince": self.headers.get("If-Modified-Since"),
             "acceptEncoding": self.headers.get("Accept-Encoding"),
+            "range": self.headers.get("Range"),
             "status": None,
         }
         with state_lock:
@@ -150,7 +155,35 @@ class Handler(BaseHTTPRequestHandler):
             with state_lock:
                 in_flight -= 1
 
+    def serve_file(self, name, ranges):
+        folder = FILES_DIR
+        target = os.path.realpath(os.path.join(folder or "/nonexistent", name))
+        if not folder or not target.startswith(os.path.realpath(folder) + os.sep) or not os.path.isfile(target):
+            self.send(404, b"no such file\n", {"Content-Type": "text/plain"})
+            return
+        with open(target, "rb") as f:
+            body = f.read()
+        headers = {"Content-Type": "application/octet-stream", "Cache-Control": "public, max-age=3600",
+                   "ETag": '"%08x"' % (zlib.crc32(body) & 0xFFFFFFFF), "Accept-Ranges": "bytes" if ranges else "none"}
+        asked = self.headers.get("Range") if ranges else None
+        m = re.match(r"^bytes=(\d+)-(\d+)$", asked or "")
+        if m:
+            start, end = int(m.group(1)), int(m.group(2))
+            if start >= len(body) or end < start:
+                self.send(416, b"", {**headers, "Content-Range": "bytes */%d" % len(body)})
+                return
+            end = min(end, len(body) - 1)
+            self.send(206, body[start:end + 1], {**headers, "Content-Range": "bytes %d-%d/%d" % (start, end, len(body))})
+        else:
+            self.send(200, body, headers)
+
     def route(self, path, query, count):
+        if path.startswith("/files/"):
+            self.serve_file(path[len("/files/"):], True)
+            return
+        if path.startswith("/norange/files/"):
+            self.serve_file(path[len("/norange/files/"):], False)
+            return
         match = TILE.match(path)
         if not match:
             self.send(404, b"no such route\n", {"Content-Type": "text/plain"})
@@ -254,7 +287,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=600)
+    parser.add_argument("--files", help="folder served under /files/")
     args = parser.parse_args()
+    global FILES_DIR
+    FILES_DIR = args.files
 
     server = Server(("127.0.0.1", args.port), Handler)
     print(server.server_address[1], flush=True)
