@@ -324,8 +324,19 @@ public enum BaseMaps {
             cacheDirectory: environment.cacheDirectory
                 ?? HTTPTileClient.defaultCacheDirectory(environment: environment.processEnvironment))
         if let timeout = environment.tileTimeout { http.timeout = timeout }
-        let map = try TileBaseMap.make(source: source, http: http, strict: environment.strictTiles,
-                                       sceneDirectory: sceneDirectory, highDensity: format.scale >= 2)
+        if environment.strictTiles { http.stopAtFirstFailure = true }
+        let tiles = try TileSources.make(source, http: http, sceneDirectory: sceneDirectory, highDensity: format.scale >= 2)
+        // Vector tiles (or a set of unknown format the scene gives a style for) are drawn with a style.
+        if tiles.info.isVector || (tiles.info.format == nil && source.style != nil) {
+            return try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: sceneDirectory,
+                                       assets: environment.assets)
+        }
+        if let style = source.style {
+            throw StyleLoadError(message: "map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"
+                                 + (tiles.format.map { " (\($0.rawValue))" } ?? ""),
+                                 hint: "remove map.style, or give vector tiles (MBTiles or PMTiles of MVT, a folder of .pbf)")
+        }
+        let map = TileBaseMap(source: tiles, attribution: source.attribution, strict: environment.strictTiles)
         // Reprojected tiles (globe, PROJ planes) show the style's colours beyond the tiles.
         map.polar = scene.style.polar
         map.space = scene.style.space

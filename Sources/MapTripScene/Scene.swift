@@ -235,6 +235,9 @@ public struct MapSource: Equatable, Sendable {
     public var subdomains: [String]
     /// Contact for the HTTP User-Agent (an e-mail or URL), required by public tile services' policies.
     public var contact: String?
+    /// How vector tiles are drawn: a MapLibre GL style file (relative to the scene) or a theme's name;
+    /// nil: the scene's theme.
+    public var style: String?
 
     public init(tiles: String, attribution: String? = nil, tileSize: Int = 256, minZoom: Int? = nil,
                 maxZoom: Int? = nil, subdomains: [String] = ["a", "b", "c"], contact: String? = nil) {

@@ -195,7 +195,9 @@ public enum SceneFormat {
 
     public static let map = Object("map", [
         Field("tiles", .string(nonEmpty: true, noun: "tiles"), default: .words("the embedded map"),
-              "an XYZ URL template, a tile folder or an .mbtiles file (below)"),
+              "raster or vector tiles: an XYZ URL template, a tile folder, an .mbtiles or PMTiles file (below)"),
+        Field("style", .string(nonEmpty: true, noun: "style"), default: .words("the theme's"),
+              "how vector tiles are drawn: a MapLibre GL style JSON file, or a theme (`light`, `dark`, `atlas`)"),
         Field("projection", .string(nonEmpty: true, noun: "projection"), default: .string("EPSG:3857"),
               "`globe` (a turning globe), or any CRS or projection PROJ knows: `EPSG:3035`, `ESRI:54030`, `+proj=robin`, ..."),
         Field("graticule", .number(.within(0.1, 90, noun: "graticule",

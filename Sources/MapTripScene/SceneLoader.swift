@@ -416,6 +416,7 @@ private struct SceneBuilder {
     mutating func map(_ c: Checked) -> MapSource {
         var map = MapSource(tiles: c["tiles"]?.string ?? "")
         map.attribution = c["attribution"]?.string
+        map.style = c["style"]?.string
         map.contact = c["contact"]?.string
         if let size = c["tileSize"]?.integer { map.tileSize = size }
         map.minZoom = c["minZoom"]?.integer

@@ -1,0 +1,124 @@
+import Foundation
+import MapTripScene
+import MapTripStyle
+import MapTripSupport
+import MapTripTiles
+
+/// The MapLibre style maptrip draws OpenMapTiles vector tiles with when a scene gives a theme rather
+/// than a style file: `Assets/styles/openmaptiles.json`, its `@` words filled in from the scene's
+/// style (its land, sea, borders, labels and font), so that streets take the look of the rest of
+/// the video.
+public enum ThemeStyles {
+    /// The template's file under the assets folder.
+    public static func template(assets: URL) -> URL {
+        assets.appendingPathComponent("styles/openmaptiles.json")
+    }
+
+    /// The template's text with the theme's colours and font in place of its `@` words.
+    public static func text(template: String, style: Style) -> String {
+        let land = style.land, water = style.lakes
+        let dark = land.luminance < 0.35
+        let white = Color(red: 1, green: 1, blue: 1), black = Color(red: 0, green: 0, blue: 0)
+        let warm = Color(red: 0.99, green: 0.84, blue: 0.52)
+        let green = Color(red: 0.55, green: 0.75, blue: 0.45)
+        let words: [(String, Color)] = [
+            ("@land", land),
+            ("@water", water),
+            ("@park", land.mixed(with: green, dark ? 0.18 : 0.28)),
+            ("@residential", land.mixed(with: dark ? white : black, 0.03)),
+            ("@building", land.mixed(with: dark ? white : black, dark ? 0.12 : 0.1)),
+            ("@roadCasing", land.mixed(with: dark ? black : black, dark ? 0.35 : 0.16)),
+            ("@road", dark ? land.mixed(with: white, 0.22) : white),
+            ("@majorCasing", dark ? land.mixed(with: black, 0.4) : land.mixed(with: Color(red: 0.6, green: 0.45, blue: 0.2), 0.45)),
+            ("@major", dark ? land.mixed(with: warm, 0.35) : white.mixed(with: warm, 0.55)),
+            ("@rail", land.mixed(with: dark ? white : black, 0.4)),
+            ("@border", style.borders.color),
+            ("@waterLabel", water.mixed(with: dark ? white : black, 0.55)),
+            ("@labelHalo", style.label.halo),
+            ("@label", style.label.color),
+        ]
+        var text = template.replacingOccurrences(of: "@theme", with: style.theme)
+        // Longer words first: "@majorCasing" before "@major".
+        for (word, color) in words.sorted(by: { $0.0.count > $1.0.count }) {
+            text = text.replacingOccurrences(of: "\"\(word)\"", with: "\"\(color.css)\"")
+        }
+        return text.replacingOccurrences(of: "@font", with: style.font)
+    }
+
+    /// The style for a scene's theme, checked like a style file.
+    public static func document(assets: URL, style: Style) throws -> StyleDocument {
+        let url = template(assets: assets)
+        let template = try String(contentsOf: url, encoding: .utf8)
+        return try StyleDocument(data: Data(text(template: template, style: style).utf8), file: url.path)
+    }
+}
+
+extension Color {
+    /// Relative luminance (sRGB, as WCAG defines it), 0 for black to 1 for white.
+    var luminance: Double {
+        func linear(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }
+        return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    }
+
+    /// As CSS writes it: `rgba(r, g, b, a)`.
+    var css: String {
+        func byte(_ v: Double) -> Int { Int((min(max(v, 0), 1) * 255).rounded()) }
+        return "rgba(\(byte(red)), \(byte(green)), \(byte(blue)), \(String(format: "%.3f", min(max(alpha, 0), 1))))"
+    }
+}
+
+/// The styled map a scene's `map` asks for: its vector tiles (`map.tiles`) drawn with `map.style`, a
+/// MapLibre GL style file (relative to the scene) or a theme's name; without one, with the scene's
+/// theme (its colours and font, overrides included). Every vector source of the style is served by
+/// the scene's tiles; a raster source of the style is drawn from the tiles its `tiles` list names.
+public enum StyledMaps {
+    public static func make(tiles: TileSource, map: MapSource, scene: Scene, sceneDirectory: URL, assets: URL,
+                            http: HTTPTileOptions = HTTPTileOptions()) throws -> StyledMap {
+        let document: StyleDocument
+        if let name = map.style, !Style.themes.contains(name) {
+            var path = (name as NSString).expandingTildeInPath
+            if !path.hasPrefix("/") { path = sceneDirectory.appendingPathComponent(path).path }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StyleLoadError(message: "map.style: no such style file (looked for \(path))",
+                                     hint: "give a MapLibre GL style JSON file, or a theme: " + Style.themes.joined(separator: ", "))
+            }
+            document = try StyleDocument(data: data, file: path)
+        } else {
+            var style = scene.style
+            if let name = map.style, name != style.theme, let theme = Style.theme(name) { style = theme }
+            document = try ThemeStyles.document(assets: assets, style: style)
+        }
+        let set = StyledTiles(set: try VectorTileSet(source: tiles))
+        var vector: [String: StyledTiles] = [:]
+        var raster: [String: TileBaseMap] = [:]
+        for (name, source) in document.sources {
+            switch source.type {
+            case "vector":
+                vector[name] = set
+            case "raster":
+                guard let url = source.tiles.first else { continue }
+                let rasterSource = try TileSources.make(MapSource(tiles: url, attribution: source.attribution,
+                                                                  tileSize: source.tileSize == 512 ? 512 : 256),
+                                                        http: http, sceneDirectory: sceneDirectory)
+                raster[name] = TileBaseMap(source: rasterSource, attribution: source.attribution)
+            default:
+                continue
+            }
+        }
+        let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution)
+        styled.outside = scene.style.polar
+        return styled
+    }
+}
+
+/// A style file that cannot be read.
+public struct StyleLoadError: Error, CustomStringConvertible, DiagnosticConvertible {
+    public var message: String
+    public var hint: String
+    public init(message: String, hint: String) {
+        self.message = message
+        self.hint = hint
+    }
+    public var description: String { message + ": " + hint }
+    public var diagnostics: [Diagnostic] { [Diagnostic(message: message, hint: hint)] }
+}
