@@ -4,11 +4,12 @@
 #
 #   tools/same-frames.sh REV_A [REV_B]
 #
-# Each REV is a commit (built in a worktree under $TMPDIR) or "." for this checkout's own release
-# build as it is. REV_B defaults to ".". Scenes: the world tour, the globe, LAEA Europe, the story
-# (photos), the road trip, and the world tour over raster tiles (an MBTiles pyramid that the first
-# build writes with `maptrip tiles`, read by both). Prints one line a scene and exits 1 if any frame
-# differs. Needs ffmpeg's command line to decode (installed here if missing).
+# Each REV is a commit (built in a worktree under $TMPDIR), "." for this checkout's own release
+# build as it is, or the path of a maptrip binary already built. REV_B defaults to ".". Scenes: the
+# world tour, the globe, LAEA Europe, the story (photos), the road trip, and the world tour over
+# raster tiles (an MBTiles pyramid that the first build writes with `maptrip tiles`, read by both).
+# Prints one line a scene and exits 1 if any frame differs. Needs ffmpeg's command line to decode
+# (installed here if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,6 +34,11 @@ trap cleanup EXIT
 # build REV: prints the path of that build's maptrip.
 build() {
   local rev=$1
+  # A maptrip binary already built (say, in another worktree): used as it is.
+  if [ -f "$rev" ] && [ -x "$rev" ]; then
+    realpath "$rev"
+    return
+  fi
   if [ "$rev" = "." ]; then
     (swift build -c release --product maptrip >&2)
     echo "$root/.build/release/maptrip"

@@ -136,6 +136,17 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Map: tiles and projection", what: "A tile URL template without {y}",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "https://example.com/{z}/{x}.png" },"#)], arguments: render(),
                   message: "maptrip: error: map.tiles URL template \"https://example.com/{z}/{x}.png\": it needs {z}, {x} and {y} (or {-y} for TMS rows)"),
+        ErrorCase(group: "Map: tiles and projection", what: "A map.style file that is not there (vector tiles)",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "city.pmtiles", "style": "street.json" },"#),
+                          "city.pmtiles": helsinki],
+                  arguments: render(),
+                  message: "maptrip: error: map.style: no such style file (looked for <folder>/street.json) (give a MapLibre GL style JSON file, or a theme: light, dark, atlas)"),
+        ErrorCase(group: "Map: tiles and projection", what: "A style property given an expression of the wrong type",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "city.pmtiles", "style": "street.json" },"#),
+                          "city.pmtiles": helsinki,
+                          "street.json": text(#"{"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": [{"id": "roads", "type": "line", "source": "osm", "source-layer": "transportation", "paint": {"line-width": ["concat", "a", "b"]}}]}"#)],
+                  arguments: render(),
+                  message: "maptrip: error: <folder>/street.json:1:174: layers[0].paint.line-width: Expected number but found string instead."),
         ErrorCase(group: "Map: tiles and projection", what: "A projection PROJ does not know",
                   files: ["scene.json": scene(place, #" "map": { "projection": "EPSG:999999" },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:26: map.projection: PROJ does not know 'EPSG:999999': crs not found (use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\")"),
@@ -190,6 +201,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be(width) + be(height) + [8, 2, 0, 0, 0])
             + chunk("IEND", [])
     }
+    /// Central Helsinki's vector tiles (Assets/tiles), a PMTiles archive.
+    static let helsinki: [UInt8] = (try? Data(contentsOf: Trip.assets.appendingPathComponent("tiles/helsinki.pmtiles"))).map { [UInt8]($0) } ?? []
+
     static let photo = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.png" }"#
     static let photoJPEG = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.jpg" }"#
     /// The first third of an example photo.
