@@ -101,7 +101,8 @@ let package = Package(
         .testTarget(name: "MapTripGeometryTests", dependencies: ["MapTripGeometry", "MapTripSupport", "TestSupport"]),
         .testTarget(name: "MapTripSceneTests", dependencies: ["MapTripScene", "MapTripTime", "MapTripGeometry", "MapTripSupport",
                                                               "TestSupport"]),
-        .testTarget(name: "MapTripTimeTests", dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "TestSupport"]),
+        .testTarget(name: "MapTripTimeTests", dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport",
+                                                             "TestSupport"]),
         // What the test targets share (a seeded random generator, numeric keys).
         // Test helpers: plain ones (no maptrip imports) for every test target, scene fixtures on top.
         .target(name: "TestBasics", path: "Tests/TestBasics"),

@@ -251,7 +251,8 @@ public struct MapSource: Equatable, Sendable {
     }
 }
 
-/// A scene-file problem: what is wrong, where (file:line:column and JSON path), and how to fix it.
+/// A problem in a file maptrip reads (a scene, or a style it names): what is wrong, where
+/// (file:line:column and JSON path), and how to fix it.
 public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible, DiagnosticConvertible {
     public var file: String
     public var line: Int

@@ -461,7 +461,7 @@ extension Expression {
         case .linear: return exponential(1)
         case .exponential(let base): return exponential(base)
         case .cubicBezier(let x1, let y1, let x2, let y2):
-            return UnitBezier(x1: x1, y1: y1, x2: x2, y2: y2).solve(exponential(1))
+            return CubicBezier(x1, y1, x2, y2)(exponential(1))  // x1, x2 checked in [0, 1] when parsed
         }
     }
 
@@ -655,43 +655,3 @@ extension StyleValue {
     var isNaNNumber: Bool { if case .number(let x) = self { x.isNaN } else { false } }
 }
 
-/// A cubic Bézier easing from (0, 0) to (1, 1) with control points (x1, y1) and (x2, y2): y for x.
-struct UnitBezier {
-    let cx, bx, ax, cy, by, ay: Double
-
-    init(x1: Double, y1: Double, x2: Double, y2: Double) {
-        cx = 3 * x1
-        bx = 3 * (x2 - x1) - cx
-        ax = 1 - cx - bx
-        cy = 3 * y1
-        by = 3 * (y2 - y1) - cy
-        ay = 1 - cy - by
-    }
-
-    func x(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
-    func y(_ t: Double) -> Double { ((ay * t + by) * t + cy) * t }
-    func dx(_ t: Double) -> Double { (3 * ax * t + 2 * bx) * t + cx }
-
-    func solve(_ x: Double, epsilon: Double = 1e-6) -> Double {
-        if x <= 0 { return 0 }
-        if x >= 1 { return 1 }
-        // Newton's method, then bisection when the slope is too flat to trust.
-        var t = x
-        for _ in 0..<8 {
-            let error = self.x(t) - x
-            if Swift.abs(error) < epsilon { return y(t) }
-            let slope = dx(t)
-            if Swift.abs(slope) < 1e-6 { break }
-            t -= error / slope
-        }
-        var lo = 0.0, hi = 1.0
-        t = x
-        for _ in 0..<64 {
-            let value = self.x(t)
-            if Swift.abs(value - x) < epsilon { break }
-            if x > value { lo = t } else { hi = t }
-            t = (lo + hi) / 2
-        }
-        return y(t)
-    }
-}

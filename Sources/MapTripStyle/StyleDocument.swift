@@ -3,35 +3,9 @@ import MapTripScene
 import MapTripSupport
 
 /// A style-file problem: what is wrong, where (file:line:column and JSON path such as
-/// `layers[12].paint.fill-color`), and how to fix it. Warnings take the same form.
-public struct StyleError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError, DiagnosticConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public var path: String
-    public var message: String
-    public var hint: String?
-
-    public init(file: String, line: Int, column: Int, path: String, message: String, hint: String? = nil) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.path = Wording.excerpt(path, limit: 100)
-        self.message = Wording.excerpt(message, limit: 1000)
-        self.hint = hint.map { Wording.excerpt($0, limit: 1000) }
-    }
-
-    /// `style.json:7:14: layers[3].paint.fill-color: ... (hint)`.
-    public var description: String { diagnostic().description }
-    public var errorDescription: String? { description }
-
-    public func diagnostic(_ severity: Diagnostic.Severity = .error) -> Diagnostic {
-        Diagnostic(severity, message: message, file: file, line: line > 0 ? line : nil, column: line > 0 ? column : nil,
-                   path: path.isEmpty ? nil : path, hint: hint)
-    }
-
-    public var diagnostics: [Diagnostic] { [diagnostic()] }
-}
+/// `layers[12].paint.fill-color`), and how to fix it; warnings take the same form. The same error a
+/// scene file's problems are (`SceneError`): one form for every file maptrip reads.
+public typealias StyleError = SceneError
 
 /// A tile source of a style (`sources.<name>`).
 public struct StyleSource: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import MapTripSupport
 import Testing
 import TestSupport
 @testable import MapTripGeometry
