@@ -163,6 +163,6 @@ public enum TileSources {
             return URL(fileURLWithPath: home + path.dropFirst(), isDirectory: false).standardizedFileURL
         }
         if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
-        return base.appendingPathComponent(path).standardizedFileURL
+        return base.absoluteURL.appendingPathComponent(path).standardizedFileURL  // absolute: a relative base loses its ".." else
     }
 }

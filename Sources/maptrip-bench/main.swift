@@ -1222,7 +1222,8 @@ func main() throws {
         // --codecs takes a list only when one follows.
         i += takesValue || (args[i] == "--codecs" && i + 1 < args.count && !args[i + 1].hasPrefix("-")) ? 2 : 1
     }
-    let scenePath = option("--scene", in: args) ?? "Scenes/world.json"
+    // Absolute: a scene's relative paths (tiles, photos) are resolved against its folder.
+    let scenePath = URL(fileURLWithPath: option("--scene", in: args) ?? "Scenes/world.json").standardizedFileURL.path
     defer { try? FileManager.default.removeItem(atPath: childCacheHome) }
     if args.contains("--quality") {
         _ = try rasterQuality(scenePath, scale: option("--scale", in: args).flatMap { Double($0) } ?? 1, print: true)

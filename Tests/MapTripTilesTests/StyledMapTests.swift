@@ -254,4 +254,13 @@ struct StyledMapTests {
             }
         }
     }
+
+    /// A scene given by a relative path (`maptrip-bench --scene Scenes/helsinki.json` did so) finds
+    /// tiles named relative to it, `..` included: they were looked for at /Assets/... before.
+    @Test("Tiles relative to a scene given by a relative path")
+    func relativeSceneFolder() throws {
+        let cwd = FileManager.default.currentDirectoryPath
+        let local = try #require(try TileSources.localTiles("../Assets/tiles/x.pmtiles", sceneDirectory: URL(fileURLWithPath: "Scenes/")))
+        #expect(local.url.path == URL(fileURLWithPath: cwd).appendingPathComponent("Assets/tiles/x.pmtiles").standardizedFileURL.path)
+    }
 }
