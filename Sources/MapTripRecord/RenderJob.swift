@@ -329,7 +329,7 @@ public enum BaseMaps {
         // Vector tiles (or a set of unknown format the scene gives a style for) are drawn with a style.
         if tiles.info.isVector || (tiles.info.format == nil && source.style != nil) {
             return try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: sceneDirectory,
-                                       assets: environment.assets)
+                                       assets: environment.assets, http: http)
         }
         if let style = source.style {
             throw StyleLoadError(message: "map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"

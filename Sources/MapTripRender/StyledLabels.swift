@@ -25,7 +25,8 @@ final class StyledLabels {
     private var candidates: [Candidate] = []
     private var layerIndex = 0
     private let text = TextCache()
-    private var scale = 1.0
+    /// The frame's pixel ratio and size (the context may be a band of it).
+    private var scale = 1.0, width = 0.0, height = 0.0
     /// Labels placed in the last frame drawn, and the boxes they keep clear.
     private(set) var placed = 0
     private(set) var boxes: [Box] = []
@@ -34,6 +35,8 @@ final class StyledLabels {
         candidates.removeAll(keepingCapacity: true)
         layerIndex = 0
         scale = viewport.scale
+        width = Double(viewport.width)
+        height = Double(viewport.height)
     }
 
     /// The labels of one symbol layer's features in one tile (`t`: tile units to frame pixels).
@@ -69,10 +72,9 @@ final class StyledLabels {
     }
 
     /// Places the labels collected for this frame and draws them.
-    func draw(in cr: Context, scale: Double) throws {
+    func draw(in cr: Context) throws {
         boxes.removeAll(keepingCapacity: true)
         placed = 0
-        let width = Double(cr.surface.width), height = Double(cr.surface.height)
         // Higher layers first; within a layer, the features' order.
         let order = candidates.indices.sorted { (candidates[$0].layerIndex, $1) > (candidates[$1].layerIndex, $0) }
         for i in order {

@@ -72,8 +72,10 @@ public final class StyledMap: BaseMap {
     }
 
     public func prepare(for viewports: [Viewport]) throws {
-        for (name, set) in vectorSources {
-            _ = name
+        // A style's vector sources are often one set under several names: each set loaded once.
+        var sets: [ObjectIdentifier: StyledTiles] = [:]
+        for set in vectorSources.values { sets[ObjectIdentifier(set)] = set }
+        for set in sets.values {
             var seen = Set<TileKey>(), keys: [TileKey] = []
             for v in viewports {
                 for t in tiles(of: set, for: v) where seen.insert(t.key).inserted { keys.append(t.key) }
@@ -94,6 +96,14 @@ public final class StyledMap: BaseMap {
         cr.setOperator(.over)
         let zoom = Self.styleZoom(viewport)
         labels.begin(viewport)
+        // The tiles each source shows in this frame, worked out once for all its layers.
+        var shown: [String: [(key: TileKey, column: Int)]] = [:]
+        func tiles(_ name: String, _ set: StyledTiles) -> [(key: TileKey, column: Int)] {
+            if let t = shown[name] { return t }
+            let t = self.tiles(of: set, for: viewport)
+            shown[name] = t
+            return t
+        }
         for layer in style.layers where layer.isShown(atZoom: zoom) {
             switch layer.type {
             case .background:
@@ -103,14 +113,14 @@ public final class StyledMap: BaseMap {
                 cr.paint()
             case .fill, .line:
                 guard let name = layer.source, let set = vectorSources[name] else { continue }
-                for (key, column) in tiles(of: set, for: viewport) {
+                for (key, column) in tiles(name, set) {
                     guard let tile = set.tile(key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
                     let t = Self.transform(viewport, key: key, column: column, extent: tile.extent)
                     cr.save()
                     // A tile's features reach into its neighbours' (the buffer): each tile draws its own square only.
                     Self.clip(cr, to: t, extent: tile.extent)
                     if layer.type == .fill {
-                        try drawFill(layer, features, zoom: zoom, transform: t, scale: viewport.scale, in: cr)
+                        try drawFill(layer, features, zoom: zoom, transform: t, in: cr)
                     } else {
                         try drawLine(layer, features, zoom: zoom, transform: t, scale: viewport.scale, in: cr)
                     }
@@ -118,7 +128,7 @@ public final class StyledMap: BaseMap {
                 }
             case .symbol:
                 guard let name = layer.source, let set = vectorSources[name] else { continue }
-                for (key, column) in tiles(of: set, for: viewport) {
+                for (key, column) in tiles(name, set) {
                     guard let tile = set.tile(key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
                     let t = Self.transform(viewport, key: key, column: column, extent: tile.extent)
                     labels.collect(layer, features, zoom: zoom, transform: t, extent: tile.extent)
@@ -134,7 +144,7 @@ public final class StyledMap: BaseMap {
                 continue
             }
         }
-        try labels.draw(in: cr, scale: viewport.scale)
+        try labels.draw(in: cr)
         try cr.checkStatus("draw the styled map")
     }
 
@@ -170,7 +180,7 @@ public final class StyledMap: BaseMap {
     }
 
     private func drawFill(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform,
-                          scale: Double, in cr: Context) throws {
+                          in cr: Context) throws {
         // Features painted alike share one path: most fill layers paint every feature the same.
         var groups: [StyleColor: [StyledFeature]] = [:], order: [StyleColor] = []
         for f in features where f.kind == .polygon && layer.matches(zoom: zoom, feature: f.style) {

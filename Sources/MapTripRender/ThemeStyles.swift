@@ -27,7 +27,7 @@ public enum ThemeStyles {
             ("@park", land.mixed(with: green, dark ? 0.18 : 0.28)),
             ("@residential", land.mixed(with: dark ? white : black, 0.03)),
             ("@building", land.mixed(with: dark ? white : black, dark ? 0.12 : 0.1)),
-            ("@roadCasing", land.mixed(with: dark ? black : black, dark ? 0.35 : 0.16)),
+            ("@roadCasing", land.mixed(with: black, dark ? 0.35 : 0.16)),
             ("@road", dark ? land.mixed(with: white, 0.22) : white),
             ("@majorCasing", dark ? land.mixed(with: black, 0.4) : land.mixed(with: Color(red: 0.6, green: 0.45, blue: 0.2), 0.45)),
             ("@major", dark ? land.mixed(with: warm, 0.35) : white.mixed(with: warm, 0.55)),
