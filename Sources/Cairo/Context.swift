@@ -66,18 +66,11 @@ public final class Context {
         cairo_set_source_surface(pointer, rawSurface, x, y)
     }
 
-    public enum Filter: Sendable { case fast, good, best, nearest, bilinear }
+    /// Raw values: `cairo_filter_t`'s, a stable part of Cairo's ABI.
+    public enum Filter: UInt32, Sendable { case fast = 0, good = 1, best = 2, nearest = 3, bilinear = 4 }
     /// The filter used when the current source (a surface) is scaled.
     public func setSourceFilter(_ f: Filter) {
-        let filter: cairo_filter_t
-        switch f {
-        case .fast: filter = CAIRO_FILTER_FAST
-        case .good: filter = CAIRO_FILTER_GOOD
-        case .best: filter = CAIRO_FILTER_BEST
-        case .nearest: filter = CAIRO_FILTER_NEAREST
-        case .bilinear: filter = CAIRO_FILTER_BILINEAR
-        }
-        cairo_pattern_set_filter(cairo_get_source(pointer), filter)
+        cairo_pattern_set_filter(cairo_get_source(pointer), cairo_filter_t(rawValue: f.rawValue))
     }
 
     /// Pads the source surface's edges outwards instead of fading them to transparent, so scaled
@@ -100,21 +93,12 @@ public final class Context {
     public func setFillRule(_ r: FillRule) {
         cairo_set_fill_rule(pointer, r == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
     }
-    public enum Antialias: Sendable { case none, fast, good, best, `default` }
+    /// Raw values: `cairo_antialias_t`'s.
+    public enum Antialias: UInt32, Sendable { case `default` = 0, none = 1, fast = 4, good = 5, best = 6 }
     /// How edges are rasterised. Beware `.fast` with Cairo 1.16 (Debian 12): its "tor22" scan
     /// converter writes past its own buffers on some paths (seen under valgrind with maptrip's
     /// borders, and reported as crashes elsewhere, e.g. mplcairo issue 13). maptrip never uses it.
-    public func setAntialias(_ a: Antialias) {
-        let mode: cairo_antialias_t
-        switch a {
-        case .none: mode = CAIRO_ANTIALIAS_NONE
-        case .fast: mode = CAIRO_ANTIALIAS_FAST
-        case .good: mode = CAIRO_ANTIALIAS_GOOD
-        case .best: mode = CAIRO_ANTIALIAS_BEST
-        case .default: mode = CAIRO_ANTIALIAS_DEFAULT
-        }
-        cairo_set_antialias(pointer, mode)
-    }
+    public func setAntialias(_ a: Antialias) { cairo_set_antialias(pointer, cairo_antialias_t(rawValue: a.rawValue)) }
     public func setTolerance(_ t: Double) { cairo_set_tolerance(pointer, t) }
     public enum Operator: Sendable { case over, source, clear }
     public func setOperator(_ o: Operator) {

@@ -55,12 +55,6 @@ extension Curl {
         /// Where the body finally came from, after redirects.
         public var effectiveURL: String?
 
-        public init(status: Int, headers: Headers, body: Data, effectiveURL: String?) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-            self.effectiveURL = effectiveURL
-        }
     }
 
     /// One easy handle. Not thread-safe: use one per thread (libcurl's rule). Reusing a handle
@@ -256,33 +250,40 @@ extension Curl {
     }
 }
 
-private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
-                           _ context: UnsafeMutableRawPointer?) -> Int {
+/// Runs `body` on a write callback's sink and bytes; what curl is told was taken: `body`'s answer,
+/// all of it when there is nothing, 0 (stop) without a sink.
+private func withSink(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?,
+                      _ body: (Curl.Sink, UnsafeMutablePointer<CChar>, Int) -> Int) -> Int {
     guard let context else { return 0 }
     let sink = Unmanaged<Curl.Sink>.fromOpaque(context).takeUnretainedValue()
     let n = size * count
     guard n > 0, let data else { return n }
-    if let limit = sink.limit, sink.body.count + n > limit {
-        sink.exceeded = true
-        return 0  // makes curl stop with CURLE_WRITE_ERROR
+    return body(sink, data, n)
+}
+
+private func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                           _ context: UnsafeMutableRawPointer?) -> Int {
+    withSink(data, size, count, context) { sink, data, n in
+        if let limit = sink.limit, sink.body.count + n > limit {
+            sink.exceeded = true
+            return 0  // makes curl stop with CURLE_WRITE_ERROR
+        }
+        sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n)
+        return n
     }
-    sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n)
-    return n
 }
 
 private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                              _ context: UnsafeMutableRawPointer?) -> Int {
-    guard let context else { return 0 }
-    let sink = Unmanaged<Curl.Sink>.fromOpaque(context).takeUnretainedValue()
-    let n = size * count
-    guard n > 0, let data else { return n }
-    let bytes = UnsafeRawBufferPointer(start: data, count: n)
-    let line = String(decoding: bytes, as: UTF8.self)
-    if line.hasPrefix("HTTP/") {
-        // A new response starts (after a redirect or a 1xx): keep only the last one's headers.
-        sink.headers = Headers()
-    } else {
-        _ = sink.headers.parseLine(line)
+    withSink(data, size, count, context) { sink, data, n in
+        let bytes = UnsafeRawBufferPointer(start: data, count: n)
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            // A new response starts (after a redirect or a 1xx): keep only the last one's headers.
+            sink.headers = Headers()
+        } else {
+            _ = sink.headers.parseLine(line)
+        }
+        return n
     }
-    return n
 }

@@ -12,13 +12,6 @@ public struct ColorTags: Hashable, Sendable, CustomStringConvertible {
     /// AVColorTransferCharacteristic.
     public var transfer: Int32
 
-    public init(space: Int32, range: Int32, primaries: Int32, transfer: Int32) {
-        self.space = space
-        self.range = range
-        self.primaries = primaries
-        self.transfer = transfer
-    }
-
     /// What libyuv's ARGBToI420 produces: the BT.601 matrix (SMPTE 170M) in limited range, tagged with BT.709
     /// primaries and transfer (sRGB-like content on HD displays).
     public static let bt601Limited = ColorTags(
@@ -52,7 +45,9 @@ public struct ColorTags: Hashable, Sendable, CustomStringConvertible {
     private static func name(_ cString: UnsafePointer<CChar>?) -> String {
         cString.map { String(cString: $0) } ?? "unknown"
     }
+}
 
+extension ColorTags {
     init(frame: UnsafePointer<AVFrame>) {
         self.init(space: Int32(frame.pointee.colorspace.rawValue), range: Int32(frame.pointee.color_range.rawValue),
                   primaries: Int32(frame.pointee.color_primaries.rawValue),

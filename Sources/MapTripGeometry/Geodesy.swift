@@ -166,11 +166,6 @@ public enum Geodesy {
     /// A vector in 3-space (unit vectors stand for points on the sphere: x towards 0°E, z towards the north pole).
     public struct Vector: Equatable, Sendable {
         public var x, y, z: Double
-        public init(x: Double, y: Double, z: Double) {
-            self.x = x
-            self.y = y
-            self.z = z
-        }
         /// The sum.
         public static func + (a: Vector, b: Vector) -> Vector { Vector(x: a.x + b.x, y: a.y + b.y, z: a.z + b.z) }
         /// The vector scaled by s.

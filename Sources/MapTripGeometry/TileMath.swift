@@ -107,12 +107,6 @@ public struct TileRange: Equatable, Sendable {
     public var columns: ClosedRange<Int>
     public var rows: ClosedRange<Int>
 
-    public init(z: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>) {
-        self.z = z
-        self.columns = columns
-        self.rows = rows
-    }
-
     /// The tile drawn at an unwrapped column and a row.
     public func key(column: Int, row: Int) -> TileKey {
         TileKey(z: z, x: TileMath.wrap(column, zoom: z), y: row)

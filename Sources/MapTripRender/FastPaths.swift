@@ -24,17 +24,6 @@ public struct FastPaths: Sendable, Equatable, CustomStringConvertible {
     /// Work for coming frames (labels, tiles) done while the drawing waits for the encoder.
     public var drawAhead = true
 
-    public init(planar: Bool = true, marks: Bool = true, lines: Bool = true, stills: Bool = true,
-                rasterCache: Bool = true, drawnTileCache: Bool = true, drawAhead: Bool = true) {
-        self.planar = planar
-        self.marks = marks
-        self.lines = lines
-        self.stills = stills
-        self.rasterCache = rasterCache
-        self.drawnTileCache = drawnTileCache
-        self.drawAhead = drawAhead
-    }
-
     /// Every shortcut taken (the default).
     public static let all = FastPaths()
     /// None: every frame drawn whole from the vectors in BGRA, converted, and encoded.

@@ -52,22 +52,11 @@ public struct MapLayer: Sendable {
     public var name: String
     /// Path relative to the assets' `basemap` folder, without extension.
     public var source: String
-    public var minZoom: Double
-    public var maxZoom: Double
-    public var fadeIn: Double
-    public var fadeOut: Double
+    public var minZoom: Double = 0
+    public var maxZoom: Double = 99
+    public var fadeIn: Double = 0
+    public var fadeOut: Double = 0
     public var symbolizer: Symbolizer
-
-    public init(name: String, source: String, minZoom: Double = 0, maxZoom: Double = 99, fadeIn: Double = 0,
-                fadeOut: Double = 0, symbolizer: Symbolizer) {
-        self.name = name
-        self.source = source
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.fadeIn = fadeIn
-        self.fadeOut = fadeOut
-        self.symbolizer = symbolizer
-    }
 
     /// Whether the layer strokes dashed lines.
     public var isDashed: Bool {

@@ -59,10 +59,6 @@ public struct PreparationStep {
     public var forFirstFrame: Bool
     public var make: () throws -> Void
 
-    public init(forFirstFrame: Bool, make: @escaping () throws -> Void) {
-        self.forFirstFrame = forFirstFrame
-        self.make = make
-    }
 }
 
 extension OverlayFastPaths {

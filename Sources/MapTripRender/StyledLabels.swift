@@ -55,7 +55,7 @@ final class StyledLabels {
             let halo = layer.color("text-halo-color", zoom: zoom, feature: f.style)
             let haloWidth = layer.number("text-halo-width", zoom: zoom, feature: f.style)
             let (family, weight) = Self.font(layer.strings("text-font", zoom: zoom, feature: f.style))
-            let style = TextStyle(family: family, weight: weight, size: size, color: color.color, halo: halo.color,
+            let style = TextStyle(family: family, weight: weight, size: size, color: color, halo: halo,
                                   haloWidth: halo.alpha > 0 ? 2 * haloWidth : 0)
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
             let anchor = layer.textAnchor(zoom: zoom, feature: f.style).rawValue

@@ -7,24 +7,14 @@ import Pango
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
 public struct TextStyle: Sendable {
-    public var family: String
-    public var weight: String
+    public var family = "Noto Sans"
+    public var weight = "Semi-Bold"
     /// Size in layout units (multiplied by the layout's unit).
     public var size: Double
     public var color: Color
-    public var halo: Color
+    public var halo = Color(red: 1, green: 1, blue: 1, alpha: 0.92)
     /// Halo width in layout units (0: none).
-    public var haloWidth: Double
-
-    public init(family: String = "Noto Sans", weight: String = "Semi-Bold", size: Double, color: Color,
-                halo: Color = Color(red: 1, green: 1, blue: 1, alpha: 0.92), haloWidth: Double = 4) {
-        self.family = family
-        self.weight = weight
-        self.size = size
-        self.color = color
-        self.halo = halo
-        self.haloWidth = haloWidth
-    }
+    public var haloWidth: Double = 4
 
     func font(scale: Double) throws -> FontDescription {
         let f = try FontDescription("\(family) \(weight)")
@@ -38,7 +28,8 @@ public struct TextStyle: Sendable {
 /// now, on the calling thread: a render starts it beside the map's loading and the encoder's opening,
 /// and waits for it before drawing, so that the first frame's labels find it done.
 public enum TextSetup {
-    public static func warmUp(_ style: TextStyle = TextStyle(size: 16, color: Color(red: 0, green: 0, blue: 0, alpha: 1))) {
+    public static func warmUp() {
+        let style = TextStyle(size: 16, color: Color(red: 0, green: 0, blue: 0, alpha: 1))
         guard let surface = try? ImageSurface(width: 8, height: 8), let font = try? style.font(scale: 1) else { return }
         _ = try? surface.withContext { cr in
             let layout = try Layout(context: cr)

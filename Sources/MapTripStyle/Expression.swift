@@ -38,12 +38,7 @@ public struct StyleFeature: Sendable, Equatable {
 /// Where an expression is evaluated: the zoom and the feature.
 public struct EvaluationContext: Sendable {
     public var zoom: Double
-    public var feature: StyleFeature
-
-    public init(zoom: Double, feature: StyleFeature = StyleFeature()) {
-        self.zoom = zoom
-        self.feature = feature
-    }
+    public var feature = StyleFeature()
 }
 
 /// An expression that does not parse: what is wrong and where, `key` being its JSON path below the

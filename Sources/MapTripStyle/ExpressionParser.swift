@@ -118,6 +118,25 @@ public struct ExpressionParser {
         func fail(_ message: String, _ k: String? = nil, _ j: JSONValue? = nil) -> ExpressionError {
             error(message, k ?? key, j ?? json)
         }
+        /// The input/output pairs of `step` and `interpolate`, from argument 3 on: literal inputs in
+        /// strictly ascending order, outputs of one type.
+        func stopPairs(_ name: String, _ stops: inout [Double], _ outputs: inout [Expression],
+                       _ output: inout ExpressionType?) throws {
+            var i = 3
+            while i < args.count {
+                guard let label = args[i].number?.value else {
+                    throw fail("Input/output pairs for \"\(name)\" expressions must be defined using literal numeric values (not computed expressions) for the input values.", at(i), args[i])
+                }
+                if let last = stops.last, last >= label {
+                    throw fail("Input/output pairs for \"\(name)\" expressions must be arranged with input values in strictly ascending order.", at(i), args[i])
+                }
+                let e = try parse(args[i + 1], at(i + 1), output)
+                output = output ?? e.type
+                stops.append(label)
+                outputs.append(e)
+                i += 2
+            }
+        }
         switch op {
         case "literal":
             guard args.count == 2 else {
@@ -279,20 +298,7 @@ public struct ExpressionParser {
             let first = try parse(args[2], at(2), output)
             output = output ?? first.type
             outputs.append(first)
-            var i = 3
-            while i < args.count {
-                guard let label = args[i].number?.value else {
-                    throw fail("Input/output pairs for \"step\" expressions must be defined using literal numeric values (not computed expressions) for the input values.", at(i), args[i])
-                }
-                if let last = stops.last, last >= label {
-                    throw fail("Input/output pairs for \"step\" expressions must be arranged with input values in strictly ascending order.", at(i), args[i])
-                }
-                let e = try parse(args[i + 1], at(i + 1), output)
-                output = output ?? e.type
-                stops.append(label)
-                outputs.append(e)
-                i += 2
-            }
+            try stopPairs("step", &stops, &outputs, &output)
             return Expression(output!, .step(input, stops, outputs))
 
         case "interpolate":
@@ -322,20 +328,7 @@ public struct ExpressionParser {
             var output: ExpressionType? = expected == .value ? nil : expected
             var stops: [Double] = []
             var outputs: [Expression] = []
-            var i = 3
-            while i < args.count {
-                guard let label = args[i].number?.value else {
-                    throw fail("Input/output pairs for \"interpolate\" expressions must be defined using literal numeric values (not computed expressions) for the input values.", at(i), args[i])
-                }
-                if let last = stops.last, last >= label {
-                    throw fail("Input/output pairs for \"interpolate\" expressions must be arranged with input values in strictly ascending order.", at(i), args[i])
-                }
-                let e = try parse(args[i + 1], at(i + 1), output)
-                output = output ?? e.type
-                stops.append(label)
-                outputs.append(e)
-                i += 2
-            }
+            try stopPairs("interpolate", &stops, &outputs, &output)
             let type = output!
             let numbers: Bool = if case .array(.number, .some) = type { true } else { false }
             guard type == .number || type == .color || type == .padding || numbers else {

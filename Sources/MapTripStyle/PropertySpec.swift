@@ -13,13 +13,13 @@ public struct PropertySpec: Sendable {
     /// `number`, `color`, `string`, `enum`, `boolean`, `array`, `formatted`, `resolvedImage`, `padding`...
     public var type: String
     /// The item type of an array property.
-    public var element: String?
+    public var element: String? = nil
     /// The length of a fixed-length array property.
-    public var length: Int?
+    public var length: Int? = nil
     /// An enum's values.
-    public var values: [String]
+    public var values: [String] = []
     /// The default, as JSON text (nil when the spec gives none).
-    public var defaultJSON: String?
+    public var defaultJSON: String? = nil
     /// Whether expressions may use `zoom` (and legacy zoom functions are allowed).
     public var zoom: Bool
     /// Whether expressions may read the feature (data-driven).
@@ -27,24 +27,7 @@ public struct PropertySpec: Sendable {
     /// Whether `interpolate` may be used.
     public var interpolated: Bool
     /// Whether `{token}` strings are replaced by feature properties (`text-field`, `icon-image`).
-    public var tokens: Bool
-
-    public init(layer: String, section: Section, name: String, type: String, element: String? = nil, length: Int? = nil,
-                values: [String] = [], defaultJSON: String? = nil, zoom: Bool, feature: Bool, interpolated: Bool,
-                tokens: Bool = false) {
-        self.layer = layer
-        self.section = section
-        self.name = name
-        self.type = type
-        self.element = element
-        self.length = length
-        self.values = values
-        self.defaultJSON = defaultJSON
-        self.zoom = zoom
-        self.feature = feature
-        self.interpolated = interpolated
-        self.tokens = tokens
-    }
+    public var tokens = false
 
     /// The expression type a value of this property must have.
     public var expressionType: ExpressionType {

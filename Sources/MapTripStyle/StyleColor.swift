@@ -1,36 +1,21 @@
 import Foundation
 import MapTripScene
 
-/// A colour as a style gives it: straight (not premultiplied) red, green, blue and alpha, each in 0...1.
-public struct StyleColor: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var red, green, blue, alpha: Double
+/// A colour as a style gives it: the scene model's `Color` (straight red, green, blue and alpha, each
+/// in 0...1), read from CSS and written as `to-string` writes it.
+public typealias StyleColor = Color
 
-    public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
-        self.red = red
-        self.green = green
-        self.blue = blue
-        self.alpha = alpha
-    }
-
-    public static let black = StyleColor(red: 0, green: 0, blue: 0)
-    public static let transparent = StyleColor(red: 0, green: 0, blue: 0, alpha: 0)
-
-    /// The scene model's colour (same straight components).
-    public var color: Color { Color(red: red, green: green, blue: blue, alpha: alpha) }
+extension Color {
+    public static let black = Color(red: 0, green: 0, blue: 0)
+    public static let transparent = Color(red: 0, green: 0, blue: 0, alpha: 0)
 
     /// Red, green and blue multiplied by alpha, then alpha: what MapLibre's fixtures compare.
     public var premultiplied: [Double] { [red * alpha, green * alpha, blue * alpha, alpha] }
 
-    /// `rgba(r,g,b,a)` with 0-255 channels, as `to-string` writes a colour.
-    public var description: String {
+    /// `rgba(r,g,b,a)` with 0-255 channels, as a style's `to-string` writes a colour.
+    public var cssString: String {
         let channels = [red, green, blue].map { JSNumber.string(($0 * 255).rounded(.toNearestOrAwayFromZero)) }
         return "rgba(" + channels.joined(separator: ",") + "," + JSNumber.string(alpha) + ")"
-    }
-
-    /// Linear interpolation of the straight components (t = 0 gives self).
-    public func mixed(with other: StyleColor, _ t: Double) -> StyleColor {
-        StyleColor(red: red + (other.red - red) * t, green: green + (other.green - green) * t,
-                   blue: blue + (other.blue - blue) * t, alpha: alpha + (other.alpha - alpha) * t)
     }
 
     /// A CSS colour: a name, `transparent`, `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` and

@@ -62,7 +62,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .string(let s): s
         case .bool(let b): b ? "true" : "false"
         case .number(let n): JSNumber.string(n)
-        case .color(let c): c.description
+        case .color(let c): c.cssString
         case .array, .object: json
         }
     }
@@ -74,7 +74,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .bool(let b): b ? "true" : "false"
         case .number(let n): n.isFinite ? JSNumber.string(n) : "null"
         case .string(let s): JSONText.quoted(s)
-        case .color(let c): JSONText.quoted(c.description)
+        case .color(let c): JSONText.quoted(c.cssString)
         case .array(let a): "[" + a.map(\.json).joined(separator: ",") + "]"
         case .object(let o): "{" + o.keys.sorted().map { JSONText.quoted($0) + ":" + o[$0]!.json }.joined(separator: ",") + "}"
         }

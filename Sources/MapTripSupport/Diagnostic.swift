@@ -75,6 +75,11 @@ public protocol DiagnosticConvertible {
     var diagnostics: [Diagnostic] { get }
 }
 
+/// A problem with no structure of its own is thrown as its diagnostic.
+extension Diagnostic: Error, DiagnosticConvertible {
+    public var diagnostics: [Diagnostic] { [self] }
+}
+
 extension DiagnosticConvertible where Self: Error {
     public var diagnostics: [Diagnostic] { [.error(Diagnostic.message(of: self))] }
 }

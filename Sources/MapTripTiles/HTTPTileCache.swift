@@ -17,15 +17,6 @@ public struct HTTPCacheMetadata: Codable, Sendable, Equatable {
     /// Length of the `.tile` file, to detect a tile and sidecar that do not belong together.
     public var size: Int
 
-    public init(url: String, expires: Double, etag: String?, lastModified: String?, stored: Double, size: Int) {
-        self.url = url
-        self.expires = expires
-        self.etag = etag
-        self.lastModified = lastModified
-        self.stored = stored
-        self.size = size
-    }
-
     public func isFresh(now: Double) -> Bool { expires > now }
     /// Can be revalidated with a conditional request.
     public var hasValidator: Bool { etag != nil || lastModified != nil }

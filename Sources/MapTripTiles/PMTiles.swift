@@ -145,13 +145,6 @@ public enum PMTiles {
         public var offset: UInt64
         public var length: UInt64
         public var runLength: UInt64
-
-        public init(tileID: UInt64, offset: UInt64, length: UInt64, runLength: UInt64) {
-            self.tileID = tileID
-            self.offset = offset
-            self.length = length
-            self.runLength = runLength
-        }
     }
 
     /// The Hilbert tile id of a key: tiles of all shallower zooms first, then the key's place along

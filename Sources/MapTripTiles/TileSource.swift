@@ -34,13 +34,9 @@ public struct TileSetCenter: Equatable, Sendable {
     public var longitude: Double
     public var latitude: Double
     public var zoom: Int
+}
 
-    public init(longitude: Double, latitude: Double, zoom: Int) {
-        self.longitude = longitude
-        self.latitude = latitude
-        self.zoom = zoom
-    }
-
+extension TileSetCenter {
     /// Parses `lon,lat,zoom` (MBTiles `center`).
     public init?(parsing text: String) {
         let p = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -58,15 +54,6 @@ public struct VectorLayerInfo: Equatable, Sendable {
     public var minZoom: Int?
     public var maxZoom: Int?
     public var description: String?
-
-    public init(id: String, fields: [String: String] = [:], minZoom: Int? = nil, maxZoom: Int? = nil,
-                description: String? = nil) {
-        self.id = id
-        self.fields = fields
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.description = description
-    }
 
     /// The entries of a parsed `vector_layers` array; malformed entries are left out.
     public static func list(from value: Any?) -> [VectorLayerInfo] {

@@ -44,6 +44,14 @@ public final class ProjContext {
     }
 
     deinit { proj_context_destroy(pointer) }
+
+    /// A PROJ object from a definition, owned by the caller (freed with `proj_destroy`).
+    func create(_ definition: String) throws -> OpaquePointer {
+        guard let p = proj_create(pointer, definition) else {
+            throw ProjError(context: pointer, "'\(definition)'", logged: lastLogged)
+        }
+        return p
+    }
 }
 
 /// A coordinate operation between two CRSs, in the axis order used for maps (longitude/easting
@@ -69,10 +77,7 @@ public final class Transformation {
     /// about 11 MB of memory for the life of the context.
     public init(pipeline definition: String, context: ProjContext) throws {
         self.context = context
-        guard let raw = proj_create(context.pointer, definition) else {
-            throw ProjError(context: context.pointer, "'\(definition)'", logged: context.lastLogged)
-        }
-        pointer = raw
+        pointer = try context.create(definition)
     }
 
     deinit { proj_destroy(pointer) }
@@ -149,10 +154,7 @@ public final class CRS {
 
     public init(_ definition: String, context: ProjContext) throws {
         self.context = context
-        guard let p = proj_create(context.pointer, definition) else {
-            throw ProjError(context: context.pointer, "'\(definition)'", logged: context.lastLogged)
-        }
-        pointer = p
+        pointer = try context.create(definition)
     }
 
     deinit { proj_destroy(pointer) }

@@ -50,32 +50,10 @@ public enum YUV {
                                   u: UnsafeMutablePointer<UInt8>, uStride: Int,
                                   v: UnsafeMutablePointer<UInt8>, vStride: Int,
                                   width: Int, height: Int, matrix: YUVMatrix = .bt601) throws {
-        let function = "ARGBToI420"
-        let chromaWidth = (width + 1) / 2
-        guard width > 0, height > 0, width <= Int(Int32.max) / 4, height <= Int(Int32.max) else {
-            throw YUVError(function: function, message: "invalid size \(width)x\(height)")
-        }
-        guard srcStride >= width * 4, yStride >= width, uStride >= chromaWidth, vStride >= chromaWidth,
-              srcStride <= Int(Int32.max), yStride <= Int(Int32.max), uStride <= Int(Int32.max),
-              vStride <= Int(Int32.max) else {
-            throw YUVError(function: function,
-                           message: "strides src \(srcStride) y \(yStride) u \(uStride) v \(vStride) too small "
-                               + "for \(width)x\(height)")
-        }
-        if matrix == .bt709 {
-            let chromaHeight = (height + 1) / 2
-            Kernels.argbToI420(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
-                               into: YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
-                                               u: PixelPlane(data: u, stride: uStride, width: chromaWidth, height: chromaHeight),
-                                               v: PixelPlane(data: v, stride: vStride, width: chromaWidth, height: chromaHeight),
-                                               coefficients: matrix.coefficients))
-            return
-        }
-        let status = ARGBToI420(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
-                                Int32(width), Int32(height))
-        if status != 0 {
-            throw YUVError(function: function, message: "failed for \(width)x\(height)", code: status)
-        }
+        try toPlanar("ARGBToI420", src: src, srcStride: srcStride, y: y, yStride: yStride, u: u, uStride: uStride,
+                     v: v, vStride: vStride, width: width, height: height,
+                     chroma: ((width + 1) / 2, (height + 1) / 2), matrix: matrix,
+                     kernel: Kernels.argbToI420, libyuv: ARGBToI420)
     }
 
     /// Converts B,G,R,A pixels to planar I444 (YUV 4:4:4, no chroma subsampling) with the same BT.601
@@ -85,19 +63,34 @@ public enum YUV {
                                   u: UnsafeMutablePointer<UInt8>, uStride: Int,
                                   v: UnsafeMutablePointer<UInt8>, vStride: Int,
                                   width: Int, height: Int, matrix: YUVMatrix = .bt601) throws {
-        try check("ARGBToI444", width: width, height: height,
-                  strides: [(srcStride, width * 4), (yStride, width), (uStride, width), (vStride, width)])
+        try toPlanar("ARGBToI444", src: src, srcStride: srcStride, y: y, yStride: yStride, u: u, uStride: uStride,
+                     v: v, vStride: vStride, width: width, height: height, chroma: (width, height), matrix: matrix,
+                     kernel: Kernels.argbToI444, libyuv: ARGBToI444)
+    }
+
+    /// One BGRA to planar YUV conversion: sizes and strides checked, then BT.601 by libyuv's
+    /// `libyuv` function, or BT.709 by maptrip's `kernel` (libyuv has no BT.709 for RGB to YUV).
+    private static func toPlanar(
+        _ function: String, src: UnsafePointer<UInt8>, srcStride: Int, y: UnsafeMutablePointer<UInt8>, yStride: Int,
+        u: UnsafeMutablePointer<UInt8>, uStride: Int, v: UnsafeMutablePointer<UInt8>, vStride: Int,
+        width: Int, height: Int, chroma: (width: Int, height: Int), matrix: YUVMatrix,
+        kernel: (PixelPlane, YUVPlanes) -> Void,
+        libyuv: (UnsafePointer<UInt8>?, Int32, UnsafeMutablePointer<UInt8>?, Int32, UnsafeMutablePointer<UInt8>?, Int32,
+                 UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32) -> Int32
+    ) throws {
+        try check(function, width: width, height: height,
+                  strides: [(srcStride, width * 4), (yStride, width), (uStride, chroma.width), (vStride, chroma.width)])
         if matrix == .bt709 {
-            Kernels.argbToI444(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
-                               into: YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
-                                               u: PixelPlane(data: u, stride: uStride, width: width, height: height),
-                                               v: PixelPlane(data: v, stride: vStride, width: width, height: height),
-                                               coefficients: matrix.coefficients))
+            kernel(PixelPlane(reading: src, stride: srcStride, width: width, height: height),
+                   YUVPlanes(y: PixelPlane(data: y, stride: yStride, width: width, height: height),
+                             u: PixelPlane(data: u, stride: uStride, width: chroma.width, height: chroma.height),
+                             v: PixelPlane(data: v, stride: vStride, width: chroma.width, height: chroma.height),
+                             coefficients: matrix.coefficients))
             return
         }
-        let status = ARGBToI444(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
-                                Int32(width), Int32(height))
-        if status != 0 { throw YUVError(function: "ARGBToI444", message: "failed for \(width)x\(height)", code: status) }
+        let status = libyuv(src, Int32(srcStride), y, Int32(yStride), u, Int32(uStride), v, Int32(vStride),
+                            Int32(width), Int32(height))
+        if status != 0 { throw YUVError(function: function, message: "failed for \(width)x\(height)", code: status) }
     }
 
     /// Undoes premultiplied alpha (Cairo's ARGB32 is premultiplied; video codecs and PNG want straight

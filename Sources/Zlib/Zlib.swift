@@ -12,12 +12,6 @@ public struct ZlibError: Error, CustomStringConvertible, Sendable, Equatable {
 
     public var description: String { "zlib: \(operation): \(message)" }
 
-    public init(code: Int32, message: String, operation: String) {
-        self.code = code
-        self.message = message
-        self.operation = operation
-    }
-
     static func from(_ stream: UnsafeMutablePointer<z_stream>?, _ code: Int32, _ operation: String) -> ZlibError {
         if let m = stream?.pointee.msg { return ZlibError(code: code, message: String(cString: m), operation: operation) }
         return ZlibError(code: code, message: String(cString: zError(code)), operation: operation)

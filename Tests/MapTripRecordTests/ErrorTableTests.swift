@@ -64,6 +64,12 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     static func scene(_ places: String = place, _ extra: String = "") -> [UInt8] {
         text("{\(extra) \"places\": [ \(places) ] }")
     }
+    /// A row whose scene draws on `map.mbtiles`, a file of these bytes.
+    static func mbtiles(_ what: String, _ file: [UInt8], message: String, fault: Fault = .none) -> ErrorCase {
+        ErrorCase(group: "Map: tiles and projection", what: what,
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#), "map.mbtiles": file],
+                  arguments: render(), message: message, fault: fault)
+    }
     static func render(_ scene: String = "scene.json", _ more: String...) -> [String] {
         ["render", scene, "-o", "out.mp4"] + more
     }
@@ -106,27 +112,14 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     ]
 
     static let tiles: [ErrorCase] = [
-        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file that is not SQLite",
-                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
-                          "map.mbtiles": text(String(repeating: "not a database ", count: 20))],
-                  arguments: render(),
-                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an SQLite database (file is not a database); an .mbtiles file is an SQLite database of tiles: check that the download finished"),
-        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file without a tiles table (a broken schema)",
-                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
-                          "map.mbtiles": sqlite("CREATE TABLE metadata (name TEXT, value TEXT)")],
-                  arguments: render(),
-                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an MBTiles file (no tiles table; make one with `maptrip tiles` or another MBTiles writer)"),
-        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file whose tiles table has other columns",
-                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
-                          "map.mbtiles": sqlite("CREATE TABLE tiles (z INTEGER, x INTEGER, y INTEGER, data BLOB)")],
-                  arguments: render(),
-                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: its tiles table has no zoom_level, tile_column, tile_row, tile_data columns (an MBTiles tiles table has zoom_level, tile_column, tile_row and tile_data: make one with `maptrip tiles` or another MBTiles writer)"),
-        ErrorCase(group: "Map: tiles and projection", what: "An .mbtiles file another program holds locked (writing it)",
-                  files: ["scene.json": scene(place, #" "map": { "tiles": "map.mbtiles" },"#),
-                          "map.mbtiles": sqlite("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")],
-                  arguments: render(),
-                  message: "maptrip: error: MBTiles <folder>/map.mbtiles: another program holds it locked, still writing it (SQLite: database is locked, after 2 s of waiting); let that program finish, then run again",
-                  fault: .lockedDatabase("map.mbtiles")),
+        mbtiles("An .mbtiles file that is not SQLite", text(String(repeating: "not a database ", count: 20)),
+                message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an SQLite database (file is not a database); an .mbtiles file is an SQLite database of tiles: check that the download finished"),
+        mbtiles("An .mbtiles file without a tiles table (a broken schema)", sqlite("CREATE TABLE metadata (name TEXT, value TEXT)"),
+                message: "maptrip: error: MBTiles <folder>/map.mbtiles: not an MBTiles file (no tiles table; make one with `maptrip tiles` or another MBTiles writer)"),
+        mbtiles("An .mbtiles file whose tiles table has other columns", sqlite("CREATE TABLE tiles (z INTEGER, x INTEGER, y INTEGER, data BLOB)"),
+                message: "maptrip: error: MBTiles <folder>/map.mbtiles: its tiles table has no zoom_level, tile_column, tile_row, tile_data columns (an MBTiles tiles table has zoom_level, tile_column, tile_row and tile_data: make one with `maptrip tiles` or another MBTiles writer)"),
+        mbtiles("An .mbtiles file another program holds locked (writing it)", sqlite("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)"),
+                message: "maptrip: error: MBTiles <folder>/map.mbtiles: another program holds it locked, still writing it (SQLite: database is locked, after 2 s of waiting); let that program finish, then run again", fault: .lockedDatabase("map.mbtiles")),
         ErrorCase(group: "Map: tiles and projection", what: "A tiles folder that is not there",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "no-such-folder" },"#)], arguments: render(),
                   message: "maptrip: error: map.tiles \"no-such-folder\": no such folder or file (looked for <folder>/no-such-folder). Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp|pbf|mvt tiles, an .mbtiles file or a PMTiles archive (a file, or an http(s):// URL of one)"),

@@ -3,6 +3,7 @@ import Foundation
 import MapTripGeometry
 import MapTripScene
 import MapTripStyle
+import MapTripSupport
 import Testing
 import TestSupport
 import VectorTile
@@ -239,7 +240,7 @@ struct StyledMapTests {
             var source = MapSource(tiles: Self.pmtiles.path)
             source.style = "nowhere.json"
             let tiles = try TileSources.make(source, sceneDirectory: dir)
-            #expect(throws: StyleLoadError.self) {
+            #expect(throws: Diagnostic.self) {
                 try StyledMaps.make(tiles: tiles, map: source, scene: Scene(places: []), sceneDirectory: dir, assets: Self.assets)
             }
             try Data("{\"version\": 8, \"sources\": {\"osm\": {\"type\": \"vector\"}}, \"layers\": [{\"id\": \"x\", \"type\": \"fill\", \"source\": \"osm\", \"paint\": {\"fill-color\": 3}}]}".utf8)

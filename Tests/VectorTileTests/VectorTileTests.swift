@@ -8,21 +8,20 @@ import Testing
 enum MVT {
     static func command(_ id: UInt32, _ count: UInt32) -> UInt32 { id | count << 3 }
     static func zigzag(_ n: Int32) -> UInt32 { UInt32(bitPattern: (n << 1) ^ (n >> 31)) }
-    static func moveTo(_ points: [(Int32, Int32)], from cursor: inout (Int32, Int32)) -> [UInt32] {
-        var out = [command(1, UInt32(points.count))]
+    /// A MoveTo (1) or LineTo (2) command with its points as zigzagged deltas from the cursor.
+    static func draw(_ id: UInt32, _ points: [(Int32, Int32)], from cursor: inout (Int32, Int32)) -> [UInt32] {
+        var out = [command(id, UInt32(points.count))]
         for p in points {
             out += [zigzag(p.0 - cursor.0), zigzag(p.1 - cursor.1)]
             cursor = p
         }
         return out
     }
+    static func moveTo(_ points: [(Int32, Int32)], from cursor: inout (Int32, Int32)) -> [UInt32] {
+        draw(1, points, from: &cursor)
+    }
     static func lineTo(_ points: [(Int32, Int32)], from cursor: inout (Int32, Int32)) -> [UInt32] {
-        var out = [command(2, UInt32(points.count))]
-        for p in points {
-            out += [zigzag(p.0 - cursor.0), zigzag(p.1 - cursor.1)]
-            cursor = p
-        }
-        return out
+        draw(2, points, from: &cursor)
     }
     /// Rings as polygon commands (MoveTo, LineTo, ClosePath each).
     static func rings(_ rings: [[(Int32, Int32)]]) -> [UInt32] {
