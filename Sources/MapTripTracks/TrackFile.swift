@@ -138,9 +138,14 @@ public enum TrackFile {
     /// The KML in a KMZ: `doc.kml` or else the first `.kml` entry at the top, inflated no further
     /// than `maximumInflatedBytes`.
     static func kmlInside(_ data: Data) throws(TrackProblem) -> (Data, String) {
+        // From a file, not from memory: ZIPFoundation's in-memory archive traps on some damaged ZIPs
+        // (a range past the end in MemoryFile.readData, found by the fuzzer); its file reading does not.
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-kmz-\(UUID().uuidString).zip")
+        defer { try? FileManager.default.removeItem(at: temporary) }
         let archive: Archive
         do {
-            archive = try Archive(data: data, accessMode: .read)
+            try data.write(to: temporary)
+            archive = try Archive(url: temporary, accessMode: .read)
         } catch {
             throw TrackProblem("a ZIP file that cannot be opened (its directory is missing or damaged)",
                                hint: "a KMZ is a ZIP archive with a .kml inside: export it again")
