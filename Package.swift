@@ -17,11 +17,14 @@ let package = Package(
         .library(name: "MapTripTiles", targets: ["MapTripTiles"]),
         .library(name: "MapTripStyle", targets: ["MapTripStyle"]),
         .library(name: "VectorTile", targets: ["VectorTile"]),
+        .library(name: "MapTripTracks", targets: ["MapTripTracks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Mapbox Vector Tiles' protobuf (Sources/VectorTile/vector_tile.pb.swift, generated once and committed).
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // KMZ tracks (zipped KML): a real ZIP reader, no C.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // C libraries, each as Debian ships it.
@@ -44,7 +47,7 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/C/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CZlib", path: "Sources/C/CZlib", pkgConfig: "zlib",
+        .systemLibrary(name: "CZlibSystem", path: "Sources/C/CZlibSystem", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
 
         // One thin Swift wrapper per C library.
@@ -59,7 +62,7 @@ let package = Package(
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
-        .target(name: "Zlib", dependencies: ["CZlib"]),
+        .target(name: "Zlib", dependencies: ["CZlibSystem"]),  // CZlibSystem: ZIPFoundation has a module CZlib of its own
         // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
         // wrapper over them (the CPU check, the contract of "done" or "not done here").
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
@@ -72,6 +75,9 @@ let package = Package(
         .target(name: "MapTripScene", dependencies: ["MapTripGeometry", "MapTripSupport"]),  // the scene format and loader
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
+        // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
+        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport",
+                                                      .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 exclude: ["README.md", "vector_tile.proto"]),
@@ -90,7 +96,7 @@ let package = Package(
                                                      "MapTripGeometry", "MapTripSupport", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripTime", "MapTripScene", "MapTripGeometry",
-            "MapTripSupport", "FFmpeg", "MapTripGazetteer", "MapTripBatch",
+            "MapTripSupport", "FFmpeg", "MapTripGazetteer", "MapTripBatch", "MapTripTracks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",
@@ -113,6 +119,8 @@ let package = Package(
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
                                    "Zlib", "RasterKernels", "TestBasics"]),
         .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
+        .testTarget(name: "MapTripTracksTests", dependencies: ["MapTripTracks", "MapTripGeometry", "MapTripSupport", "TestBasics"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                                                "MapTripSupport", "Cairo", "FFmpeg", "Proj", "RasterKernels", "YUV",
                                                                "TestSupport"]),

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer harnesses for maptrip's readers of untrusted files: scenes, shapefiles, images (tiles and
-/// photos), MBTiles, vector tiles and PMTiles. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
+/// photos), MBTiles, vector tiles, PMTiles and recorded tracks (FIT, XML, GeoJSON). Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
 /// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
 let package = Package(
     name: "maptrip-fuzz",
@@ -34,5 +34,9 @@ let package = Package(
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
             .product(name: "MapTripGeometry", package: "maptrip"),
         ]),
+        // Recorded tracks: one harness per parser family.
+        .executableTarget(name: "FuzzFIT", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
+        .executableTarget(name: "FuzzTrackXML", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
+        .executableTarget(name: "FuzzGeoJSON", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
     ]
 )

@@ -136,3 +136,19 @@ small = [gzip.compress(d, mtime=0) for _, _, _, d in
          helsinki.execute("SELECT * FROM tiles WHERE zoom_level <= 11 ORDER BY zoom_level")]
 blobs = [(0, small[0], 1), (1, small[1], 4), (5, small[2], 16), (21, small[3], 3), (40, small[4], 1)]
 out("pmtiles", "leaves.pmtiles", archive(blobs, 2))
+
+# Recorded tracks: the test fixtures (real FIT files, the writers' GPX, KML, KMZ and GeoJSON). The
+# XML harness reads its first byte as the root to put before the rest: 3 keeps the file as it is.
+tracks = os.path.join(root, "Tests", "MapTripTracksTests", "Fixtures")
+for name in ["Activity.fit", "activity-settings.fit", "garmin-fenix-5-run.fit", "compressed-speed-distance.fit",
+             "elemnt-bolt-no-application-id-inside-developer-data-id.fit"]:
+    out("fit", name, open(os.path.join(tracks, "fit", name), "rb").read())
+for name in ["gpxpy.gpx", "simplekml.kml", "simplekml.kmz"]:
+    out("trackxml", name, b"\x03" + open(os.path.join(tracks, "written", name), "rb").read())
+out("trackxml", "tcx.tcx", b"\x03" + b'<TrainingCenterDatabase><Activities><Activity><Lap><Track><Trackpoint><Time>2024-05-01T09:30:00Z</Time>'
+    b'<Position><LatitudeDegrees>60.1</LatitudeDegrees><LongitudeDegrees>24.9</LongitudeDegrees></Position><HeartRateBpm><Value>120</Value>'
+    b'</HeartRateBpm></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>')
+out("geojson", "written.geojson", open(os.path.join(tracks, "written", "json.geojson"), "rb").read())
+out("geojson", "line.geojson", b'{"type":"Feature","properties":{"times":[1700000000,"2023-11-14T22:13:21Z"]},'
+    b'"geometry":{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[2,1],[2.001,1.001,5]]},'
+    b'{"type":"MultiPoint","coordinates":[[5,6]]},{"type":"Polygon","coordinates":[]}]}}')

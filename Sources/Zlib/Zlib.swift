@@ -1,4 +1,4 @@
-import CZlib
+import CZlibSystem
 import Foundation
 
 /// A zlib failure, with zlib's own message (the stream's `msg`, else `zError` of the code) and what
@@ -103,7 +103,7 @@ public final class Inflater {
                 let (status, produced) = buffer.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
                     stream.pointee.next_out = out.baseAddress
                     stream.pointee.avail_out = uInt(out.count)
-                    let status = CZlib.inflate(stream, Z_NO_FLUSH)
+                    let status = CZlibSystem.inflate(stream, Z_NO_FLUSH)
                     let produced = out.count - Int(stream.pointee.avail_out)
                     stream.pointee.next_out = nil
                     return (status, produced)
@@ -175,7 +175,7 @@ public final class Deflater {
                     stream.pointee.next_in = nil; stream.pointee.avail_in = 0
                     stream.pointee.next_out = nil; stream.pointee.avail_out = 0
                 }
-                let status = CZlib.deflate(stream, Z_FINISH)
+                let status = CZlibSystem.deflate(stream, Z_FINISH)
                 guard status == Z_STREAM_END else { throw ZlibError.from(stream, status, "deflate") }
                 return buffer.count - Int(stream.pointee.avail_out)
             }

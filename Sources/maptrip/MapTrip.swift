@@ -17,7 +17,8 @@ struct MapTrip: ParsableCommand {
             """,
         version: maptripVersion,
         subcommands: [RenderCommand.self, PreviewCommand.self, PlanCommand.self, TilesCommand.self, InfoCommand.self,
-                      PlacesCommand.self, ValidateCommand.self, SchemaCommand.self, BatchCommand.self, ConcatCommand.self])
+                      PlacesCommand.self, ValidateCommand.self, SchemaCommand.self, BatchCommand.self, ConcatCommand.self,
+                      TrackCommand.self])
 
     static func main() {
         // Tile downloads run libcurl on several threads with CURLOPT_NOSIGNAL, so a server closing

@@ -74,7 +74,73 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions + outputFaults
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions + outputFaults + tracks
+
+    /// A FIT file of MapTripTracksTests' fixtures (python-fitparse's test files).
+    static func fitFixture(_ name: String) -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MapTripTracksTests/Fixtures/fit/" + name)
+        return (try? Data(contentsOf: url.standardizedFileURL)).map { [UInt8]($0) } ?? []
+    }
+    static func gpx(_ body: String) -> [UInt8] {
+        text("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\">\n" + body + "\n</gpx>\n")
+    }
+    static let trackHint = " (maptrip reads GPX, TCX, FIT, KML, KMZ and GeoJSON)"
+
+    /// Recorded tracks, as `maptrip track` reads them (docs/tracks.md).
+    static let tracks: [ErrorCase] = [
+        ErrorCase(group: "Recorded tracks", what: "A track file that is not there", files: [:], arguments: ["track", "ride.gpx"],
+                  message: "maptrip: error: ride.gpx: no such file (check the file's name and folder)", output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A CSV file named .gpx (formats are recognised by content)", files: ["ride.gpx": text("lat,lon\n1,2\n")],
+                  arguments: ["track", "ride.gpx"],
+                  message: #"maptrip: error: ride.gpx: not a track file: its first bytes "lat,lon.1,2." are those of no GPX, TCX, FIT, KML, KMZ or GeoJSON file"# + trackHint,
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A GPX file cut short (XML not well-formed)",
+                  files: ["ride.gpx": text("<gpx>\n<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\">")], arguments: ["track", "ride.gpx"],
+                  message: "maptrip: error: ride.gpx:3:24: the XML is not well-formed: the document ends before its elements are closed (the file may be cut short or not XML at all; export it again)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A GPX trkpt without lon", files: ["ride.gpx": gpx("<trk><trkseg><trkpt lat=\"1\"/></trkseg></trk>")],
+                  arguments: ["track", "ride.gpx"],
+                  message: "maptrip: error: ride.gpx:3:28: <trkpt> has no lon attribute (every trkpt needs lat and lon attributes in degrees)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A GPX time that is not ISO 8601",
+                  files: ["ride.gpx": gpx("<trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>01/05/2024 09:30</time></trkpt></trkseg></trk>")],
+                  arguments: ["track", "ride.gpx"],
+                  message: #"maptrip: error: ride.gpx:3:42: time "01/05/2024 09:30" is not an ISO 8601 date and time (write it as 2024-05-01T09:30:00Z)"#,
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A GPX file with no points", files: ["ride.gpx": gpx("<trk><name>empty</name></trk>")],
+                  arguments: ["track", "ride.gpx"],
+                  message: "maptrip: error: ride.gpx: no track points: the file has no trkpt, rtept or wpt with a position (export the recording again as a track)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "KML coordinates that are not lon,lat",
+                  files: ["flight.kml": text("<kml><Placemark><LineString>\n<coordinates>1,2 3;4</coordinates></LineString></Placemark></kml>")],
+                  arguments: ["track", "flight.kml"],
+                  message: #"maptrip: error: flight.kml:2:13: coordinates "3;4" is not longitude,latitude[,altitude] (KML writes each position as lon,lat or lon,lat,alt, positions separated by spaces)"#,
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A KMZ that is a damaged ZIP", files: ["flight.kmz": [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 7, count: 40)],
+                  arguments: ["track", "flight.kmz"],
+                  message: "maptrip: error: flight.kmz: a ZIP file that cannot be opened (its directory is missing or damaged) (a KMZ is a ZIP archive with a .kml inside: export it again)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "GeoJSON with a trailing comma", files: ["walk.geojson": text("{\"type\": \"LineString\",\n \"coordinates\": [[1, 2],]}")],
+                  arguments: ["track", "walk.geojson"],
+                  message: "maptrip: error: walk.geojson:2:25: expected a JSON value, found ']'", output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A GeoJSON position that is not [lon, lat]",
+                  files: ["walk.geojson": text("{\"type\": \"Feature\", \"geometry\": {\"type\": \"LineString\",\n\"coordinates\": [[1, 2], {\"lon\": 1}]}}")],
+                  arguments: ["track", "walk.geojson"],
+                  message: "maptrip: error: walk.geojson:2:25: geometry.coordinates[1]: a position is [longitude, latitude] or [longitude, latitude, altitude], found an object",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A FIT file whose CRC does not match (python-fitparse's activity-filecrc.fit)",
+                  files: ["ride.fit": fitFixture("activity-filecrc.fit")], arguments: ["track", "ride.fit"],
+                  message: "maptrip: error: ride.fit: record 0: the file's CRC is 0xB1D5, but its bytes give 0xA1D5: the file is damaged (copy it from the device again)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A FIT file cut short (activity-unexpected-eof.fit)",
+                  files: ["ride.fit": fitFixture("activity-unexpected-eof.fit")], arguments: ["track", "ride.fit"],
+                  message: "maptrip: error: ride.fit: record 31: the data ends inside a data message of 17 bytes (17 bytes needed, 16 left) (the file was cut short: copy it from the device again)",
+                  output: nil),
+        ErrorCase(group: "Recorded tracks", what: "A FIT data message whose type was never defined (strava-android-app-201.10-b1218918.fit)",
+                  files: ["ride.fit": fitFixture("strava-android-app-201.10-b1218918.fit")], arguments: ["track", "ride.fit"],
+                  message: "maptrip: error: ride.fit: record 502: a data message of local type 11, which no definition message before it defines (the file is damaged or its writer broke the FIT protocol)",
+                  output: nil),
+    ]
 
     /// A scene on one tile (zoom 0) from the test tile server's `route`.
     static func served(_ route: String) -> [String: [UInt8]] {

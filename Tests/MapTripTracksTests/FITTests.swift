@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import MapTripTracks
+
+/// Real FIT files (python-fitparse's test files): every good one decodes to the records and positions
+/// fitparse gives; every broken one is refused with an error naming its record.
+@Suite struct FITTests {
+    static var expected: [String: Any] { (try? Fixtures.json("fit/expected-fitparse.json") as? [String: Any]) ?? [:] }
+    static let good = ["2013-02-06-12-11-14.fit", "2015-10-13-08-43-15.fit", "Activity.fit", "DeveloperData.fit", "MonitoringFile.fit",
+                       "activity-settings.fit", "compressed-speed-distance.fit", "elemnt-bolt-no-application-id-inside-developer-data-id.fit",
+                       "garmin-edge-820-bike.fit", "garmin-fenix-5-run.fit", "null_compressed_speed_dist.fit"]
+
+    @Test func theExpectedValuesAreThere() {
+        #expect(Self.expected.keys.sorted() == Self.good)
+    }
+
+    @Test(arguments: good)
+    func decodesAsFitparseDoes(_ name: String) throws {
+        let entry = try #require(Self.expected[name] as? [String: Any])  // read once per file
+        let points = try #require(entry["points"] as? [[Any]])
+        var decoder = FITDecoder(try Data(contentsOf: Fixtures.url("fit/" + name)))
+        let raw = try decoder.decode()
+        #expect(decoder.counts.records == entry["records"] as? Int)
+        let decoded = raw.segments.flatMap { $0 }
+        #expect(decoded.count == points.count)
+        for (p, q) in zip(decoded, points) {
+            let lat = try #require(q[0] as? Double), lon = try #require(q[1] as? Double)
+            // fitparse converts semicircles the same way: equal to the last bit, within 1e-9 degrees.
+            #expect(abs(p.point.latitude - lat) < 1e-9 && abs(p.point.longitude - lon) < 1e-9, "\(name) record \(p.location.record ?? -1)")
+            let time = (q[2] as? Int).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+            #expect(p.point.time == time, "\(name) record \(p.location.record ?? -1)")
+        }
+        // Through the public reader: a file with positions reads; one without says so.
+        if points.isEmpty {
+            #expect(Fixtures.error(try Data(contentsOf: Fixtures.url("fit/" + name)), name: name)
+                == "\(name): no track points: the file has no record message with a position (export the recording again as a track)")
+        } else {
+            let reading = try TrackFile.read(contentsOf: Fixtures.url("fit/" + name))
+            #expect(reading.track.format == .fit)
+            let kept = reading.track.points.count, dropped = reading.warnings.reduce(0) { $0 + $1.count }
+            #expect(kept + dropped == points.count)
+        }
+    }
+
+    @Test func chainedFilesAndTimerStops() throws {
+        var decoder = FITDecoder(try Data(contentsOf: Fixtures.url("fit/activity-settings.fit")))
+        _ = try decoder.decode()
+        #expect(decoder.counts.files == 2)
+        // A run with pauses: the timer's stops split it into segments.
+        let reading = try TrackFile.read(contentsOf: Fixtures.url("fit/2013-02-06-12-11-14.fit"))
+        #expect(reading.track.segments.count >= 1)
+        let sensors = reading.track.points.filter { $0.heartRate != nil }
+        #expect(!sensors.isEmpty)
+    }
+
+    static let broken: [(String, String)] = [
+        ("activity-filecrc.fit", "activity-filecrc.fit: record 0: the file's CRC is 0xB1D5, but its bytes give 0xA1D5: the file is damaged (copy it from the device again)"),
+        ("activity-activity-filecrc.fit", "activity-activity-filecrc.fit: record 32: the file's CRC is 0xB1D5, but its bytes give 0xA1D5: the file is damaged (copy it from the device again)"),
+        ("activity-settings-corruptheader.fit", "activity-settings-corruptheader.fit: record 32: not a FIT file header at byte 771: a header is 12 or 14 bytes with \".FIT\" at byte 8 (the file after the first one in this chain is damaged)"),
+        ("activity-settings-nodata.fit", "activity-settings-nodata.fit: record 32: the data ends inside a definition message (5 bytes needed, 2 left) (the file was cut short: copy it from the device again)"),
+        ("activity-unexpected-eof.fit", "activity-unexpected-eof.fit: record 31: the data ends inside a data message of 17 bytes (17 bytes needed, 16 left) (the file was cut short: copy it from the device again)"),
+        ("strava-android-app-201.10-b1218918.fit", "strava-android-app-201.10-b1218918.fit: record 502: a data message of local type 11, which no definition message before it defines (the file is damaged or its writer broke the FIT protocol)"),
+    ]
+
+    @Test(arguments: broken.map(\.0))
+    func brokenFilesAreRefusedWithTheirRecord(_ name: String) throws {
+        let message = try #require(Fixtures.error(try Data(contentsOf: Fixtures.url("fit/" + name)), name: name))
+        #expect(message == Self.broken.first { $0.0 == name }?.1)
+    }
+
+    /// Every prefix of a good file, and every file with one byte changed, is read or refused: no trap.
+    @Test func cutAndFlippedFilesNeverTrap() throws {
+        let data = try Data(contentsOf: Fixtures.url("fit/Activity.fit"))
+        for n in 0..<data.count { _ = Fixtures.error(data.prefix(n), name: "cut.fit") }
+        var bytes = [UInt8](data)
+        for i in 0..<bytes.count {
+            let saved = bytes[i]
+            bytes[i] ^= 0x5A
+            var decoder = FITDecoder(Data(bytes))
+            _ = try? decoder.decode()
+            bytes[i] = saved
+        }
+    }
+}
