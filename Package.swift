@@ -89,14 +89,14 @@ let package = Package(
                                "Curl", "Zlib"]),
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
-                dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene",
+                dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene", "MapTripStyle",
                                "MapTripGeometry", "MapTripSupport", "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap", "SQLite"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "SQLite"]),  // places by name, offline
         .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripTime", "MapTripScene",
                                                      "MapTripGeometry", "MapTripSupport", "FFmpeg"]),
         .executableTarget(name: "maptrip", dependencies: [
             "MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripTime", "MapTripScene", "MapTripGeometry",
-            "MapTripSupport", "FFmpeg", "MapTripGazetteer", "MapTripBatch", "MapTripTracks",
+            "MapTripSupport", "FFmpeg", "MapTripGazetteer", "MapTripBatch", "MapTripTracks", "MapTripStyle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "maptrip-bench",

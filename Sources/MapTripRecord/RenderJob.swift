@@ -3,6 +3,7 @@ import Heap
 import MapTripSupport
 import MapTripGeometry
 import MapTripScene
+import MapTripStyle
 import MapTripTime
 import MapTripOutput
 import MapTripRender
@@ -171,7 +172,7 @@ public struct RenderJob {
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
         -> (scene: Scene, files: [URL]) {
         var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker(),
-                                          images: SceneImageCheck(),
+                                          images: SceneImageCheck(), styles: StyleFileCheck(),
                                           paths: environment.paths)
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
@@ -328,13 +329,15 @@ public enum BaseMaps {
         let tiles = try TileSources.make(source, http: http, sceneDirectory: sceneDirectory, highDensity: format.scale >= 2)
         // Vector tiles (or a set of unknown format the scene gives a style for) are drawn with a style.
         if tiles.info.isVector || (tiles.info.format == nil && source.style != nil) {
+            let fast = environment.fastPaths
             return try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: sceneDirectory,
-                                       assets: environment.assets, http: http)
+                                       assets: environment.assets, http: http,
+                                       caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills))
         }
         if let style = source.style {
-            throw StyleLoadError(message: "map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"
-                                 + (tiles.format.map { " (\($0.rawValue))" } ?? ""),
-                                 hint: "remove map.style, or give vector tiles (MBTiles or PMTiles of MVT, a folder of .pbf)")
+            throw Diagnostic.error("map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"
+                                   + (tiles.format.map { " (\($0.rawValue))" } ?? ""),
+                                   hint: "remove map.style, or give vector tiles (MBTiles or PMTiles of MVT, a folder of .pbf)")
         }
         let map = TileBaseMap(source: tiles, attribution: source.attribution, strict: environment.strictTiles)
         // Reprojected tiles (globe, PROJ planes) show the style's colours beyond the tiles.

@@ -149,27 +149,34 @@ public final class MapCaching {
         if !plannedCameras.isEmpty || !heldCameras.isEmpty { self.cache = cache }
     }
 
+    /// How a frame's map was made.
+    enum Drawn { case held, composited, direct }
+
     /// Paints the whole frame for a viewport: a held camera's picture copied, a planned flight
     /// composited, anything else drawn from the map's data.
-    func draw(_ viewport: Viewport, in cr: Context, map: CacheableMap) throws {
+    @discardableResult
+    func draw(_ viewport: Viewport, in cr: Context, map: CacheableMap) throws -> Drawn {
         if let cache, heldCameras.contains(viewport.camera) {
             try drawHeld(viewport, cache: cache, in: cr, map: map)
-            return
+            return .held
         }
         // The camera moves on: the tiles get the picture's room back.
         if still != nil || planarStill != nil { releaseStill() }
-        try drawUncached(viewport, in: cr, map: map)
+        return try drawUncached(viewport, in: cr, map: map)
     }
 
     /// A frame composited from the raster cache where it was planned so, else drawn from the data
     /// (`rows`: only these rows of it).
-    private func drawUncached(_ viewport: Viewport, in cr: Context, rows: Range<Int>? = nil, map: CacheableMap) throws {
+    @discardableResult
+    private func drawUncached(_ viewport: Viewport, in cr: Context, rows: Range<Int>? = nil,
+                              map: CacheableMap) throws -> Drawn {
         if let cache, let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) {
             try cache.composite(viewport, position: position, outside: map.outside, in: cr,
                                 draw: map.tileDrawing(scale: viewport.scale))
-            return
+            return .composited
         }
         try map.drawDirect(viewport, in: cr, rows: rows)
+        return .direct
     }
 
     /// Lets the held picture go and gives its room back to the tiles.

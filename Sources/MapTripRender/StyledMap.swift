@@ -17,7 +17,7 @@ import VectorTile
 /// Zooms: MapLibre's zoom z shows a world 512 x 2^z pixels wide, maptrip's 256 x 2^z; a style's
 /// zoom is the camera's less one. Vector tiles are taken at the style zoom's integer part (within
 /// the source's zooms: deeper views enlarge the deepest tiles), each decoded once per render.
-public final class StyledMap: BaseMap {
+public final class StyledMap: BaseMap, CacheableMap {
     public let style: StyleDocument
     /// The vector tile sets, by the style's source names.
     let vectorSources: [String: StyledTiles]
@@ -29,17 +29,29 @@ public final class StyledMap: BaseMap {
     public var outside = Color(red: 0.94, green: 0.94, blue: 0.92)
     let labels: StyledLabels
     private var styleWarnings: [String]
+    /// How its frames are cached: flights composited from raster tiles of its fills and lines, with
+    /// the labels placed and drawn over each frame; a camera at rest drawn once, labels and all.
+    /// Raster layers are drawn for each frame (a style with one caches only the held pictures).
+    public let caching: MapCaching
+    /// The style's layers as the raster cache sees them: the zooms each shows at, in maptrip's zooms
+    /// (a level across which a layer appears or goes is drawn from the data).
+    let layers: [MapLayer]
 
     public init(style: StyleDocument, vectorSources: [String: StyledTiles], rasterMaps: [String: TileBaseMap] = [:],
-                attribution: String? = nil) {
+                attribution: String? = nil, caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) {
         self.style = style
         self.vectorSources = vectorSources
         self.rasterMaps = rasterMaps
         sceneAttribution = attribution
         labels = StyledLabels()
-        styleWarnings = []
         // The style's own warnings (unknown properties, layer types not drawn), each once.
         styleWarnings = style.warnings.map(\.description)
+        self.caching = rasterMaps.isEmpty || !caching.cachesRasters ? caching
+            : MapCaching(cachesRasters: false, holdsStills: caching.holdsStills)
+        layers = style.layers.filter { $0.visible && [.background, .fill, .line].contains($0.type) }.map { layer in
+            MapLayer(name: layer.id, source: layer.source ?? "", minZoom: (layer.minzoom ?? -1) + 1,
+                     maxZoom: (layer.maxzoom ?? 98) + 1, symbolizer: .fill(.transparent))
+        }
     }
 
     /// The style's zoom for a viewport (MapLibre's worlds are twice as wide at the same zoom).
@@ -56,17 +68,39 @@ public final class StyledMap: BaseMap {
         styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings)
     }
 
+    public var rasterCacheStatistics: RasterCacheStatistics? { caching.statistics }
+
     // MARK: Preparing
 
-    /// The vector tiles a viewport shows of a source: their keys, with the unwrapped column each is
-    /// drawn at.
-    func tiles(of set: StyledTiles, for viewport: Viewport) -> [(key: TileKey, column: Int)] {
-        let z = set.tileZoom(styleZoom: Self.styleZoom(viewport))
-        let range = TileMath.tileRange(covering: viewport, zoom: z)
-        guard range.columns.count * range.rows.count <= 4096 else { return [] }
-        var out: [(TileKey, Int)] = []
-        for row in range.rows {
-            for column in range.columns { out.append((range.key(column: column, row: row), column)) }
+    /// A vector tile a surface shows: its key, the unwrapped column it is drawn at, and the transform
+    /// that places the unit world on the surface.
+    struct ShownTile {
+        var key: TileKey
+        var column: Int
+        var world: PixelTransform
+    }
+
+    /// The vector tiles of a source a surface of `width` x `height` pixels shows at a style zoom,
+    /// `worlds` placing the unit world on it: one transform whose copies of the world are all drawn
+    /// (a frame: columns unwrapped), or one per copy (a raster tile: each copy its own columns).
+    func shownTiles(_ set: StyledTiles, styleZoom: Double, worlds: [PixelTransform], width: Int,
+                    height: Int) -> [ShownTile] {
+        let z = set.tileZoom(styleZoom: styleZoom), n = 1 << z
+        var out: [ShownTile] = []
+        for world in worlds {
+            let box = world.worldBox(ofPixels: Box(minX: 0, minY: 0, maxX: Double(width), maxY: Double(height)))
+            guard box.minX.isFinite, box.maxX.isFinite, box.minY.isFinite, box.maxY.isFinite else { continue }
+            var first = Int((box.minX * Double(n)).rounded(.down)), last = Int((box.maxX * Double(n)).rounded(.down))
+            if worlds.count > 1 { (first, last) = (max(first, 0), min(last, n - 1)) }
+            let top = max(Int((box.minY * Double(n)).rounded(.down)), 0)
+            let bottom = min(Int((box.maxY * Double(n)).rounded(.down)), n - 1)
+            guard first <= last, top <= bottom, (last - first + 1) * (bottom - top + 1) <= 4096 else { continue }
+            for row in top...bottom {
+                for column in first...last {
+                    let x = ((column % n) + n) % n
+                    out.append(ShownTile(key: TileKey(z: z, x: x, y: row), column: column, world: world))
+                }
+            }
         }
         return out
     }
@@ -78,63 +112,134 @@ public final class StyledMap: BaseMap {
         for set in sets.values {
             var seen = Set<TileKey>(), keys: [TileKey] = []
             for v in viewports {
-                for t in tiles(of: set, for: v) where seen.insert(t.key).inserted { keys.append(t.key) }
+                // The frame's zoom, and the raster cache's level above it (up to a step of a quarter).
+                for zoom in [Self.styleZoom(v), Self.styleZoom(v) + 0.25] {
+                    for t in shownTiles(set, styleZoom: zoom, worlds: [v.transform], width: v.width, height: v.height)
+                    where seen.insert(t.key).inserted {
+                        keys.append(t.key)
+                    }
+                }
             }
             set.load(keys)
         }
         for map in rasterMaps.values { try map.prepare(for: viewports) }
     }
 
+    public func plan(frames cameras: [Camera], format: FrameFormat) {
+        caching.plan(frames: cameras, format: format, map: self)
+    }
+
     // MARK: Drawing
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
+        // A frame composited from the raster cache has the fills and lines: its labels go over it.
+        if try caching.draw(viewport, in: cr, map: self) == .composited {
+            labels.begin(viewport)
+            try paint(styleZoom: Self.styleZoom(viewport), scale: viewport.scale, worlds: [viewport.transform],
+                      width: viewport.width, height: viewport.height, parts: .labels, viewport: viewport, in: cr)
+            try labels.draw(in: cr)
+            try cr.checkStatus("draw the styled map's labels")
+        }
+    }
+
+    public func drawAhead() throws -> Bool { try caching.drawAhead(map: self) }
+
+    public func endRecording() { caching.endRecording() }
+
+    /// The whole frame from the tiles' data: every layer, then the labels. (`rows` is not used: a
+    /// styled map's frames are not drawn into I420 a band at a time.)
+    func drawDirect(_ viewport: Viewport, in cr: Context, rows: Range<Int>?) throws {
         cr.save()
         defer { cr.restore() }
         cr.setOperator(.source)
         cr.setSource(outside)
         cr.paint()
         cr.setOperator(.over)
-        let zoom = Self.styleZoom(viewport)
         labels.begin(viewport)
-        // The tiles each source shows in this frame, worked out once for all its layers.
-        var shown: [String: [(key: TileKey, column: Int)]] = [:]
-        func tiles(_ name: String, _ set: StyledTiles) -> [(key: TileKey, column: Int)] {
+        try paint(styleZoom: Self.styleZoom(viewport), scale: viewport.scale, worlds: [viewport.transform],
+                  width: viewport.width, height: viewport.height, parts: [.base, .labels], viewport: viewport, in: cr)
+        try labels.draw(in: cr)
+        try cr.checkStatus("draw the styled map")
+    }
+
+    /// How the raster cache's tiles are drawn: the style's background, fill and line layers at the
+    /// tile's zoom (no labels: they are placed over each frame). Two tiles may be drawn at once: the
+    /// tiles and the style are only read.
+    func tileDrawing(scale: Double) -> RasterCache.TileDrawing {
+        { [unowned self] tile, worlds, zoom, _ in
+            try tile.withContext { cr in
+                // Every pixel replaced: the surface may be an evicted tile's.
+                cr.setOperator(.source)
+                cr.setSource(outside)
+                cr.paint()
+                cr.setOperator(.over)
+                try paint(styleZoom: zoom - 1, scale: scale, worlds: worlds, width: tile.width, height: tile.height,
+                          parts: .base, viewport: nil, in: cr)
+            }
+        }
+    }
+
+    /// Everything the raster cache's tiles depend on (kept between renders only with a drawn tile
+    /// cache, which styled maps are not given yet).
+    func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
+        ["maptrip styled tiles/1", DrawnTileCache.programIdentity, CairoLibrary.versions, cache.recipe, "scale \(scale)",
+         "style \(String(reflecting: style.layers.map(\.id)))",
+         "sources \(vectorSources.keys.sorted().map { "\($0) \(vectorSources[$0]!.vectorSet.source.label)" })"]
+            .joined(separator: "\n")
+    }
+
+    /// What `paint` draws: the map (background, fills, lines, rasters), the labels (collected into
+    /// `labels`, drawn by the caller), or both.
+    struct Parts: OptionSet {
+        let rawValue: Int
+        static let base = Parts(rawValue: 1)
+        static let labels = Parts(rawValue: 2)
+    }
+
+    /// Paints the style's layers in order on a surface of `width` x `height` pixels where `worlds`
+    /// places the unit world (see `shownTiles`), at a style zoom and pixel ratio. Raster layers need
+    /// the frame's `viewport` (none in a raster tile).
+    private func paint(styleZoom zoom: Double, scale: Double, worlds: [PixelTransform], width: Int, height: Int,
+                       parts: Parts, viewport: Viewport?, in cr: Context) throws {
+        // The tiles each source shows, worked out once for all its layers.
+        var shown: [String: [ShownTile]] = [:]
+        func tiles(_ name: String, _ set: StyledTiles) -> [ShownTile] {
             if let t = shown[name] { return t }
-            let t = self.tiles(of: set, for: viewport)
+            let t = shownTiles(set, styleZoom: zoom, worlds: worlds, width: width, height: height)
             shown[name] = t
             return t
         }
         for layer in style.layers where layer.isShown(atZoom: zoom) {
             switch layer.type {
-            case .background:
+            case .background where parts.contains(.base):
                 var c = layer.color("background-color", zoom: zoom)
                 c.alpha *= layer.number("background-opacity", zoom: zoom)
-                cr.setSource(c.color)
+                cr.setSource(c)
                 cr.paint()
-            case .fill, .line:
+            case .fill where parts.contains(.base), .line where parts.contains(.base):
                 guard let name = layer.source, let set = vectorSources[name] else { continue }
-                for (key, column) in tiles(name, set) {
-                    guard let tile = set.tile(key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
-                    let t = Self.transform(viewport, key: key, column: column, extent: tile.extent)
+                for shownTile in tiles(name, set) {
+                    guard let tile = set.tile(shownTile.key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
+                    let t = Self.transform(shownTile, extent: tile.extent)
                     cr.save()
                     // A tile's features reach into its neighbours' (the buffer): each tile draws its own square only.
                     Self.clip(cr, to: t, extent: tile.extent)
                     if layer.type == .fill {
                         try drawFill(layer, features, zoom: zoom, transform: t, in: cr)
                     } else {
-                        try drawLine(layer, features, zoom: zoom, transform: t, scale: viewport.scale, in: cr)
+                        try drawLine(layer, features, zoom: zoom, transform: t, scale: scale, in: cr)
                     }
                     cr.restore()
                 }
-            case .symbol:
+            case .symbol where parts.contains(.labels):
                 guard let name = layer.source, let set = vectorSources[name] else { continue }
-                for (key, column) in tiles(name, set) {
-                    guard let tile = set.tile(key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
-                    let t = Self.transform(viewport, key: key, column: column, extent: tile.extent)
-                    labels.collect(layer, features, zoom: zoom, transform: t, extent: tile.extent)
+                for shownTile in tiles(name, set) {
+                    guard let tile = set.tile(shownTile.key), let features = tile.layers[layer.sourceLayer ?? ""] else { continue }
+                    labels.collect(layer, features, zoom: zoom, transform: Self.transform(shownTile, extent: tile.extent),
+                                   extent: tile.extent)
                 }
-            case .raster:
-                guard let name = layer.source, let map = rasterMaps[name] else { continue }
+            case .raster where parts.contains(.base):
+                guard let name = layer.source, let map = rasterMaps[name], let viewport else { continue }
                 let opacity = layer.number("raster-opacity", zoom: zoom)
                 cr.pushGroup()
                 try map.draw(viewport, in: cr)
@@ -144,15 +249,13 @@ public final class StyledMap: BaseMap {
                 continue
             }
         }
-        try labels.draw(in: cr)
-        try cr.checkStatus("draw the styled map")
     }
 
-    /// Tile units (0...extent across the tile at `key`, drawn at unwrapped `column`) to frame pixels.
-    static func transform(_ viewport: Viewport, key: TileKey, column: Int, extent: Double) -> PixelTransform {
-        let n = Double(1 << key.z)
-        var t = viewport.transform.inUnits(extent * n)
-        let x0 = Double(column) * extent, y0 = Double(key.y) * extent
+    /// Tile units (0...extent across the tile, drawn at its unwrapped column) to the surface's pixels.
+    static func transform(_ shown: ShownTile, extent: Double) -> PixelTransform {
+        let n = Double(1 << shown.key.z)
+        var t = shown.world.inUnits(extent * n)
+        let x0 = Double(shown.column) * extent, y0 = Double(shown.key.y) * extent
         t.offsetX += t.a * x0 + t.b * y0
         t.offsetY += t.c * x0 + t.d * y0
         return t
@@ -194,7 +297,7 @@ public final class StyledMap: BaseMap {
         for c in order {
             cr.newPath()
             for f in groups[c]! { Self.append(f, transform: t, close: true, to: cr) }
-            cr.setSource(c.color)
+            cr.setSource(c)
             cr.fill()
         }
     }
@@ -220,7 +323,7 @@ public final class StyledMap: BaseMap {
         for pen in order {
             cr.newPath()
             for f in groups[pen]! { Self.append(f, transform: t, close: f.kind == .polygon, to: cr) }
-            cr.setSource(pen.color.color)
+            cr.setSource(pen.color)
             cr.setLineWidth(pen.width)
             cr.setDash(pen.dashes)
             cr.stroke()

@@ -40,7 +40,7 @@ public enum ThemeStyles {
         var text = template.replacingOccurrences(of: "@theme", with: style.theme)
         // Longer words first: "@majorCasing" before "@major".
         for (word, color) in words.sorted(by: { $0.0.count > $1.0.count }) {
-            text = text.replacingOccurrences(of: "\"\(word)\"", with: "\"\(color.css)\"")
+            text = text.replacingOccurrences(of: "\"\(word)\"", with: "\"\(color.cssString)\"")
         }
         return text.replacingOccurrences(of: "@font", with: style.font)
     }
@@ -59,12 +59,6 @@ extension Color {
         func linear(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }
         return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
     }
-
-    /// As CSS writes it: `rgba(r, g, b, a)`.
-    var css: String {
-        func byte(_ v: Double) -> Int { Int((min(max(v, 0), 1) * 255).rounded()) }
-        return "rgba(\(byte(red)), \(byte(green)), \(byte(blue)), \(String(format: "%.3f", min(max(alpha, 0), 1))))"
-    }
 }
 
 /// The styled map a scene's `map` asks for: its vector tiles (`map.tiles`) drawn with `map.style`, a
@@ -73,14 +67,15 @@ extension Color {
 /// the scene's tiles; a raster source of the style is drawn from the tiles its `tiles` list names.
 public enum StyledMaps {
     public static func make(tiles: TileSource, map: MapSource, scene: Scene, sceneDirectory: URL, assets: URL,
-                            http: HTTPTileOptions = HTTPTileOptions()) throws -> StyledMap {
+                            http: HTTPTileOptions = HTTPTileOptions(),
+                            caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) throws -> StyledMap {
         let document: StyleDocument
         if let name = map.style, !Style.themes.contains(name) {
             var path = (name as NSString).expandingTildeInPath
             if !path.hasPrefix("/") { path = sceneDirectory.appendingPathComponent(path).path }
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw StyleLoadError(message: "map.style: no such style file (looked for \(path))",
-                                     hint: "give a MapLibre GL style JSON file, or a theme: " + Style.themes.joined(separator: ", "))
+                throw Diagnostic.error("map.style: no such style file (looked for \(path))",
+                                       hint: "give a MapLibre GL style JSON file, or a theme: " + Style.themes.joined(separator: ", "))
             }
             document = try StyleDocument(data: data, file: path)
         } else {
@@ -105,20 +100,9 @@ public enum StyledMaps {
                 continue
             }
         }
-        let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution)
+        let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution,
+                               caching: caching)
         styled.outside = scene.style.polar
         return styled
     }
-}
-
-/// A style file that cannot be read.
-public struct StyleLoadError: Error, CustomStringConvertible, DiagnosticConvertible {
-    public var message: String
-    public var hint: String
-    public init(message: String, hint: String) {
-        self.message = message
-        self.hint = hint
-    }
-    public var description: String { message + ": " + hint }
-    public var diagnostics: [Diagnostic] { [Diagnostic(message: message, hint: hint)] }
 }

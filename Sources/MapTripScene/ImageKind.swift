@@ -8,6 +8,12 @@ public protocol ImageChecking: Sendable {
     func problem(with url: URL) -> (message: String, hint: String?)?
 }
 
+/// Reads a MapLibre GL style the scene names (`map.style`), so that `validate` and a render's start
+/// say what is wrong with it where the scene names it: each message says where in the style file.
+public protocol StyleChecking: Sendable {
+    func problems(with url: URL) -> (errors: [(message: String, hint: String?)], warnings: [(message: String, hint: String?)])
+}
+
 /// The picture formats a scene may name (photos, vehicle images), told apart by their first bytes.
 public enum ImageKind: String, Sendable {
     case png, jpeg, webp

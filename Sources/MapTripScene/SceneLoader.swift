@@ -50,8 +50,9 @@ public enum SceneLoader {
     /// `paths`: where the files the scene names may be (batch renders; nil: anywhere).
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
                             projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                            paths: PathPolicy? = nil) throws -> Scene {
-        let report = check(contentsOf: url, resolver: resolver, projections: projections, images: images, paths: paths)
+                            styles: StyleChecking? = nil, paths: PathPolicy? = nil) throws -> Scene {
+        let report = check(contentsOf: url, resolver: resolver, projections: projections, images: images, styles: styles,
+                           paths: paths)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
@@ -67,7 +68,7 @@ public enum SceneLoader {
     /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
     public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                             paths: PathPolicy? = nil) -> SceneReport {
+                             styles: StyleChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -100,15 +101,17 @@ public enum SceneLoader {
                 ? error.localizedDescription : "permission denied"
             return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
-        return check(data, file: file, resolver: resolver, projections: projections, images: images, paths: paths)
+        return check(data, file: file, resolver: resolver, projections: projections, images: images, styles: styles,
+                     paths: paths)
     }
 
     /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
     /// here; rendering checks it again). `images`: decodes the pictures the scene names (nil: only
-    /// their first bytes are checked here).
+    /// their first bytes are checked here). `styles`: reads the MapLibre style `map.style` names (nil:
+    /// only that the file is there).
     public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                             paths: PathPolicy? = nil) -> SceneReport {
+                             styles: StyleChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -118,7 +121,8 @@ public enum SceneLoader {
             return SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "",
                                                                message: "\(error)")], warnings: [])
         }
-        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, images: images, paths: paths)
+        var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, images: images, styles: styles,
+                                   paths: paths)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -152,17 +156,19 @@ private struct SceneBuilder {
     let resolver: SceneLoader.ResolverSource?
     let projections: ProjectionChecking?
     let images: ImageChecking?
+    let styles: StyleChecking?
     let paths: PathPolicy?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
     init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?,
-         images: ImageChecking?, paths: PathPolicy?) {
+         images: ImageChecking?, styles: StyleChecking?, paths: PathPolicy?) {
         checker = SceneChecker(file: file)
         self.resolver = resolver
         self.projections = projections
         self.images = images
+        self.styles = styles
         self.paths = paths
     }
 
@@ -224,6 +230,9 @@ private struct SceneBuilder {
                                   orFolder: true)
                     }
                 }
+            }
+            if let style = map["style"], let name = style.string, !Style.themes.contains(name) {
+                checkStyle(name, style.json, map.path(of: "style") ?? "map.style")
             }
             if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
             scene.graticule = map["graticule"]?.number
@@ -562,6 +571,33 @@ private struct SceneBuilder {
                          hint: "convert it to PNG, JPEG or WebP")
         } else if let problem = images?.problem(with: url) {
             checker.fail(value, path, "\(what) '\(name)' cannot be decoded: \(problem.message)", hint: problem.hint)
+        }
+    }
+
+    /// A MapLibre style file `map.style` names (relative to the scene's folder): there, a regular file,
+    /// and a style that reads (its errors and warnings, each with its place in the style file).
+    mutating func checkStyle(_ name: String, _ value: JSONValue, _ path: String) {
+        guard confine(name, value, path, what: "style") else { return }
+        let sceneURL = URL(fileURLWithPath: checker.file)
+        let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath, relativeTo: sceneURL.deletingLastPathComponent())
+        let hint = "give a MapLibre GL style JSON file (relative to the scene's folder) or a theme: "
+            + Style.themes.joined(separator: ", ")
+        switch FileKind(path: url.path) {
+        case .regular:
+            break
+        case .missing:
+            checker.fail(value, path, "style file '\(name)' not found", hint: hint)
+            return
+        case let kind:
+            checker.fail(value, path, "style file '\(name)' is \(kind.notAFile!)", hint: hint)
+            return
+        }
+        guard let styles else { return }
+        let found = styles.problems(with: url)
+        for e in found.errors { checker.fail(value, path, e.message, hint: e.hint) }
+        for w in found.warnings {
+            warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
+                                       path: path, message: w.message, hint: w.hint))
         }
     }
 

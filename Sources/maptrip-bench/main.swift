@@ -426,19 +426,23 @@ func child(_ args: [String]) throws -> [String: Double] {
 
 /// A copy of the scene with its places repeated `times` times (same look, a longer trip).
 func longerScene(_ path: String, times: Int) throws -> String {
-    var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-    let places = obj["places"] as! [Any]
-    obj["places"] = Array(repeating: places, count: times).flatMap { $0 }
-    let out = NSTemporaryDirectory() + "maptrip-bench-x\(times)-\(getpid()).json"
-    try JSONSerialization.data(withJSONObject: obj).write(to: URL(fileURLWithPath: out))
-    return out
+    try derivedScene(path, name: "x\(times)") { obj in
+        obj["places"] = Array(repeating: obj["places"] as! [Any], count: times).flatMap { $0 }
+    }
 }
 
 /// A copy of the scene with only its first `count` places (the same look, a shorter trip).
 func shorterScene(_ path: String, places count: Int) throws -> String {
+    try derivedScene(path, name: "first\(count)") { obj in obj["places"] = Array((obj["places"] as! [Any]).prefix(count)) }
+}
+
+/// A changed copy of a scene, written beside it (a hidden file) so that the files it names relative
+/// to itself (tiles, photos, music) are found from the copy too.
+func derivedScene(_ path: String, name: String, _ change: (inout [String: Any]) -> Void) throws -> String {
     var obj = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
-    obj["places"] = Array((obj["places"] as! [Any]).prefix(count))
-    let out = NSTemporaryDirectory() + "maptrip-bench-first\(count)-\(getpid()).json"
+    change(&obj)
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+    let out = folder.appendingPathComponent(".maptrip-bench-\(name)-\(getpid()).json").path
     try JSONSerialization.data(withJSONObject: obj).write(to: URL(fileURLWithPath: out))
     return out
 }

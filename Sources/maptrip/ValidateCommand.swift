@@ -4,6 +4,7 @@ import MapTripScene
 import MapTripSupport
 import MapTripRecord
 import MapTripRender
+import MapTripStyle
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +43,8 @@ struct ValidateCommand: ParsableCommand {
         var failed = 0
         for file in files {
             let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver,
-                                             projections: ProjChecker(), images: SceneImageCheck())
+                                             projections: ProjChecker(), images: SceneImageCheck(),
+                                             styles: StyleFileCheck())
             if !report.errors.isEmpty { failed += 1 }
             let all = report.errors.map { ($0, Diagnostic.Severity.error) } + report.warnings.map { ($0, .warning) }
             for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {

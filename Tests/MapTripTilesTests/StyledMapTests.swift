@@ -256,6 +256,37 @@ struct StyledMapTests {
         }
     }
 
+    @Test("validate reads map.style: a missing file, and a style that does not read, where the scene names it")
+    func validateReadsTheStyle() throws {
+        try TemporaryFolder.with("styled") { dir in
+            let scene = dir.appendingPathComponent("trip.json")
+            func check(_ style: String) -> SceneReport {
+                let text = "{\n  \"map\": { \"tiles\": \"\(Self.pmtiles.path)\",\n    \"style\": \"\(style)\" },\n"
+                    + "  \"places\": [ { \"lat\": 60.17, \"lon\": 24.94 } ]\n}\n"
+                try? Data(text.utf8).write(to: scene)
+                return SceneLoader.check(contentsOf: scene, styles: StyleFileCheck())
+            }
+            let missing = check("nowhere.json")
+            #expect(missing.errors.count == 1)
+            #expect(missing.errors.first?.line == 3 && missing.errors.first?.path == "map.style", "\(missing.errors)")
+            #expect(missing.errors.first?.message.contains("'nowhere.json' not found") == true)
+
+            try Data("{\"version\": 8, \"sources\": {\"osm\": {\"type\": \"vector\"}},\n \"layers\": [{\"id\": \"x\", \"type\": \"fill\", \"source\": \"osm\", \"paint\": {\"fill-color\": 3}}]}".utf8)
+                .write(to: dir.appendingPathComponent("bad.json"))
+            let bad = check("bad.json")
+            #expect(bad.errors.count == 1)
+            let message = bad.errors.first?.message ?? ""
+            #expect(message.contains("bad.json:2:") && message.contains("layers[0].paint.fill-color"), "\(message)")
+
+            try Data("{\"version\": 8, \"sources\": {\"osm\": {\"type\": \"vector\"}}, \"layers\": [{\"id\": \"x\", \"type\": \"fill\", \"source\": \"osm\", \"paint\": {\"fill-colour\": \"red\"}}]}".utf8)
+                .write(to: dir.appendingPathComponent("odd.json"))
+            let odd = check("odd.json")
+            #expect(odd.errors.isEmpty, "\(odd.errors)")
+            #expect(odd.warnings.contains { $0.message.contains("fill-colour") }, "\(odd.warnings)")
+            #expect(check("dark").errors.isEmpty)
+        }
+    }
+
     /// A scene given by a relative path (`maptrip-bench --scene Scenes/helsinki.json` did so) finds
     /// tiles named relative to it, `..` included: they were looked for at /Assets/... before.
     @Test("Tiles relative to a scene given by a relative path")
