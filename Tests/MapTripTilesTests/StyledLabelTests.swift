@@ -35,26 +35,31 @@ struct StyledLabelTests {
         """
     }
 
-    /// The set's named lines of a layer in frame pixels, by name (decoded from its z14 tiles).
-    static func lines(_ layer: String, in v: Viewport) throws -> [String: [LinePath]] {
+    /// The features of a layer of the set's z14 tiles, each its properties and its parts in frame pixels.
+    static func decoded(_ layer: String, in v: Viewport) throws -> [(properties: [String: VectorValue], parts: [[(x: Double, y: Double)]])] {
         let set = try VectorTileSet(source: try PMTilesSource(file: StyledMapTests.pmtiles))
-        var out: [String: [LinePath]] = [:]
+        var out: [(properties: [String: VectorValue], parts: [[(x: Double, y: Double)]])] = []
         for x in 9326...9327 {
             for y in 4741...4742 {
                 let key = TileKey(z: 14, x: x, y: y)
                 guard let view = try set.tiles(for: [key])[key]?.get(), let l = view.tile.layer(named: layer) else { continue }
                 let e = Double(l.extent), n = Double(1 << key.z)
                 for f in l.features {
-                    let name: String
-                    if case .string(let s)? = f.properties["name:latin"] { name = s } else if case .string(let s)? = f.properties["name"] {
-                        name = s
-                    } else { continue }
-                    for part in f.geometry {
-                        let points = part.map { v.pixel(WorldPoint(x: (Double(key.x) + Double($0.x) / e) / n, y: (Double(key.y) + Double($0.y) / e) / n)) }
-                        out[name, default: []].append(LinePath(xs: points.map(\.x), ys: points.map(\.y)))
-                    }
+                    out.append((f.properties, f.geometry.map { part in
+                        part.map { v.pixel(WorldPoint(x: (Double(key.x) + Double($0.x) / e) / n, y: (Double(key.y) + Double($0.y) / e) / n)) }
+                    }))
                 }
             }
+        }
+        return out
+    }
+
+    /// The set's named lines of a layer in frame pixels, by name.
+    static func lines(_ layer: String, in v: Viewport) throws -> [String: [LinePath]] {
+        var out: [String: [LinePath]] = [:]
+        for f in try decoded(layer, in: v) {
+            guard case .string(let name)? = f.properties["name:latin"] ?? f.properties["name"] else { continue }
+            for part in f.parts { out[name, default: []].append(LinePath(xs: part.map(\.x), ys: part.map(\.y))) }
         }
         return out
     }
@@ -177,20 +182,10 @@ struct StyledLabelTests {
 
     /// The set's polygons of a layer in frame pixels (each its rings), by class.
     static func polygons(_ layer: String, in v: Viewport) throws -> [String: [[[(x: Double, y: Double)]]]] {
-        let set = try VectorTileSet(source: try PMTilesSource(file: StyledMapTests.pmtiles))
         var out: [String: [[[(x: Double, y: Double)]]]] = [:]
-        for x in 9326...9327 {
-            for y in 4741...4742 {
-                let key = TileKey(z: 14, x: x, y: y)
-                guard let view = try set.tiles(for: [key])[key]?.get(), let l = view.tile.layer(named: layer) else { continue }
-                let e = Double(l.extent), n = Double(1 << key.z)
-                for f in l.features {
-                    guard case .string(let c)? = f.properties["class"] else { continue }
-                    out[c, default: []].append(f.geometry.map { part in
-                        part.map { v.pixel(WorldPoint(x: (Double(key.x) + Double($0.x) / e) / n, y: (Double(key.y) + Double($0.y) / e) / n)) }
-                    })
-                }
-            }
+        for f in try decoded(layer, in: v) {
+            guard case .string(let c)? = f.properties["class"] else { continue }
+            out[c, default: []].append(f.parts)
         }
         return out
     }
