@@ -68,15 +68,18 @@ final class StyledLabels {
         height = Double(viewport.height)
     }
 
-    /// A feature's label text and text style in a layer; nil when it shows none.
-    private func label(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> (text: String, style: TextStyle)? {
-        var label = layer.string("text-field", zoom: zoom, feature: f.style).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !label.isEmpty else { return nil }
+    /// A feature's label text in a layer ("" when it shows none).
+    private func labelText(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> String {
+        let label = layer.string("text-field", zoom: zoom, feature: f.style).trimmingCharacters(in: .whitespacesAndNewlines)
         switch layer.textTransform(zoom: zoom, feature: f.style) {
-        case .uppercase: label = label.uppercased()
-        case .lowercase: label = label.lowercased()
-        case .none: break
+        case .uppercase: return label.uppercased()
+        case .lowercase: return label.lowercased()
+        case .none: return label
         }
+    }
+
+    /// A feature's text style in a layer; nil when its text is not seen.
+    private func textStyle(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> TextStyle? {
         var color = layer.color("text-color", zoom: zoom, feature: f.style)
         color.alpha *= layer.number("text-opacity", zoom: zoom, feature: f.style)
         guard color.alpha > 0 else { return nil }
@@ -84,10 +87,21 @@ final class StyledLabels {
         guard size > 0 else { return nil }
         let halo = layer.color("text-halo-color", zoom: zoom, feature: f.style)
         let haloWidth = layer.number("text-halo-width", zoom: zoom, feature: f.style)
-        let (family, weight) = Self.font(layer.strings("text-font", zoom: zoom, feature: f.style))
-        let style = TextStyle(family: family, weight: weight, size: size, color: color.color, halo: halo.color,
-                              haloWidth: halo.alpha > 0 ? 2 * haloWidth : 0)
-        return (label, style)
+        let stack = layer.strings("text-font", zoom: zoom, feature: f.style)
+        let font: (family: String, weight: String)
+        if let known = fonts[stack] { font = known } else {
+            font = Self.font(stack)
+            fonts[stack] = font
+        }
+        return TextStyle(family: font.family, weight: font.weight, size: size, color: color.color, halo: halo.color,
+                         haloWidth: halo.alpha > 0 ? 2 * haloWidth : 0)
+    }
+
+    /// A feature's label text and text style in a layer; nil when it shows none.
+    private func label(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> (text: String, style: TextStyle)? {
+        let text = labelText(layer, f, zoom: zoom)
+        guard !text.isEmpty, let style = textStyle(layer, f, zoom: zoom) else { return nil }
+        return (text, style)
     }
 
     /// The labels of one symbol layer's features in one tile (`t`: tile units to frame pixels).
@@ -157,6 +171,34 @@ final class StyledLabels {
         candidates.append(c)
     }
 
+    /// A line layer's labels in one tile, worked out once per tile and whole style zoom (as MapLibre
+    /// lays a tile's symbols out at its zoom): its features' texts, its lines of one text joined where
+    /// they meet, and their anchors in tile units (the tile's own square only). A frame evaluates the
+    /// style once per text rather than per feature.
+    private final class TileLines {
+        /// The layer's features, kept: their array's storage names the tile (see `LinesKey`).
+        let features: [StyledFeature]
+        struct Line {
+            var points: [(x: Double, y: Double)]
+            /// Each anchor: the segment it is on, how far along it, and the point.
+            var anchors: [(segment: Int, fraction: Double, x: Double, y: Double)]
+            var length: Double
+        }
+        var groups: [(text: String, feature: Int, lines: [Line])] = []
+        init(features: [StyledFeature]) { self.features = features }
+    }
+
+    /// A tile's features by their array's storage (kept alive by the entry, so never another's), the
+    /// layer, and the whole zoom.
+    private struct LinesKey: Hashable {
+        var layer: String, storage: UnsafeRawPointer?, count: Int, zoom: Double, extent: Double
+    }
+
+    private var tileLines: [LinesKey: TileLines] = [:]
+    /// Tiles' line labels kept at most (a frame shows a few tiles, each a few line layers).
+    static let tileLinesLimit = 256
+    private var fonts: [[String]: (family: String, weight: String)] = [:]
+
     /// A line layer's labels in one tile: its lines of one text joined where they meet, each
     /// anchored at distances along it chosen in tile units (see `LineLabels.anchors`), the anchors
     /// in the tile's own square only (a line in two tiles is labelled by each along its part).
@@ -166,44 +208,84 @@ final class StyledLabels {
         // measured there, so that the anchors stay put as the camera zooms within it.
         let k = hypot(t.a, t.c)
         guard k > 0 else { return }
-        let nominal = k / scale / pow(2, zoom - zoom.rounded(.down))
-        let spacing = layer.number("symbol-spacing", zoom: zoom) / nominal
+        let whole = zoom.rounded(.down)
+        let nominal = k / scale / pow(2, zoom - whole)
+        let spacing = layer.number("symbol-spacing", zoom: whole) / nominal
+        let key = LinesKey(layer: layer.id, storage: features.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) },
+                           count: features.count, zoom: whole, extent: extent)
+        let lines: TileLines
+        if let known = tileLines[key] { lines = known } else {
+            lines = Self.lines(layer, features, zoom: whole, extent: extent, spacing: spacing, centreOnly: centreOnly,
+                               text: { self.labelText(layer, $0, zoom: whole) })
+            if tileLines.count >= Self.tileLinesLimit { tileLines.removeAll(keepingCapacity: true) }
+            tileLines[key] = lines
+        }
         let maxAngle = layer.number("text-max-angle", zoom: zoom) * .pi / 180
         let padding = layer.number("text-padding", zoom: zoom)
         let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
         let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
-        var byText: [String: (style: TextStyle, lines: [[(x: Double, y: Double)]])] = [:], order: [String] = []
-        for f in features where f.kind != .point && layer.matches(zoom: zoom, feature: f.style) {
-            guard let (label, style) = self.label(layer, f, zoom: zoom) else { continue }
-            if byText[label] == nil { order.append(label); byText[label] = (style, []) }
-            byText[label]?.lines += f.parts.filter { $0.count > 1 }
-        }
-        for label in order {
-            guard let (style, lines) = byText[label] else { continue }
-            for line in LineLabels.merge(lines) {
-                var along = [0.0]
-                along.reserveCapacity(line.count)
-                for i in line.indices.dropFirst() { along.append(along[i - 1] + hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y)) }
-                let length = along[along.count - 1]
-                // Not even one anchor's text fits (at the style zoom's scale, the text's height at least).
-                guard length * k > style.size * scale else { continue }
+        for group in lines.groups {
+            guard let style = textStyle(layer, lines.features[group.feature], zoom: zoom) else { continue }
+            // How far a label's glyphs may reach from its anchor, at most (for leaving out the frame's far side).
+            let reach = Double(group.text.count) * style.size * scale
+            for line in group.lines where line.length * k > style.size * scale {
                 var path: LinePath?
-                for d in LineLabels.anchors(length: length, spacing: spacing, centreOnly: centreOnly) {
-                    var i = 0
-                    while i < along.count - 2, along[i + 1] < d { i += 1 }
-                    let l = along[i + 1] - along[i], f = l > 0 ? (d - along[i]) / l : 0
-                    let x = line[i].x + f * (line[i + 1].x - line[i].x), y = line[i].y + f * (line[i + 1].y - line[i].y)
-                    guard x >= 0, y >= 0, x < extent, y < extent else { continue }
-                    let p = path ?? LinePath(xs: line.map { t.x($0.x, $0.y) }, ys: line.map { t.y($0.x, $0.y) })
+                for a in line.anchors {
+                    let x = t.x(a.x, a.y), y = t.y(a.x, a.y)
+                    guard x > -reach, y > -reach, x < width + reach, y < height + reach else { continue }
+                    let p = path ?? LinePath(xs: line.points.map { t.x($0.x, $0.y) }, ys: line.points.map { t.y($0.x, $0.y) })
                     path = p
-                    let at = p.along[i] + f * (p.along[i + 1] - p.along[i])
+                    let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
                     candidates.append(Candidate(
-                        text: label, style: style, x: t.x(x, y), y: t.y(x, y), anchor: "center", offset: (0, 0),
+                        text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
                         padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: layerIndex,
                         line: (p, at, maxAngle, spacing * k / 2)))
                 }
             }
         }
+    }
+
+    /// A tile's lines of a layer grouped by text, joined, and anchored (tile units).
+    private static func lines(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, extent: Double, spacing: Double,
+                              centreOnly: Bool, text: (StyledFeature) -> String) -> TileLines {
+        let out = TileLines(features: features)
+        var byText: [String: Int] = [:]
+        var parts: [[[(x: Double, y: Double)]]] = []
+        for (i, f) in features.enumerated() where f.kind != .point && layer.matches(zoom: zoom, feature: f.style) {
+            let label = text(f)
+            guard !label.isEmpty else { continue }
+            let g: Int
+            if let known = byText[label] { g = known } else {
+                g = out.groups.count
+                byText[label] = g
+                out.groups.append((label, i, []))
+                parts.append([])
+            }
+            parts[g] += f.parts.filter { $0.count > 1 }
+        }
+        for g in out.groups.indices {
+            for points in LineLabels.merge(parts[g]) {
+                var along = [0.0]
+                along.reserveCapacity(points.count)
+                for i in points.indices.dropFirst() {
+                    along.append(along[i - 1] + hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y))
+                }
+                var line = TileLines.Line(points: points, anchors: [], length: along[along.count - 1])
+                var i = 0
+                for d in LineLabels.anchors(length: line.length, spacing: spacing, centreOnly: centreOnly).sorted() {
+                    while i < along.count - 2, along[i + 1] < d { i += 1 }
+                    let l = along[i + 1] - along[i], f = l > 0 ? (d - along[i]) / l : 0
+                    let x = points[i].x + f * (points[i + 1].x - points[i].x), y = points[i].y + f * (points[i + 1].y - points[i].y)
+                    guard x >= 0, y >= 0, x < extent, y < extent else { continue }
+                    line.anchors.append((i, f, x, y))
+                }
+                // The middle first: it is the one kept when the others do not fit.
+                line.anchors.sort { abs(along[$0.segment] + $0.fraction * (along[$0.segment + 1] - along[$0.segment]) - line.length / 2)
+                    < abs(along[$1.segment] + $1.fraction * (along[$1.segment + 1] - along[$1.segment]) - line.length / 2) }
+                if !line.anchors.isEmpty { out.groups[g].lines.append(line) }
+            }
+        }
+        return out
     }
 
     /// Places the labels collected for this frame and draws them.
@@ -214,6 +296,8 @@ final class StyledLabels {
         var grid = CollisionGrid(width: width, height: height)
         /// Where each line label's text was placed, to keep repeats apart.
         var shown: [String: [(x: Double, y: Double)]] = [:]
+        /// The line labels' glyphs, drawn together once all are placed (see `drawAlong`).
+        var along: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)] = []
         // Higher layers first; within a layer, the features' order.
         let order = candidates.indices.sorted { (candidates[$0].layerIndex, $1) > (candidates[$1].layerIndex, $0) }
         for i in order {
@@ -222,8 +306,8 @@ final class StyledLabels {
             if let line = c.line {
                 guard c.x > -width / 2, c.y > -height / 2, c.x < 1.5 * width, c.y < 1.5 * height else { continue }
                 if let near = shown[c.text], near.contains(where: { hypot($0.x - c.x, $0.y - c.y) < line.repeatDistance }) { continue }
-                let run = try runs.run(c.text, c.style, scale: scale, layouts: text)
-                guard let glyphs = LineLabels.place(run, on: line.path, at: line.at, maxAngle: line.maxAngle, pad: pad),
+                let (run, factor) = try runs.run(c.text, c.style, scale: scale, layouts: text)
+                guard let glyphs = LineLabels.place(run, scale: factor, on: line.path, at: line.at, maxAngle: line.maxAngle, pad: pad),
                       glyphs.contains(where: { $0.box.maxX > 0 && $0.box.maxY > 0 && $0.box.minX < width && $0.box.minY < height })
                 else { continue }
                 let glyphBoxes = glyphs.map(\.box)
@@ -231,7 +315,7 @@ final class StyledLabels {
                 if !c.ignorePlacement { for b in glyphBoxes { grid.add(b) } }
                 boxes += glyphBoxes
                 shown[c.text, default: []].append((c.x, c.y))
-                drawAlong(run, glyphs, c.style, in: cr)
+                along.append((LineLabels.outlines(run, scale: factor, glyphs), c.style))
                 placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
                                             boxes: glyphBoxes, path: line.path, glyphs: glyphs))
                 placed += 1
@@ -251,37 +335,58 @@ final class StyledLabels {
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y, boxes: [box]))
             placed += 1
         }
+        drawAlong(along, in: cr)
     }
 
-    /// Draws glyphs placed along a line: their outlines' halo, then the outlines filled.
-    private func drawAlong(_ run: GlyphRun, _ glyphs: [LineLabels.Glyph], _ style: TextStyle, in cr: Context) {
-        let outlines = LineLabels.outlines(run, glyphs)
-        guard !outlines.isEmpty else { return }
-        let target = PixelTarget(cr)
-        if style.haloWidth > 0 {
-            let passes = [(style.halo, style.haloWidth * scale)]
-            if target?.stroke(outlines, passes: passes) != true {
-                cr.save()
-                Self.append(outlines, to: cr)
-                cr.setSource(style.halo)
-                cr.setLineWidth(style.haloWidth * scale)
-                cr.setLineJoin(.round)
-                cr.stroke()
-                cr.restore()
+    /// Draws the glyphs placed along lines: every halo, then every text, each colour's in one pass
+    /// (one stroke or fill a frame, not one a label: the placed labels do not overlap, and the
+    /// rasterisers' set-up is most of a small label's cost).
+    private func drawAlong(_ labels: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)], in cr: Context) {
+        guard !labels.isEmpty else { return }
+        struct Pen: Hashable { var color: Color, width: Double }
+        var halos: [Pen: [[(x: Double, y: Double)]]] = [:], haloOrder: [Pen] = []
+        var texts: [Color: PixelPath] = [:], textOrder: [Color] = []
+        for l in labels {
+            if l.style.haloWidth > 0 {
+                let pen = Pen(color: l.style.halo, width: l.style.haloWidth * scale)
+                if halos[pen] == nil { haloOrder.append(pen) }
+                halos[pen, default: []] += l.outlines
             }
+            if texts[l.style.color] == nil { textOrder.append(l.style.color) }
+            var path = texts.removeValue(forKey: l.style.color) ?? PixelPath()
+            for o in l.outlines {
+                path.starts.append(path.xs.count)
+                path.xs += o.map(\.x)
+                path.ys += o.map(\.y)
+            }
+            texts[l.style.color] = path
         }
-        var path = PixelPath()
-        for o in outlines {
-            path.starts.append(path.xs.count)
-            path.xs += o.map(\.x)
-            path.ys += o.map(\.y)
-        }
-        path.closed = true
-        if target?.fill(path, color: style.color) != true {
+        let target = PixelTarget(cr)
+        for pen in haloOrder {
+            guard let outlines = halos[pen], target?.stroke(outlines, passes: [(pen.color, pen.width)]) != true else { continue }
             cr.save()
             Self.append(outlines, to: cr)
+            cr.setSource(pen.color)
+            cr.setLineWidth(pen.width)
+            cr.setLineJoin(.round)
+            cr.stroke()
+            cr.restore()
+        }
+        for color in textOrder {
+            guard var path = texts[color] else { continue }
+            path.closed = true
+            guard target?.fill(path, color: color) != true else { continue }
+            cr.save()
+            cr.newPath()
+            for (n, start) in path.starts.enumerated() {
+                let end = n + 1 < path.starts.count ? path.starts[n + 1] : path.xs.count
+                guard start < end else { continue }
+                cr.move(to: path.xs[start], path.ys[start])
+                for i in (start + 1)..<end { cr.line(to: path.xs[i], path.ys[i]) }
+                cr.closePath()
+            }
             cr.setFillRule(.winding)
-            cr.setSource(style.color)
+            cr.setSource(color)
             cr.fill()
             cr.restore()
         }
