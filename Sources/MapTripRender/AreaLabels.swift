@@ -5,7 +5,8 @@ import Foundation
 /// beat the best found by more than `precision`). Rings in any order and direction, holes and
 /// several outer rings included (inside: by the even-odd rule over all rings).
 enum AreaLabels {
-    /// The pole and its distance from the outline (0, the first point, for rings without area).
+    /// The pole and its distance from the outline (0, and a corner of their box, for rings without
+    /// area; nil without points).
     static func pole(_ rings: [[(x: Double, y: Double)]], precision: Double) -> (x: Double, y: Double, distance: Double)? {
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for ring in rings {
@@ -16,7 +17,7 @@ enum AreaLabels {
         }
         guard minX <= maxX, minY <= maxY else { return nil }
         let cellSize = min(maxX - minX, maxY - minY)
-        guard cellSize > 0 else { return (rings[0][0].x, rings[0][0].y, 0) }
+        guard cellSize > 0 else { return (minX, minY, 0) }
         struct Cell { var x, y, h, d, max: Double }
         func cell(_ x: Double, _ y: Double, _ h: Double) -> Cell {
             let d = signedDistance(x, y, rings)
