@@ -5,14 +5,18 @@ import MapTripScene
 import MapTripStyle
 import Pango
 
-/// The point labels of a styled map's symbol layers, placed against each other as MapLibre places
-/// them: layers higher in the style first, features in their order within a layer; a label whose
-/// box (its halo included, plus `text-padding`) meets one already placed is left out, unless its
-/// layer allows overlap. Each frame collects (`collect`) then draws (`draw`) them, over the map.
+/// The labels of a styled map's symbol layers, placed against each other as MapLibre places them:
+/// layers higher in the style first, features in their order within a layer; a label whose boxes
+/// (its halo included, plus `text-padding`) meet one already placed is left out, unless its layer
+/// allows overlap. Points are labelled at the point, areas (polygons) at their pole of
+/// inaccessibility, once however many tiles hold them; `symbol-placement: line` and `line-center`
+/// set the text along the line, glyph by glyph (`LineLabels`), every `symbol-spacing` or at its
+/// middle. Each frame collects (`collect`) then draws (`draw`) them, over the map.
 final class StyledLabels {
     struct Candidate {
         var text: String
         var style: TextStyle
+        /// The anchor in frame pixels (a line label's: the point its text is centred on).
         var x: Double, y: Double
         var anchor: String
         var offset: (x: Double, y: Double)
@@ -20,77 +24,381 @@ final class StyledLabels {
         var allowOverlap: Bool
         var ignorePlacement: Bool
         var layerIndex: Int
+        /// A line label's line, its anchor's distance along it (pixels), the largest turn under a
+        /// character (radians), and how near another label of the same text may be (pixels).
+        var line: (path: LinePath, at: Double, maxAngle: Double, repeatDistance: Double)?
+        /// Whether it labels an area (at its pole).
+        var area = false
+    }
+
+    /// A label placed in the last frame: its kind, anchor and boxes (one a glyph along a line), and
+    /// for a line label its line and glyphs.
+    struct Placement {
+        enum Kind { case point, area, line }
+        var kind: Kind
+        var text: String
+        var layerIndex: Int
+        var x: Double, y: Double
+        var boxes: [Box]
+        var path: LinePath?
+        var glyphs: [LineLabels.Glyph] = []
     }
 
     private var candidates: [Candidate] = []
+    /// Area labels already collected, by layer and text: their outlines' boxes (frame pixels), their
+    /// pole's distance from the outline, and where they are in `candidates`.
+    private var areas: [AreaKey: [(box: Box, distance: Double, index: Int)]] = [:]
+    private struct AreaKey: Hashable { var layer: Int, text: String }
     private var layerIndex = 0
     private let text = TextCache()
+    private let runs = GlyphRuns()
     /// The frame's pixel ratio and size (the context may be a band of it).
     private var scale = 1.0, width = 0.0, height = 0.0
     /// Labels placed in the last frame drawn, and the boxes they keep clear.
     private(set) var placed = 0
     private(set) var boxes: [Box] = []
+    private(set) var placements: [Placement] = []
 
     func begin(_ viewport: Viewport) {
         candidates.removeAll(keepingCapacity: true)
+        areas.removeAll(keepingCapacity: true)
         layerIndex = 0
         scale = viewport.scale
         width = Double(viewport.width)
         height = Double(viewport.height)
     }
 
+    /// A feature's label text in a layer ("" when it shows none).
+    private func labelText(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> String {
+        let label = layer.string("text-field", zoom: zoom, feature: f.style).trimmingCharacters(in: .whitespacesAndNewlines)
+        switch layer.textTransform(zoom: zoom, feature: f.style) {
+        case .uppercase: return label.uppercased()
+        case .lowercase: return label.lowercased()
+        case .none: return label
+        }
+    }
+
+    /// A feature's text style in a layer; nil when its text is not seen.
+    private func textStyle(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> TextStyle? {
+        var color = layer.color("text-color", zoom: zoom, feature: f.style)
+        color.alpha *= layer.number("text-opacity", zoom: zoom, feature: f.style)
+        guard color.alpha > 0 else { return nil }
+        let size = layer.number("text-size", zoom: zoom, feature: f.style)
+        guard size > 0 else { return nil }
+        let halo = layer.color("text-halo-color", zoom: zoom, feature: f.style)
+        let haloWidth = layer.number("text-halo-width", zoom: zoom, feature: f.style)
+        let stack = layer.strings("text-font", zoom: zoom, feature: f.style)
+        let font: (family: String, weight: String)
+        if let known = fonts[stack] { font = known } else {
+            font = Self.font(stack)
+            fonts[stack] = font
+        }
+        return TextStyle(family: font.family, weight: font.weight, size: size, color: color, halo: halo,
+                         haloWidth: halo.alpha > 0 ? 2 * haloWidth : 0)
+    }
+
+    /// A feature's label text and text style in a layer; nil when it shows none.
+    private func label(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> (text: String, style: TextStyle)? {
+        let text = labelText(layer, f, zoom: zoom)
+        guard !text.isEmpty, let style = textStyle(layer, f, zoom: zoom) else { return nil }
+        return (text, style)
+    }
+
     /// The labels of one symbol layer's features in one tile (`t`: tile units to frame pixels).
     func collect(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform, extent: Double) {
         layerIndex += 1
-        for f in features where layer.matches(zoom: zoom, feature: f.style) {
-            // Points only (a line's or an area's label is not placed yet); each point counted by the
-            // one tile that holds it, not by its neighbours' buffers.
-            guard f.kind == .point else { continue }
-            let label = layer.string("text-field", zoom: zoom, feature: f.style).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !label.isEmpty else { continue }
-            var color = layer.color("text-color", zoom: zoom, feature: f.style)
-            color.alpha *= layer.number("text-opacity", zoom: zoom, feature: f.style)
-            guard color.alpha > 0 else { continue }
-            let size = layer.number("text-size", zoom: zoom, feature: f.style)
-            let halo = layer.color("text-halo-color", zoom: zoom, feature: f.style)
-            let haloWidth = layer.number("text-halo-width", zoom: zoom, feature: f.style)
-            let (family, weight) = Self.font(layer.strings("text-font", zoom: zoom, feature: f.style))
-            let style = TextStyle(family: family, weight: weight, size: size, color: color, halo: halo,
-                                  haloWidth: halo.alpha > 0 ? 2 * haloWidth : 0)
+        let placement = layer.symbolPlacement(zoom: zoom)
+        let padding = layer.number("text-padding", zoom: zoom)
+        let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
+        let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
+        if placement != .point {
+            collectLines(layer, features, zoom: zoom, transform: t, extent: extent, centreOnly: placement == .lineCenter)
+            return
+        }
+        for f in features where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
+            guard let (label, style) = self.label(layer, f, zoom: zoom) else { continue }
+            let size = style.size
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
-            let anchor = layer.textAnchor(zoom: zoom, feature: f.style).rawValue
+            var c = Candidate(
+                text: label, style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
+                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: layerIndex)
+            if f.kind == .polygon {
+                collectArea(c, f, transform: t, extent: extent)
+                continue
+            }
+            // Each point counted by the one tile that holds it, not by its neighbours' buffers.
             for part in f.parts {
                 guard let p = part.first, p.x >= 0, p.y >= 0, p.x < extent, p.y < extent else { continue }
-                candidates.append(Candidate(
-                    text: label, style: style, x: t.x(p.x, p.y), y: t.y(p.x, p.y), anchor: anchor,
-                    offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
-                    padding: layer.number("text-padding", zoom: zoom, feature: f.style),
-                    allowOverlap: layer.bool("text-allow-overlap", zoom: zoom),
-                    ignorePlacement: layer.bool("text-ignore-placement", zoom: zoom), layerIndex: layerIndex))
+                c.x = t.x(p.x, p.y)
+                c.y = t.y(p.x, p.y)
+                candidates.append(c)
             }
         }
+    }
+
+    /// An area's label, at the pole of the tile's part of it. An area in several tiles is labelled
+    /// once: where the tile holding most of it around its pole puts it (the parts of one area, of one
+    /// layer and text, overlap in the tiles' buffers).
+    private func collectArea(_ candidate: Candidate, _ f: StyledFeature, transform t: PixelTransform, extent: Double) {
+        var units = Box.empty
+        for ring in f.parts { for p in ring { units.add(p.x, p.y) } }
+        var box = Box.empty
+        for (x, y) in [(units.minX, units.minY), (units.maxX, units.minY), (units.minX, units.maxY), (units.maxX, units.maxY)] {
+            box.add(t.x(x, y), t.y(x, y))
+        }
+        let k = hypot(t.a, t.c)
+        guard k > 0, box.maxX > 0, box.maxY > 0, box.minX < width, box.minY < height,
+              let pole = AreaLabels.pole(f.parts, precision: max(0.5 * scale / k, min(units.maxX - units.minX, units.maxY - units.minY) / 50)),
+              // Only the tile's own square counts: a pole in the buffer is its neighbour's to give.
+              pole.x >= 0, pole.y >= 0, pole.x < extent, pole.y < extent
+        else { return }
+        let distance = pole.distance * k
+        var c = candidate
+        c.x = t.x(pole.x, pole.y)
+        c.y = t.y(pole.x, pole.y)
+        c.area = true
+        let key = AreaKey(layer: layerIndex, text: c.text)
+        if let i = areas[key]?.firstIndex(where: { $0.box.intersects(box) }), let seen = areas[key]?[i] {
+            guard distance > seen.distance else { return }
+            candidates[seen.index] = c
+            let both = Box(minX: min(box.minX, seen.box.minX), minY: min(box.minY, seen.box.minY),
+                           maxX: max(box.maxX, seen.box.maxX), maxY: max(box.maxY, seen.box.maxY))
+            areas[key]?[i] = (both, distance, seen.index)
+            return
+        }
+        areas[key, default: []].append((box, distance, candidates.count))
+        candidates.append(c)
+    }
+
+    /// A line layer's labels in one tile, worked out once per tile and whole style zoom (as MapLibre
+    /// lays a tile's symbols out at its zoom): its features' texts, its lines of one text joined where
+    /// they meet, and their anchors in tile units (the tile's own square only). A frame evaluates the
+    /// style once per text rather than per feature.
+    private final class TileLines {
+        /// The layer's features, kept: their array's storage names the tile (see `LinesKey`).
+        let features: [StyledFeature]
+        struct Line {
+            var points: [(x: Double, y: Double)]
+            /// Each anchor: the segment it is on, how far along it, and the point.
+            var anchors: [(segment: Int, fraction: Double, x: Double, y: Double)]
+            var length: Double
+        }
+        var groups: [(text: String, feature: Int, lines: [Line])] = []
+        init(features: [StyledFeature]) { self.features = features }
+    }
+
+    /// A tile's features by their array's storage (kept alive by the entry, so never another's), the
+    /// layer, and the whole zoom.
+    private struct LinesKey: Hashable {
+        var layer: String, storage: UnsafeRawPointer?, count: Int, zoom: Double, extent: Double
+    }
+
+    private var tileLines: [LinesKey: TileLines] = [:]
+    /// Tiles' line labels kept at most (a frame shows a few tiles, each a few line layers).
+    static let tileLinesLimit = 256
+    private var fonts: [[String]: (family: String, weight: String)] = [:]
+
+    /// A line layer's labels in one tile: its lines of one text joined where they meet, each
+    /// anchored at distances along it chosen in tile units (see `LineLabels.anchors`), the anchors
+    /// in the tile's own square only (a line in two tiles is labelled by each along its part).
+    private func collectLines(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform,
+                              extent: Double, centreOnly: Bool) {
+        // Frame pixels a tile unit, and CSS pixels a tile unit at the style's whole zoom: spacing is
+        // measured there, so that the anchors stay put as the camera zooms within it.
+        let k = hypot(t.a, t.c)
+        guard k > 0 else { return }
+        let whole = zoom.rounded(.down)
+        let nominal = k / scale / pow(2, zoom - whole)
+        let spacing = layer.number("symbol-spacing", zoom: whole) / nominal
+        let key = LinesKey(layer: layer.id, storage: features.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) },
+                           count: features.count, zoom: whole, extent: extent)
+        let lines: TileLines
+        if let known = tileLines[key] { lines = known } else {
+            lines = Self.lines(layer, features, zoom: whole, extent: extent, spacing: spacing, centreOnly: centreOnly,
+                               text: { self.labelText(layer, $0, zoom: whole) })
+            if tileLines.count >= Self.tileLinesLimit { tileLines.removeAll(keepingCapacity: true) }
+            tileLines[key] = lines
+        }
+        let maxAngle = layer.number("text-max-angle", zoom: zoom) * .pi / 180
+        let padding = layer.number("text-padding", zoom: zoom)
+        let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
+        let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
+        for group in lines.groups {
+            guard let style = textStyle(layer, lines.features[group.feature], zoom: zoom) else { continue }
+            // How far a label's glyphs may reach from its anchor, at most (for leaving out the frame's far side).
+            let reach = Double(group.text.count) * style.size * scale
+            for line in group.lines where line.length * k > style.size * scale {
+                var path: LinePath?
+                for a in line.anchors {
+                    let x = t.x(a.x, a.y), y = t.y(a.x, a.y)
+                    guard x > -reach, y > -reach, x < width + reach, y < height + reach else { continue }
+                    let p = path ?? LinePath(xs: line.points.map { t.x($0.x, $0.y) }, ys: line.points.map { t.y($0.x, $0.y) })
+                    path = p
+                    let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
+                    candidates.append(Candidate(
+                        text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
+                        padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: layerIndex,
+                        line: (p, at, maxAngle, spacing * k / 2)))
+                }
+            }
+        }
+    }
+
+    /// A tile's lines of a layer grouped by text, joined, and anchored (tile units).
+    private static func lines(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, extent: Double, spacing: Double,
+                              centreOnly: Bool, text: (StyledFeature) -> String) -> TileLines {
+        let out = TileLines(features: features)
+        var byText: [String: Int] = [:]
+        var parts: [[[(x: Double, y: Double)]]] = []
+        for (i, f) in features.enumerated() where f.kind != .point && layer.matches(zoom: zoom, feature: f.style) {
+            let label = text(f)
+            guard !label.isEmpty else { continue }
+            let g: Int
+            if let known = byText[label] { g = known } else {
+                g = out.groups.count
+                byText[label] = g
+                out.groups.append((label, i, []))
+                parts.append([])
+            }
+            parts[g] += f.parts.filter { $0.count > 1 }
+        }
+        for g in out.groups.indices {
+            for points in LineLabels.merge(parts[g]) {
+                var along = [0.0]
+                along.reserveCapacity(points.count)
+                for i in points.indices.dropFirst() {
+                    along.append(along[i - 1] + hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y))
+                }
+                var line = TileLines.Line(points: points, anchors: [], length: along[along.count - 1])
+                var i = 0
+                for d in LineLabels.anchors(length: line.length, spacing: spacing, centreOnly: centreOnly).sorted() {
+                    while i < along.count - 2, along[i + 1] < d { i += 1 }
+                    let l = along[i + 1] - along[i], f = l > 0 ? (d - along[i]) / l : 0
+                    let x = points[i].x + f * (points[i + 1].x - points[i].x), y = points[i].y + f * (points[i + 1].y - points[i].y)
+                    guard x >= 0, y >= 0, x < extent, y < extent else { continue }
+                    line.anchors.append((i, f, x, y))
+                }
+                // The middle first: it is the one kept when the others do not fit.
+                line.anchors.sort { abs(along[$0.segment] + $0.fraction * (along[$0.segment + 1] - along[$0.segment]) - line.length / 2)
+                    < abs(along[$1.segment] + $1.fraction * (along[$1.segment + 1] - along[$1.segment]) - line.length / 2) }
+                if !line.anchors.isEmpty { out.groups[g].lines.append(line) }
+            }
+        }
+        return out
     }
 
     /// Places the labels collected for this frame and draws them.
     func draw(in cr: Context) throws {
         boxes.removeAll(keepingCapacity: true)
+        placements.removeAll(keepingCapacity: true)
         placed = 0
+        var grid = CollisionGrid(width: width, height: height)
+        /// Where each line label's text was placed, to keep repeats apart.
+        var shown: [String: [(x: Double, y: Double)]] = [:]
+        /// The line labels' glyphs, drawn together once all are placed (see `drawAlong`).
+        var along: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)] = []
         // Higher layers first; within a layer, the features' order.
         let order = candidates.indices.sorted { (candidates[$0].layerIndex, $1) > (candidates[$1].layerIndex, $0) }
         for i in order {
             let c = candidates[i]
+            let pad = c.padding * scale + c.style.haloWidth * scale / 2
+            if let line = c.line {
+                guard c.x > -width / 2, c.y > -height / 2, c.x < 1.5 * width, c.y < 1.5 * height else { continue }
+                if let near = shown[c.text], near.contains(where: { hypot($0.x - c.x, $0.y - c.y) < line.repeatDistance }) { continue }
+                let (run, factor) = try runs.run(c.text, c.style, scale: scale, layouts: text)
+                guard let glyphs = LineLabels.place(run, scale: factor, on: line.path, at: line.at, maxAngle: line.maxAngle, pad: pad),
+                      glyphs.contains(where: { $0.box.maxX > 0 && $0.box.maxY > 0 && $0.box.minX < width && $0.box.minY < height })
+                else { continue }
+                let glyphBoxes = glyphs.map(\.box)
+                if !c.allowOverlap, glyphBoxes.contains(where: { grid.hits($0) }) { continue }
+                if !c.ignorePlacement { for b in glyphBoxes { grid.add(b) } }
+                boxes += glyphBoxes
+                shown[c.text, default: []].append((c.x, c.y))
+                along.append((LineLabels.outlines(run, scale: factor, glyphs), c.style))
+                placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
+                                            boxes: glyphBoxes, path: line.path, glyphs: glyphs))
+                placed += 1
+                continue
+            }
             let l = try text.layout(c.text, c.style, scale: scale, in: cr)
             let (w, h) = l.size
             var x = c.x + c.offset.x * scale - w / 2, y = c.y + c.offset.y * scale - h / 2
             if c.anchor.contains("left") { x += w / 2 } else if c.anchor.contains("right") { x -= w / 2 }
             if c.anchor.hasPrefix("top") { y += h / 2 } else if c.anchor.hasPrefix("bottom") { y -= h / 2 }
-            let pad = c.padding * scale + c.style.haloWidth * scale / 2
             let box = Box(minX: x - pad, minY: y - pad, maxX: x + w + pad, maxY: y + h + pad)
             guard box.maxX > 0, box.maxY > 0, box.minX < width, box.minY < height else { continue }
-            if !c.allowOverlap, boxes.contains(where: { $0.intersects(box) }) { continue }
-            if !c.ignorePlacement { boxes.append(box) }
+            if !c.allowOverlap, grid.hits(box) { continue }
+            if !c.ignorePlacement { grid.add(box) }
+            boxes.append(box)
             text.draw(l, c.style, x: x, y: y, scale: scale, in: cr)
+            placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y, boxes: [box]))
             placed += 1
+        }
+        drawAlong(along, in: cr)
+    }
+
+    /// Draws the glyphs placed along lines: every halo, then every text, each colour's in one pass
+    /// (one stroke or fill a frame, not one a label: the placed labels do not overlap, and the
+    /// rasterisers' set-up is most of a small label's cost).
+    private func drawAlong(_ labels: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)], in cr: Context) {
+        guard !labels.isEmpty else { return }
+        struct Pen: Hashable { var color: Color, width: Double }
+        var halos: [Pen: [[(x: Double, y: Double)]]] = [:], haloOrder: [Pen] = []
+        var texts: [Color: PixelPath] = [:], textOrder: [Color] = []
+        for l in labels {
+            if l.style.haloWidth > 0 {
+                let pen = Pen(color: l.style.halo, width: l.style.haloWidth * scale)
+                if halos[pen] == nil { haloOrder.append(pen) }
+                halos[pen, default: []] += l.outlines
+            }
+            if texts[l.style.color] == nil { textOrder.append(l.style.color) }
+            var path = texts.removeValue(forKey: l.style.color) ?? PixelPath()
+            for o in l.outlines {
+                path.starts.append(path.xs.count)
+                path.xs += o.map(\.x)
+                path.ys += o.map(\.y)
+            }
+            texts[l.style.color] = path
+        }
+        let target = PixelTarget(cr)
+        for pen in haloOrder {
+            guard let outlines = halos[pen], target?.stroke(outlines, passes: [(pen.color, pen.width)]) != true else { continue }
+            cr.save()
+            Self.append(outlines, to: cr)
+            cr.setSource(pen.color)
+            cr.setLineWidth(pen.width)
+            cr.setLineJoin(.round)
+            cr.stroke()
+            cr.restore()
+        }
+        for color in textOrder {
+            guard var path = texts[color] else { continue }
+            path.closed = true
+            guard target?.fill(path, color: color) != true else { continue }
+            cr.save()
+            cr.newPath()
+            for (n, start) in path.starts.enumerated() {
+                let end = n + 1 < path.starts.count ? path.starts[n + 1] : path.xs.count
+                guard start < end else { continue }
+                cr.move(to: path.xs[start], path.ys[start])
+                for i in (start + 1)..<end { cr.line(to: path.xs[i], path.ys[i]) }
+                cr.closePath()
+            }
+            cr.setFillRule(.winding)
+            cr.setSource(color)
+            cr.fill()
+            cr.restore()
+        }
+    }
+
+    private static func append(_ outlines: [[(x: Double, y: Double)]], to cr: Context) {
+        cr.newPath()
+        for o in outlines {
+            guard let first = o.first else { continue }
+            cr.move(to: first.x, first.y)
+            for p in o.dropFirst() { cr.line(to: p.x, p.y) }
+            cr.closePath()
         }
     }
 
@@ -108,5 +416,37 @@ final class StyledLabels {
         var weight = styleWords.filter { $0.lowercased() != "regular" }.joined(separator: " ")
         if weight.lowercased() == "semibold" { weight = "Semi-Bold" }
         return (words.joined(separator: " "), weight.isEmpty ? "Regular" : weight)
+    }
+}
+
+/// The boxes labels keep clear, by cells of the frame (a box outside it in the edge cells): a
+/// label's boxes are checked against those in the cells they cover, not every box placed.
+struct CollisionGrid {
+    static let cell = 64.0
+    private let columns: Int, rows: Int
+    private var cells: [[Box]]
+
+    init(width: Double, height: Double) {
+        columns = max(1, Int((width / Self.cell).rounded(.up)))
+        rows = max(1, Int((height / Self.cell).rounded(.up)))
+        cells = Array(repeating: [], count: columns * rows)
+    }
+
+    private func range(_ b: Box) -> (ClosedRange<Int>, ClosedRange<Int>) {
+        func clamp(_ v: Double, _ n: Int) -> Int { v.isFinite ? min(max(Int((v / Self.cell).rounded(.down)), 0), n - 1) : (v > 0 ? n - 1 : 0) }
+        return (clamp(b.minX, columns)...clamp(b.maxX, columns), clamp(b.minY, rows)...clamp(b.maxY, rows))
+    }
+
+    func hits(_ b: Box) -> Bool {
+        let (xs, ys) = range(b)
+        for y in ys {
+            for x in xs where cells[y * columns + x].contains(where: { $0.intersects(b) }) { return true }
+        }
+        return false
+    }
+
+    mutating func add(_ b: Box) {
+        let (xs, ys) = range(b)
+        for y in ys { for x in xs { cells[y * columns + x].append(b) } }
     }
 }

@@ -105,6 +105,26 @@ public final class Layout {
     /// Glyphs no installed font could draw (shown as boxes). 0 means every character renders.
     public var unknownGlyphsCount: Int { Int(pango_layout_get_unknown_glyphs_count(pointer)) }
 
+    /// The layout's clusters (the smallest runs of text shaped as one: a letter and its marks, a
+    /// ligature) in visual order, each its byte range in the text and its logical left edge and
+    /// advance in pixels (the whole layout's kerning and shaping included).
+    public var clusters: [(byteStart: Int, left: Double, advance: Double)] {
+        guard let iter = pango_layout_get_iter(pointer) else { return [] }
+        defer { pango_layout_iter_free(iter) }
+        var out: [(byteStart: Int, left: Double, advance: Double)] = []
+        let s = Double(PANGO_SCALE)
+        repeat {
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_iter_get_cluster_extents(iter, &ink, &logical)
+            // The line's end is a position, not a cluster.
+            if logical.width != 0 {
+                let x = logical.width < 0 ? logical.x + logical.width : logical.x
+                out.append((Int(pango_layout_iter_get_index(iter)), Double(x) / s, Double(abs(logical.width)) / s))
+            }
+        } while pango_layout_iter_next_cluster(iter) != 0
+        return out
+    }
+
     /// Adds the text outlines to a context's path at its current point (for halos). Any context
     /// with the same transformation as the one the layout was made for will do.
     public func appendPath(in cr: Context) { pango_cairo_layout_path(cr.pointer, pointer) }
