@@ -115,26 +115,55 @@ final class StyledLabels {
             collectLines(layer, features, zoom: zoom, transform: t, extent: extent, centreOnly: placement == .lineCenter)
             return
         }
-        for f in features where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
-            guard let (label, style) = self.label(layer, f, zoom: zoom) else { continue }
-            let size = style.size
-            let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
-            var c = Candidate(
-                text: label, style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
-                offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
-                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: layerIndex)
-            if f.kind == .polygon {
-                collectArea(c, f, transform: t, extent: extent)
+        // The layer's labels in this tile at this zoom, worked out once: frames at one zoom (a walk, a
+        // pan) place them again from here, with no expression evaluated.
+        let key = LinesKey(layer: layer.id, storage: features.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) },
+                           count: features.count, zoom: zoom, extent: extent)
+        let labels: [TileLabel]
+        if let known = tilePoints[key] { labels = known } else {
+            labels = pointLabels(layer, features, zoom: zoom, padding: padding, allowOverlap: allowOverlap,
+                                 ignorePlacement: ignorePlacement)
+            if tilePoints.count >= Self.tileLinesLimit { tilePoints.removeAll(keepingCapacity: true) }
+            tilePoints[key] = labels
+        }
+        for label in labels {
+            var c = label.candidate
+            c.layerIndex = layerIndex
+            if features[label.feature].kind == .polygon {
+                collectArea(c, features[label.feature], transform: t, extent: extent)
                 continue
             }
             // Each point counted by the one tile that holds it, not by its neighbours' buffers.
-            for part in f.parts {
+            for part in features[label.feature].parts {
                 guard let p = part.first, p.x >= 0, p.y >= 0, p.x < extent, p.y < extent else { continue }
                 c.x = t.x(p.x, p.y)
                 c.y = t.y(p.x, p.y)
                 candidates.append(c)
             }
         }
+    }
+
+    /// A tile's point or area label of a layer: its candidate (placed per frame) and its feature.
+    struct TileLabel {
+        var candidate: Candidate
+        var feature: Int
+    }
+    private var tilePoints: [LinesKey: [TileLabel]] = [:]
+
+    /// The point and area labels of a layer's features in a tile, at a zoom.
+    private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, padding: Double,
+                             allowOverlap: Bool, ignorePlacement: Bool) -> [TileLabel] {
+        var out: [TileLabel] = []
+        for (i, f) in features.enumerated() where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
+            guard let (label, style) = self.label(layer, f, zoom: zoom) else { continue }
+            let size = style.size
+            let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
+            out.append(TileLabel(candidate: Candidate(
+                text: label, style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
+                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0), feature: i))
+        }
+        return out
     }
 
     /// An area's label, at the pole of the tile's part of it. An area in several tiles is labelled
