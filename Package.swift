@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
-        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport",
+        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport", "LibXML2",
                                                       .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
