@@ -49,6 +49,8 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlibSystem", path: "Sources/C/CZlibSystem", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibXML2", path: "Sources/C/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
 
         // One thin Swift wrapper per C library.
         .target(name: "Cairo", dependencies: ["CCairo"]),
@@ -63,6 +65,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "Zlib", dependencies: ["CZlibSystem"]),  // CZlibSystem: ZIPFoundation has a module CZlib of its own
+        .target(name: "LibXML2", dependencies: ["CLibXML2"]),  // GPX, TCX and KML tracks: SAX events with their positions
         // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
         // wrapper over them (the CPU check, the contract of "done" or "not done here").
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
@@ -76,7 +79,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
-        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport",
+        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport", "LibXML2",
                                                       .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "Zlib", "RasterKernels", "TestBasics"]),
+                                   "Zlib", "LibXML2", "RasterKernels", "TestBasics"]),
         .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
         .testTarget(name: "MapTripTracksTests", dependencies: ["MapTripTracks", "MapTripGeometry", "MapTripSupport", "TestBasics"],
                     exclude: ["Fixtures"]),

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import LibXML2
 
 /// An XML element as the track readers walk it: its local name (the prefix dropped, so `gpxtpx:hr`
 /// is `hr`), attributes, text, children and where its start tag ends in the file.
@@ -41,36 +39,64 @@ final class XMLElement {
     }
 }
 
-/// Reads XML into `XMLElement`s with FoundationXML's `XMLParser` (libxml2): positions from its line
-/// and column, external entities never loaded, the text kept bounded by the file's size (so that
-/// entities cannot blow it up).
+/// Reads XML into `XMLElement`s with libxml2's SAX2 parser (`LibXML2`): positions from its line and
+/// column, external entities never loaded, the text kept bounded by the file's size (so that entities
+/// cannot blow it up; libxml2's own amplification limits stay on too).
 enum XMLTree {
     static func parse(_ data: Data) throws(TrackProblem) -> XMLElement {
-        let builder = Builder(limit: 8 * data.count + (1 << 20))
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.delegate = builder
-        let ok = parser.parse()
-        if builder.tooMuchText {
-            throw TrackProblem("the XML expands to more than \(builder.limit / (1 << 20)) MB of text (entities that expand without end?)",
-                               at: TrackLocation(line: parser.lineNumber, column: parser.columnNumber))
+        let limit = 8 * data.count + (1 << 20)
+        var root: XMLElement?
+        var stack: [XMLElement] = []
+        var characters = 0
+        var tooMuchText: XMLPosition?
+        let finished: Bool
+        do {
+            let parser = try SAXParser()
+            finished = try parser.parse(data) { event, at in
+                switch event {
+                case let .start(name, _, attributes):
+                    var attrs: [String: String] = [:]
+                    for a in attributes {
+                        attrs[a.name] = a.value
+                        characters += a.value.utf8.count
+                    }
+                    let e = XMLElement(name: name, attributes: attrs, location: TrackLocation(line: at.line, column: at.column))
+                    if let parent = stack.last { parent.children.append(e) } else if root == nil { root = e }
+                    stack.append(e)
+                case .end:
+                    _ = stack.popLast()
+                case let .text(string):
+                    characters += string.utf8.count
+                    if characters > limit {
+                        tooMuchText = at
+                        return false
+                    }
+                    stack.last?.text += string
+                }
+                return true
+            }
+        } catch {
+            throw TrackProblem("the XML is not well-formed: \(describe(error.code, error.message))",
+                               at: TrackLocation(line: max(1, error.line), column: max(1, error.column)),
+                               hint: "the file may be cut short or not XML at all; export it again")
         }
-        guard ok, let root = builder.root, builder.stack.isEmpty else {
-            // XMLParser may say yes to a document cut short: elements still open are the same fault.
-            let code = ok ? 5 : (parser.parserError as NSError?)?.code ?? 0
-            throw TrackProblem("the XML is not well-formed: \(describe(code))",
-                               at: TrackLocation(line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)),
+        if let at = tooMuchText {
+            throw TrackProblem("the XML expands to more than \(limit / (1 << 20)) MB of text (entities that expand without end?)",
+                               at: TrackLocation(line: at.line, column: at.column))
+        }
+        guard finished, let root, stack.isEmpty else {
+            throw TrackProblem("the XML is not well-formed: \(describe(5, ""))", at: .none,
                                hint: "the file may be cut short or not XML at all; export it again")
         }
         return root
     }
 
-    /// libxml2's error codes (XMLParser.ErrorCode's raw values) in words, the common ones.
-    static func describe(_ code: Int) -> String {
+    /// libxml2's error codes (`xmlParserErrors`) in words, the common ones; libxml2's own message for
+    /// the rest.
+    static func describe(_ code: Int, _ message: String) -> String {
         switch code {
         case 4: "the document is empty or not XML"
-        case 5: "the document ends before its elements are closed"
+        case 5, 77: "the document ends before its elements are closed"
         case 9: "a character that XML does not allow"
         case 23: "an unexpected character in a start tag"
         case 26: "an entity that is not declared"
@@ -78,50 +104,8 @@ enum XMLTree {
         case 68: "a name was expected"
         case 73: "a start tag is not closed by '>'"
         case 76: "an end tag does not match its start tag"
-        default: "libxml2 error \(code)"
-        }
-    }
-
-    final class Builder: NSObject, XMLParserDelegate {
-        var root: XMLElement?
-        var stack: [XMLElement] = []
-        let limit: Int
-        var characters = 0
-        var tooMuchText = false
-
-        init(limit: Int) { self.limit = limit }
-
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
-            var attrs: [String: String] = [:]
-            for (k, v) in attributes { attrs[k.split(separator: ":").last.map(String.init) ?? k] = v }
-            let e = XMLElement(name: local, attributes: attrs,
-                               location: TrackLocation(line: parser.lineNumber, column: parser.columnNumber))
-            if let parent = stack.last { parent.children.append(e) } else if root == nil { root = e }
-            stack.append(e)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            _ = stack.popLast()
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            add(string, parser)
-        }
-
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            add(String(decoding: CDATABlock, as: UTF8.self), parser)
-        }
-
-        func add(_ string: String, _ parser: XMLParser) {
-            characters += string.utf8.count
-            if characters > limit {
-                tooMuchText = true
-                parser.abortParsing()
-                return
-            }
-            stack.last?.text += string
+        case 89: "entities that expand without end (an entity reference loop, or too much amplification)"
+        default: message.isEmpty ? "libxml2 error \(code)" : "\(message) (libxml2 error \(code))"
         }
     }
 }

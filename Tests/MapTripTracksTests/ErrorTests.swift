@@ -24,6 +24,8 @@ import MapTripSupport
              message: "t.gpx: an XML file whose root element is <html>, not <gpx>, <TrainingCenterDatabase> or <kml> (maptrip reads GPX, TCX, FIT, KML, KMZ and GeoJSON)"),
         Case(what: "XML cut short", name: "t.gpx", bytes: text("<gpx>\n<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\">"),
              message: "t.gpx:3:24: the XML is not well-formed: the document ends before its elements are closed (the file may be cut short or not XML at all; export it again)"),
+        Case(what: "entities that expand a billion times", name: "t.gpx", bytes: text(ErrorTests.billionLaughs),
+             message: "t.gpx:14:23: the XML is not well-formed: entities that expand without end (an entity reference loop, or too much amplification) (the file may be cut short or not XML at all; export it again)"),
         Case(what: "a trkpt without lon", name: "t.gpx", bytes: text(Fixtures.gpx("<trk><trkseg><trkpt lat=\"1\"/></trkseg></trk>")),
              message: "t.gpx:3:28: <trkpt> has no lon attribute (every trkpt needs lat and lon attributes in degrees)"),
         Case(what: "a latitude that is not a number", name: "t.gpx", bytes: text(Fixtures.gpx("<wpt lat=\"48,85\" lon=\"2.35\"/>")),
@@ -92,10 +94,28 @@ import MapTripSupport
     }
 
     /// The errors as diagnostics: a FIT record is the path, XML and JSON have line and column.
+    /// The fuzzer's input that trapped inside FoundationXML's XMLParser (in _NSXMLParserStartElementNs):
+    /// read as the trackxml harness reads it (its first byte picks the root: 3, none), it is an error.
+    @Test func theInputThatTrappedXMLParserIsAnError() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Known/trackxml-foundationxml-start-element-trap").standardizedFileURL
+        let data = try Data(contentsOf: url)
+        #expect(data.first == 3)
+        let message = try #require(Fixtures.error(Data(data.dropFirst()), name: "t.tcx"))
+        #expect(message.hasPrefix("t.tcx:"), "\(message)")
+        #expect(message.contains("the XML is not well-formed"), "\(message)")
+        #expect(Fixtures.error(data, name: "t.kmz") != nil)
+    }
+
     @Test func errorsAreDiagnostics() {
         let e = TrackError(file: "a.fit", location: TrackLocation(record: 7), message: "m", hint: "h")
         #expect(Diagnostic.from(e) == [Diagnostic(.error, message: "m", file: "a.fit", path: "record 7", hint: "h")])
     }
+
+    /// Ten entities, each ten of the one before: 3 GB of text if expanded.
+    static let billionLaughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [\n <!ENTITY lol \"lollollollollollollollollollol\">\n"
+        + (1...9).map { i in " <!ENTITY lol\(i) \"" + String(repeating: "&lol\(i == 1 ? "" : String(i - 1));", count: 10) + "\">\n" }.joined()
+        + "]>\n<gpx><trk><name>&lol9;</name></trk></gpx>\n"
 
     /// A ZIP of one stored file (no compression), as `zip -0` writes it.
     static func zip(name: String, _ content: String) -> [UInt8] {
