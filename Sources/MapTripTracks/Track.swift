@@ -19,18 +19,6 @@ public struct TrackPoint: Sendable, Equatable {
     /// Watts.
     public var power: Int?
 
-    public init(latitude: Double, longitude: Double, time: Date? = nil, altitude: Double? = nil, speed: Double? = nil,
-                heartRate: Int? = nil, cadence: Int? = nil, power: Int? = nil) {
-        self.latitude = latitude
-        self.longitude = longitude
-        self.time = time
-        self.altitude = altitude
-        self.speed = speed
-        self.heartRate = heartRate
-        self.cadence = cadence
-        self.power = power
-    }
-
     public var lonLat: LonLat { LonLat(lon: longitude, lat: latitude) }
 }
 

@@ -1,4 +1,10 @@
 #pragma once
+/* Debian's libxml2 is built with ICU, and its encoding.h then includes ICU's headers, which Swift
+   also sees through Foundation's own copy of ICU (_FoundationICU): two definitions of UErrorCode,
+   an error in any Swift file importing both. Nothing here uses libxml2's ICU converters (only the
+   layout of xmlCharEncodingHandler, never touched from Swift, depends on it), so they are left out. */
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
