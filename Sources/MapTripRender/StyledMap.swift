@@ -36,6 +36,23 @@ public final class StyledMap: BaseMap, CacheableMap {
     /// The style's layers as the raster cache sees them: the zooms each shows at, in maptrip's zooms
     /// (a level across which a layer appears or goes is drawn from the data).
     let layers: [MapLayer]
+    /// How each style layer (by index) is evaluated: whether its filter reads the zoom, whether its
+    /// drawing properties read the feature.
+    let evaluation: [LayerEvaluation]
+
+    struct LayerEvaluation {
+        /// The filter does not read the zoom: a tile's matching features are found once.
+        var filterIgnoresZoom: Bool
+        /// No drawing property of the layer reads the feature: one evaluation serves every feature.
+        var paintIgnoresFeature: Bool
+
+        static let drawn = ["fill-color", "fill-opacity", "line-color", "line-opacity", "line-width", "line-dasharray"]
+
+        init(_ layer: StyleLayer) {
+            filterIgnoresZoom = layer.filter?.expression.isZoomConstant ?? true
+            paintIgnoresFeature = Self.drawn.allSatisfy { (layer.paint[$0] ?? layer.layout[$0])?.isFeatureConstant ?? true }
+        }
+    }
 
     public init(style: StyleDocument, vectorSources: [String: StyledTiles], rasterMaps: [String: TileBaseMap] = [:],
                 attribution: String? = nil, caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) {
@@ -52,6 +69,7 @@ public final class StyledMap: BaseMap, CacheableMap {
             MapLayer(name: layer.id, source: layer.source ?? "", minZoom: (layer.minzoom ?? -1) + 1,
                      maxZoom: (layer.maxzoom ?? 98) + 1, symbolizer: .fill(.transparent))
         }
+        evaluation = style.layers.map(LayerEvaluation.init)
     }
 
     /// The style's zoom for a viewport (MapLibre's worlds are twice as wide at the same zoom).
@@ -209,7 +227,7 @@ public final class StyledMap: BaseMap, CacheableMap {
             shown[name] = t
             return t
         }
-        for layer in style.layers where layer.isShown(atZoom: zoom) {
+        for (index, layer) in style.layers.enumerated() where layer.isShown(atZoom: zoom) {
             switch layer.type {
             case .background where parts.contains(.base):
                 var c = layer.color("background-color", zoom: zoom)
@@ -224,10 +242,11 @@ public final class StyledMap: BaseMap, CacheableMap {
                     cr.save()
                     // A tile's features reach into its neighbours' (the buffer): each tile draws its own square only.
                     Self.clip(cr, to: t, extent: tile.extent)
+                    let drawn = selection(index, layer, tile: tile, features: features, zoom: zoom)
                     if layer.type == .fill {
-                        try drawFill(layer, features, zoom: zoom, transform: t, in: cr)
+                        drawFill(layer, index, features, drawn, zoom: zoom, transform: t, in: cr)
                     } else {
-                        try drawLine(layer, features, zoom: zoom, transform: t, scale: scale, in: cr)
+                        drawLine(layer, index, features, drawn, zoom: zoom, transform: t, scale: scale, in: cr)
                     }
                     cr.restore()
                 }
@@ -282,47 +301,72 @@ public final class StyledMap: BaseMap, CacheableMap {
         }
     }
 
-    private func drawFill(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform,
-                          in cr: Context) throws {
+    /// The features (indices) style layer `index` draws from a tile at a zoom: its kind of geometry
+    /// (polygons for fills, lines and rings for lines) passing its filter; found once per tile when the
+    /// filter does not read the zoom.
+    private func selection(_ index: Int, _ layer: StyleLayer, tile: StyledTile, features: [StyledFeature],
+                           zoom: Double) -> [Int] {
+        let fills = layer.type == .fill
+        let select = {
+            features.indices.filter { i in
+                let f = features[i]
+                return (fills ? f.kind == .polygon : f.kind != .point) && layer.matches(zoom: zoom, feature: f.style)
+            }
+        }
+        return evaluation[index].filterIgnoresZoom ? tile.selection(index, select) : select()
+    }
+
+    /// Groups features by what a drawing property gives them (`paint`: nil leaves a feature out), in
+    /// order of first use; evaluated once for all when no property reads the feature.
+    private func grouped<Key: Hashable>(_ index: Int, _ features: [StyledFeature], _ drawn: [Int],
+                                        paint: (StyleFeature) -> Key?) -> [(key: Key, features: [Int])] {
+        if evaluation[index].paintIgnoresFeature {
+            guard !drawn.isEmpty, let key = paint(StyleFeature()) else { return [] }
+            return [(key, drawn)]
+        }
+        var groups: [Key: Int] = [:], out: [(key: Key, features: [Int])] = []
+        for i in drawn {
+            guard let key = paint(features[i].style) else { continue }
+            if let g = groups[key] { out[g].features.append(i) } else { groups[key] = out.count; out.append((key, [i])) }
+        }
+        return out
+    }
+
+    private func drawFill(_ layer: StyleLayer, _ index: Int, _ features: [StyledFeature], _ drawn: [Int], zoom: Double,
+                          transform t: PixelTransform, in cr: Context) {
         // Features painted alike share one path: most fill layers paint every feature the same.
-        var groups: [StyleColor: [StyledFeature]] = [:], order: [StyleColor] = []
-        for f in features where f.kind == .polygon && layer.matches(zoom: zoom, feature: f.style) {
-            var c = layer.color("fill-color", zoom: zoom, feature: f.style)
-            c.alpha *= layer.number("fill-opacity", zoom: zoom, feature: f.style)
-            guard c.alpha > 0 else { continue }
-            if groups[c] == nil { order.append(c) }
-            groups[c, default: []].append(f)
+        let groups = grouped(index, features, drawn) { f -> StyleColor? in
+            var c = layer.color("fill-color", zoom: zoom, feature: f)
+            c.alpha *= layer.number("fill-opacity", zoom: zoom, feature: f)
+            return c.alpha > 0 ? c : nil
         }
         cr.setFillRule(.winding)
-        for c in order {
+        for (c, members) in groups {
             cr.newPath()
-            for f in groups[c]! { Self.append(f, transform: t, close: true, to: cr) }
+            for i in members { Self.append(features[i], transform: t, close: true, to: cr) }
             cr.setSource(c)
             cr.fill()
         }
     }
 
-    private func drawLine(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform,
-                          scale: Double, in cr: Context) throws {
+    private func drawLine(_ layer: StyleLayer, _ index: Int, _ features: [StyledFeature], _ drawn: [Int], zoom: Double,
+                          transform t: PixelTransform, scale: Double, in cr: Context) {
         struct Pen: Hashable { var color: StyleColor; var width: Double; var dashes: [Double] }
-        var groups: [Pen: [StyledFeature]] = [:], order: [Pen] = []
-        for f in features where f.kind != .point && layer.matches(zoom: zoom, feature: f.style) {
-            var c = layer.color("line-color", zoom: zoom, feature: f.style)
-            c.alpha *= layer.number("line-opacity", zoom: zoom, feature: f.style)
-            let width = layer.number("line-width", zoom: zoom, feature: f.style) * scale
-            guard c.alpha > 0, width > 0 else { continue }
+        let groups = grouped(index, features, drawn) { f -> Pen? in
+            var c = layer.color("line-color", zoom: zoom, feature: f)
+            c.alpha *= layer.number("line-opacity", zoom: zoom, feature: f)
+            let width = layer.number("line-width", zoom: zoom, feature: f) * scale
+            guard c.alpha > 0, width > 0 else { return nil }
             // Dash lengths are in line widths.
-            let dashes = layer.numbers("line-dasharray", zoom: zoom, feature: f.style).map { $0 * width }
-            let pen = Pen(color: c, width: width, dashes: dashes.allSatisfy { $0 >= 0 } && dashes.contains { $0 > 0 } ? dashes : [])
-            if groups[pen] == nil { order.append(pen) }
-            groups[pen, default: []].append(f)
+            let dashes = layer.numbers("line-dasharray", zoom: zoom, feature: f).map { $0 * width }
+            return Pen(color: c, width: width, dashes: dashes.allSatisfy { $0 >= 0 } && dashes.contains { $0 > 0 } ? dashes : [])
         }
-        guard !order.isEmpty else { return }
+        guard !groups.isEmpty else { return }
         cr.setLineCap(Self.cap(layer.lineCap(zoom: zoom)))
         cr.setLineJoin(Self.join(layer.lineJoin(zoom: zoom)))
-        for pen in order {
+        for (pen, members) in groups {
             cr.newPath()
-            for f in groups[pen]! { Self.append(f, transform: t, close: f.kind == .polygon, to: cr) }
+            for i in members { Self.append(features[i], transform: t, close: features[i].kind == .polygon, to: cr) }
             cr.setSource(pen.color)
             cr.setLineWidth(pen.width)
             cr.setDash(pen.dashes)

@@ -14,9 +14,22 @@ struct StyledFeature {
 }
 
 /// One decoded vector tile: its layers' features by layer name, and its extent (tile units across).
-final class StyledTile {
+final class StyledTile: @unchecked Sendable {
     let layers: [String: [StyledFeature]]
     let extent: Double
+    /// The features each style layer draws (indices into its source layer's features), by the style
+    /// layer's index, for filters that do not read the zoom: worked out once per tile, not once per
+    /// raster painted (painting threads share it, under `lock`).
+    private var selections: [Int: [Int]] = [:]
+    private let lock = NSLock()
+
+    /// The features style layer `index` draws from this tile, made by `select` the first time.
+    func selection(_ index: Int, _ select: () -> [Int]) -> [Int] {
+        if let held = lock.withLock({ selections[index] }) { return held }
+        let made = select()
+        lock.withLock { selections[index] = made }
+        return made
+    }
 
     init(_ data: VectorTileData) {
         var layers: [String: [StyledFeature]] = [:]
