@@ -186,7 +186,11 @@ func loadScene(_ path: String) throws -> Scene {
 /// child: capture SCENE FRAMES FLAGS
 func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) throws {
     let scene = try loadScene(scenePath)
-    let map = try ShapefileBaseMap(assets: try assetsURL(), geometryCache: try renderEnvironment().geometryCache)
+    // The scene's own map (its tiles and style, or the embedded map), as the render draws it: the
+    // encoder alone must encode the pictures the pipeline encodes (a flat picture costs x264 far less).
+    let sceneURL = URL(fileURLWithPath: scenePath)
+    let map = try BaseMaps.make(for: scene, format: scene.video.format, sceneDirectory: sceneURL.deletingLastPathComponent(),
+                                environment: try renderEnvironment())
     let recorder = try Recorder(scene: scene, baseMap: map)
     let sink = try CaptureSink(path: framesPath, width: scene.video.width, height: scene.video.height)
     _ = try recorder.record(to: sink)
