@@ -260,12 +260,12 @@ struct VectorProofTests {
 
     static let orange = RGB(200, 120, 40)
 
-    /// A style of a raster source (`tiles`) drawn under the buildings (green, shown or not), the
-    /// raster with `opacity` over a red background.
+    /// A style of a raster source (`tiles`: its `tiles` or `url` key) drawn under the buildings
+    /// (green, shown or not), the raster with `opacity` over a red background.
     static func rasterStyle(_ tiles: String, buildings: Bool, opacity: Double = 1) -> String {
         """
         {"version": 8, "sources": {"osm": {"type": "vector"},
-           "shade": {"type": "raster", "tiles": ["\(tiles)"], "tileSize": 256, "attribution": "Raster test"}},
+           "shade": {"type": "raster", \(tiles), "tileSize": 256, "attribution": "Raster test"}},
          "layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#ff0000"}},
                     {"id": "shade", "type": "raster", "source": "shade", "paint": {"raster-opacity": \(opacity)}},
                     {"id": "b", "type": "fill", "source": "osm", "source-layer": "building",
@@ -296,7 +296,8 @@ struct VectorProofTests {
             try TileTest.pyramid(painter, to: dir.appendingPathComponent("raster"), zooms: 15...17, bounds: helsinki)
             try TileTest.pyramid(painter, to: dir.appendingPathComponent("raster.mbtiles"), zooms: 15...17, bounds: helsinki)
             let views = [Self.views[2], Self.views[4]]
-            for tiles in ["raster/{z}/{x}/{y}.png", "raster.mbtiles"] {
+            // A tile folder and an MBTiles file by `tiles`, and the MBTiles by MapLibre's `url` protocol.
+            for tiles in [#""tiles": ["raster/{z}/{x}/{y}.png"]"#, #""tiles": ["raster.mbtiles"]"#, #""url": "mbtiles://raster.mbtiles""#] {
                 let map = try TileTest.styledMap(tiles: VectorData.pmtiles, style: Self.rasterStyle(tiles, buildings: true), in: dir)
                 #expect(map.attribution == "© OpenStreetMap contributors Raster test", "\(tiles)")
                 let bare = try TileTest.styledMap(tiles: VectorData.pmtiles, style: Self.rasterStyle(tiles, buildings: false), in: dir)
