@@ -19,14 +19,22 @@ A view is maptrip's camera: `zoom` shows a world 256 x 2^zoom x `scale` pixels w
 zooms (deeper views enlarge the deepest tiles). Layers are painted in order, each tile's features clipped to the
 tile's own square (its buffer dropped); fills obey their holes, lines have round caps and joins;
 `classes` keeps the features whose `class` property is one of them. Installs mapbox-vector-tile and
-Pillow with pip when they are missing."""
+Pillow with pip when they are missing (into ~/.cache/maptrip/pythonX.Y-packages)."""
 import gzip, json, math, os, sqlite3, subprocess, sys
 
+# Installed, when missing, into a folder of their own (so an externally managed Python, as Debian's
+# is, takes them too), kept between runs.
+PACKAGES = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "maptrip",
+                        "python%d.%d-packages" % sys.version_info[:2])
+sys.path.append(PACKAGES)
 try:
     import mapbox_vector_tile
     from PIL import Image, ImageChops, ImageDraw
 except ImportError:
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "mapbox-vector-tile>=2.1,<3", "pillow>=10"])
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", PACKAGES,
+                           "mapbox-vector-tile>=2.1,<3", "pillow>=10"])
+    import importlib
+    importlib.invalidate_caches()
     import mapbox_vector_tile
     from PIL import Image, ImageChops, ImageDraw
 
