@@ -64,7 +64,8 @@ extension Color {
 /// The styled map a scene's `map` asks for: its vector tiles (`map.tiles`) drawn with `map.style`, a
 /// MapLibre GL style file (relative to the scene) or a theme's name; without one, with the scene's
 /// theme (its colours and font, overrides included). Every vector source of the style is served by
-/// the scene's tiles; a raster source of the style is drawn from the tiles its `tiles` list names.
+/// the scene's tiles; a raster source of the style is drawn from the tiles its `tiles` list names
+/// (or its `url`, an `mbtiles://` or `pmtiles://` one).
 public enum StyledMaps {
     public static func make(tiles: TileSource, map: MapSource, scene: Scene, sceneDirectory: URL, assets: URL,
                             http: HTTPTileOptions = HTTPTileOptions(),
@@ -91,7 +92,7 @@ public enum StyledMaps {
             case "vector":
                 vector[name] = set
             case "raster":
-                guard let url = source.tiles.first else { continue }
+                guard let url = source.tiles.first ?? source.url.flatMap(tiles(url:)) else { continue }
                 let rasterSource = try TileSources.make(MapSource(tiles: url, attribution: source.attribution,
                                                                   tileSize: source.tileSize == 512 ? 512 : 256),
                                                         http: http, sceneDirectory: sceneDirectory)
@@ -104,5 +105,12 @@ public enum StyledMaps {
                                caching: caching)
         styled.outside = scene.style.polar
         return styled
+    }
+
+    /// The tiles a raster source's `url` names with MapLibre's protocols for tile files,
+    /// `mbtiles://` and `pmtiles://` (a file, relative to the scene, or a PMTiles URL); nil for a
+    /// TileJSON URL, which is not read.
+    static func tiles(url: String) -> String? {
+        ["mbtiles://", "pmtiles://"].first { url.lowercased().hasPrefix($0) }.map { String(url.dropFirst($0.count)) }
     }
 }

@@ -31,6 +31,42 @@ enum TileTest {
         return surface
     }
 
+    /// The styled map of vector `tiles` (a file, folder or URL) with `style` (a theme's name, or a
+    /// style file's text, written into `dir`, the scene's folder), as a scene with `map.style` gives it.
+    static func styledMap(tiles: URL, style: String, in dir: URL, http: HTTPTileOptions = HTTPTileOptions()) throws -> StyledMap {
+        var map = MapSource(tiles: tiles.isFileURL ? tiles.path : tiles.absoluteString)
+        map.style = style
+        if !Style.themes.contains(style) {
+            try Data(style.utf8).write(to: dir.appendingPathComponent("style.json"))
+            map.style = "style.json"
+        }
+        return try StyledMaps.make(tiles: try TileSources.make(map, http: http, sceneDirectory: dir), map: map,
+                                   scene: Scene(places: []), sceneDirectory: dir, assets: VectorData.root.appendingPathComponent("Assets"))
+    }
+
+    /// Writes every tile of an MBTiles file, as stored, into `folder/{z}/{x}/{y}.ext`; returns how many.
+    @discardableResult
+    static func writeFolder(from mbtiles: URL, to folder: URL, ext: String = "pbf") throws -> Int {
+        let keys = try VectorData.keys(mbtiles)
+        let tiles = try MBTilesSource(file: mbtiles).tiles(for: keys)
+        for key in keys {
+            let d = folder.appendingPathComponent("\(key.z)/\(key.x)")
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+            guard let bytes = try tiles[key]?.get() else { throw TileError.missing(key) }
+            try bytes.write(to: d.appendingPathComponent("\(key.y).\(ext)"))
+        }
+        return keys.count
+    }
+
+    /// A surface's pixels, row by row (its stride's padding left out).
+    static func pixels(_ s: ImageSurface) -> [UInt8] {
+        s.flush()
+        var out: [UInt8] = []
+        out.reserveCapacity(s.width * s.height * 4)
+        for y in 0..<s.height { out += UnsafeBufferPointer(start: s.data + y * s.stride, count: s.width * 4) }
+        return out
+    }
+
     static func viewport(lon: Double, lat: Double, zoom: Double, width: Int = 512, height: Int = 512,
                          scale: Double = 1) -> Viewport {
         Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: zoom), width: width, height: height, scale: scale)
