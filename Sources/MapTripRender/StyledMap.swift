@@ -83,7 +83,30 @@ public final class StyledMap: BaseMap, CacheableMap {
     }
 
     public var warnings: [String] {
-        styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings)
+        var out = styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings)
+        if reprojects, style.layers.contains(where: { $0.type == .symbol && $0.visible }) {
+            out.append("the style's labels are not drawn on the globe or a PROJ plane: its map is, without them")
+        }
+        return out
+    }
+
+    /// The map on the globe and PROJ planes: the style's Web Mercator tiles reprojected (see
+    /// `StyledTileSource`). Its colours beyond the map are set by `StyledMaps.make`.
+    public private(set) lazy var reprojection: TileBaseMap = {
+        let map = TileBaseMap(source: StyledTileSource(), decoder: StyledTileDecoder(map: self))
+        map.crossFade = 0
+        map.background = outside
+        map.polar = outside
+        return map
+    }()
+    /// Whether a frame was drawn by reprojection.
+    private var reprojects = false
+
+    /// Whether a viewport is drawn by reprojecting the style's tiles (any projection but Web Mercator's;
+    /// a turned Web Mercator frame is drawn from the data, turned).
+    static func reprojects(_ viewport: Viewport) -> Bool {
+        if case .webMercator = viewport.projection { return false }
+        return true
     }
 
     public var rasterCacheStatistics: RasterCacheStatistics? { caching.statistics }
@@ -123,12 +146,14 @@ public final class StyledMap: BaseMap, CacheableMap {
         return out
     }
 
-    public func prepare(for viewports: [Viewport]) throws {
+    public func prepare(for all: [Viewport]) throws {
+        let reprojected = all.filter(Self.reprojects), viewports = all.filter { !Self.reprojects($0) }
+        let rasterKeys = reprojected.flatMap { reprojection.neededTiles(for: $0) }
         // A style's vector sources are often one set under several names: each set loaded once.
         var sets: [ObjectIdentifier: StyledTiles] = [:]
         for set in vectorSources.values { sets[ObjectIdentifier(set)] = set }
         for set in sets.values {
-            var seen = Set<TileKey>(), keys: [TileKey] = []
+            var keys = vectorKeys(forRasterTiles: rasterKeys, in: set), seen = Set(keys)
             for v in viewports {
                 // The frame's zoom, and the raster cache's level above it (up to a step of a quarter).
                 for zoom in [Self.styleZoom(v), Self.styleZoom(v) + 0.25] {
@@ -141,6 +166,7 @@ public final class StyledMap: BaseMap, CacheableMap {
             set.load(keys)
         }
         for map in rasterMaps.values { try map.prepare(for: viewports) }
+        if !reprojected.isEmpty { try reprojection.prepare(for: reprojected) }
     }
 
     public func plan(frames cameras: [Camera], format: FrameFormat) {
@@ -150,6 +176,10 @@ public final class StyledMap: BaseMap, CacheableMap {
     // MARK: Drawing
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
+        if Self.reprojects(viewport) {
+            reprojects = true
+            return try reprojection.draw(viewport, in: cr)
+        }
         // A frame composited from the raster cache has the fills and lines: its labels go over it.
         if try caching.draw(viewport, in: cr, map: self) == .composited {
             labels.begin(viewport)

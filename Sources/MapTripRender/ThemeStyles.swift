@@ -104,6 +104,10 @@ public enum StyledMaps {
         let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution,
                                caching: caching)
         styled.outside = scene.style.polar
+        styled.reprojection.polar = scene.style.polar
+        styled.reprojection.background = scene.style.polar
+        styled.reprojection.space = scene.style.space
+        styled.reprojection.atmosphere = scene.style.atmosphere
         return styled
     }
 

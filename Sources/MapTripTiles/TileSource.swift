@@ -27,6 +27,12 @@ public struct TileSetInfo: Equatable, Sendable {
 
     /// Whether the tiles are Mapbox Vector Tiles (decode them with `VectorTiles.decode`).
     public var isVector: Bool { format == .pbf }
+
+    /// A set of tiles made by maptrip itself (a style's tiles drawn for reprojection): everywhere, at
+    /// every zoom from 0 to `maxZoom`.
+    public static func drawn(maxZoom: Int, tileSize: Int) -> TileSetInfo {
+        TileSetInfo(minZoom: 0, maxZoom: maxZoom, tileSize: tileSize, format: .png)
+    }
 }
 
 /// A tile set's suggested view.

@@ -169,6 +169,42 @@ struct VectorProofTests {
         }
     }
 
+    @Test("On the globe and a PROJ plane: the style's buildings where the Web Mercator frame has them")
+    func reprojected() throws {
+        try TileTest.withTempDir { dir in
+            let layers: [[String: Any]] = [["source-layer": "building", "type": "fill", "color": [0, 255, 0]]]
+            let map = try TileTest.styledMap(tiles: VectorData.mbtiles, style: try Self.style(layers), in: dir)
+            let lon = 24.9465, lat = 60.1695, zoom = 16.0
+            let mercator = try Self.frame(map, Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: zoom),
+                                                        width: 640, height: 360))
+            // The globe and the plane show true scale: Web Mercator's is 1/cos(latitude) larger.
+            let trueZoom = zoom + log2(1 / cos(lat * .pi / 180))
+            for (name, projection, least) in [("globe", Projection.globe, 0.9),
+                                              ("EPSG:3067", Projection.plane(try ProjPlane("EPSG:3067")), 0.8)] {
+                let viewport = Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: trueZoom), width: 640,
+                                        height: 360, projection: projection)
+                let frame = try Self.frame(map, viewport)
+                // The middle of the frame, where the projections agree best (EPSG:3067's north turns
+                // by under 2 degrees here).
+                func middle(_ s: ImageSurface) -> [Bool] {
+                    let m = Self.mask(s, channel: Self.building.channel)
+                    return (90..<270).flatMap { y in (160..<480).map { m[y * 640 + $0] } }
+                }
+                let (i, u, count) = Self.overlap(middle(mercator), middle(frame))
+                let iou = Double(i) / Double(max(u, 1))
+                print("\(name): \(count) building pixels in Web Mercator's middle, IoU \(String(format: "%.4f", iou))")
+                #expect(count > 10000)
+                #expect(iou >= least, "\(name): IoU \(iou)")
+            }
+            #expect(map.warnings.isEmpty, "\(map.warnings)")  // no labels in this style, none left out
+            // A style with labels says, once, that they are not drawn there.
+            let themed = try TileTest.styledMap(tiles: VectorData.mbtiles, style: "light", in: dir)
+            _ = try Self.frame(themed, Viewport(camera: Camera(center: LonLat(lon: lon, lat: lat), zoom: trueZoom), width: 320,
+                                                height: 180, projection: .globe))
+            #expect(themed.warnings.filter { $0.contains("labels are not drawn on the globe") }.count == 1, "\(themed.warnings)")
+        }
+    }
+
     // MARK: Every source alike
 
     /// The Helsinki tiles four ways: the MBTiles, the PMTiles read locally and over HTTP (range
