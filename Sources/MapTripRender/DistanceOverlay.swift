@@ -4,21 +4,43 @@ import MapTripGeometry
 import MapTripScene
 import Pango
 
-/// Kilometres travelled so far, counting up during flights, in the top-left of the safe area.
+/// The distance travelled so far, counting up during flights, in the top-left of the safe area, in
+/// the trip's own unit: metres for a walk of under a kilometre, tenths of a kilometre under ten,
+/// whole kilometres beyond (chosen once for the whole trip, so the counter never changes unit).
 public final class DistanceOverlay: Overlay {
     private let text = TextCache()
 
     public init() {}
 
-    /// `1,234 km`: whole kilometres, grouped by thousands.
-    public static func format(_ km: Double) -> String {
-        let n = Int(km.rounded(.down))
-        var digits = String(n), out = ""
-        while digits.count > 3 {
-            out = "," + digits.suffix(3) + out
-            digits.removeLast(3)
+    /// How a trip's counter reads, chosen from its whole length.
+    public enum Unit: Equatable, Sendable {
+        /// `850 m`: metres, in steps of ten.
+        case metres
+        /// `2.4 km`: tenths of a kilometre.
+        case tenths
+        /// `1,234 km`: whole kilometres, grouped by thousands.
+        case kilometres
+
+        public init(tripKm: Double) {
+            self = tripKm < 1 ? .metres : tripKm < 10 ? .tenths : .kilometres
         }
-        return digits + out + " km"
+    }
+
+    /// The counter's text for `km` travelled (counted down to its unit's step: it never runs ahead).
+    public static func format(_ km: Double, unit: Unit = .kilometres) -> String {
+        switch unit {
+        case .metres: return "\(Int((km * 100).rounded(.down)) * 10) m"
+        case .tenths:
+            let tenths = Int((km * 10).rounded(.down))
+            return "\(tenths / 10).\(tenths % 10) km"
+        case .kilometres:
+            var digits = String(Int(km.rounded(.down))), out = ""
+            while digits.count > 3 {
+                out = "," + digits.suffix(3) + out
+                digits.removeLast(3)
+            }
+            return digits + out + " km"
+        }
     }
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
@@ -26,7 +48,8 @@ public final class DistanceOverlay: Overlay {
         let layout = frame.layout, card = frame.scene.style.caption
         let style = TextStyle(family: frame.scene.style.font + " Mono", weight: "Bold", size: card.size * 0.85,
                               color: card.color, haloWidth: 0)
-        let l = try text.layout(Self.format(km), style, scale: layout.unit, in: cr)
+        let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
+        let l = try text.layout(Self.format(km, unit: unit), style, scale: layout.unit, in: cr)
         let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
         let (x, y) = layout.counterOrigin
         counter.draw(centerX: x + counter.width / 2, top: y, background: card.background, unit: layout.unit, text: text,
