@@ -11,9 +11,7 @@ public struct Town: Equatable, Sendable {
     public var population: Int
 
     public init(name: String, position: LonLat, population: Int) {
-        self.name = name
-        self.position = position
-        self.population = population
+        (self.name, self.position, self.population) = (name, position, population)
     }
 }
 
