@@ -334,7 +334,8 @@ public enum BaseMaps {
                                            geometryCache: environment.geometryCache,
                                            caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
                                                                drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
-            if scene.towns {
+            // (No place close enough for a town: the gazetteer is not read.)
+            if scene.towns, scene.places.contains(where: { $0.zoom >= TownsLayer.shownFrom }) {
                 do {
                     let gazetteer = try Gazetteer(assets: environment.assets)
                     map.towns = TownsLayer(datasource: try towns(gazetteer, besides: scene.places),

@@ -115,7 +115,9 @@ public final class TownsLayer {
     public let datasource: TownsDatasource
     public let style: TownsStyle
     /// Below this zoom no town shows (a world view).
-    public var minZoom = 5.0
+    public var minZoom = TownsLayer.shownFrom
+    /// The least zoom towns show at by default.
+    public static let shownFrom = 5.0
 
     public init(datasource: TownsDatasource, style: TownsStyle) {
         self.datasource = datasource
