@@ -233,6 +233,21 @@ public final class Gazetteer: PlaceResolver, @unchecked Sendable {
         }
     }
 
+    /// Every place with at least `minPopulation` people, most populous first (ties in GeoNames
+    /// order): the towns a map names for context. One scan of the places table (34,000 rows).
+    public func towns(minPopulation: Int = 0) throws -> [GazetteerPlace] {
+        try locked {
+            let s = try database.prepare("""
+                SELECT p.id, p.name, p.country, p.population, p.lat, p.lon, p.region FROM places p
+                WHERE p.population >= ?1 ORDER BY p.population DESC, p.id
+                """)
+            try s.bind(.integer(Int64(minPopulation)))
+            var rows: [GazetteerPlace] = []
+            while try s.step() { rows.append(row(s).place) }
+            return rows
+        }
+    }
+
     // MARK: Queries (call with the lock held)
 
     private struct Row {

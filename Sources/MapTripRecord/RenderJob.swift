@@ -2,6 +2,7 @@ import Foundation
 import Heap
 import MapTripSupport
 import MapTripGeometry
+import MapTripGazetteer
 import MapTripScene
 import MapTripStyle
 import MapTripTime
@@ -310,14 +311,41 @@ extension OutputPlan {
 
 /// Chooses a scene's base map: its `map` section's tiles, or the embedded shapefile map.
 public enum BaseMaps {
+    /// The towns datasource of the embedded map: the gazetteer's places, but those that are the trip's
+    /// own (a place of the same name within 30 km, or any within 2 km: its pin and label name it).
+    public static func towns(_ gazetteer: Gazetteer, besides places: [Place]) throws -> TownsDatasource {
+        let own = places.map { (key: NameKey.normalize($0.name), position: $0.position) }
+        let towns = try gazetteer.towns().compactMap { g -> Town? in
+            let position = LonLat(lon: g.lon, lat: g.lat)
+            let isOwn = own.contains { p in
+                let km = Geodesy.distanceKm(p.position, position)
+                return km < 2 || (km < 30 && p.key == NameKey.normalize(g.name))
+            }
+            return isOwn ? nil : Town(name: g.name, position: position, population: g.population)
+        }
+        return TownsDatasource(towns: towns)
+    }
+
     public static func make(for scene: Scene, format: FrameFormat, sceneDirectory: URL,
                             environment: RenderEnvironment) throws -> BaseMap {
         guard let source = scene.map else {
             let fast = environment.fastPaths
-            return try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
-                                        geometryCache: environment.geometryCache,
-                                        caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
-                                                            drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
+            let map = try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
+                                           geometryCache: environment.geometryCache,
+                                           caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
+                                                               drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
+            // (No place close enough for a town: the gazetteer is not read.)
+            if scene.towns, scene.places.contains(where: { $0.zoom >= TownsLayer.shownFrom }) {
+                do {
+                    let gazetteer = try Gazetteer(assets: environment.assets)
+                    map.towns = TownsLayer(datasource: try towns(gazetteer, besides: scene.places),
+                                           style: TownsStyle(scene.style))
+                } catch {
+                    // Towns are context: the map is drawn without them.
+                    map.warnings.append("the map names no towns: \(error)")
+                }
+            }
+            return map
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

@@ -26,8 +26,10 @@ public final class FrameRenderer {
 
     /// The layers every trip draws, bottom to top.
     public static func standardOverlays() -> [Overlay] {
-        [GraticuleOverlay(), RouteOverlay(), PlacesOverlay(), VehicleOverlay(), PhotoOverlay(), CaptionOverlay(), DistanceOverlay(),
-         TitleOverlay(), AttributionOverlay()]
+        let places = PlacesOverlay()
+        // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
+        return [GraticuleOverlay(), RouteOverlay(), TownsOverlay(places: places), places, VehicleOverlay(), PhotoOverlay(),
+                CaptionOverlay(), DistanceOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 
     /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,
@@ -99,7 +101,7 @@ public final class FrameRenderer {
     /// first frame's is done.
     private var laterSteps: ArraySlice<PreparationStep> = []
 
-    private func waitForOverlays() {
+    func waitForOverlays() {
         overlaysPrepared?.wait()
         overlaysPrepared = nil
     }
@@ -111,6 +113,7 @@ public final class FrameRenderer {
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
         cr.save()
+        try tellMapTripMarks(frame)
         try baseMap.draw(v, in: cr)
         waitForOverlays()
         for overlay in overlays {
@@ -149,10 +152,11 @@ public final class FrameRenderer {
         guard fastPaths.planar, picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
         let v = viewport(values.camera)
         let band = try planarBand()
-        guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
-        waitForOverlays()
         let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
                                  routes: routes, media: media)
+        try tellMapTripMarks(frame)
+        guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
+        waitForOverlays()
         // Each overlay recorded first: its ink extents tell which pixels it touches, and only those
         // are replayed and blended (a frame's labels and pins cover a few percent of it). An overlay of
         // long lines that tells its cells is not recorded: it is drawn on each band, in its cells.

@@ -52,12 +52,23 @@ public final class PlacesOverlay: OverlayFastPaths {
         return marks
     }
 
-    private func items(_ frame: FrameContext) throws -> [Item] {
+    /// A pin on the frame: its place, tip, size (popping in), value and how squarely it faces the viewer.
+    private struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
+
+    /// Where a frame's pins and labels go: the pins shown, the labels in placing order (the current
+    /// place's first, then the most recent), their layouts, and each label's box (nil: hidden).
+    private struct Placement {
+        var shown: [Shown] = []
+        var ordered: [Shown] = []
+        var layouts: [(Pango.Layout, TextStyle)] = []
+        var boxes: [Box?] = []
+    }
+
+    private func placement(_ frame: FrameContext) throws -> Placement {
         let pins = frame.values.pins
-        guard !pins.isEmpty else { return [] }
+        guard !pins.isEmpty else { return Placement() }
         let layout = frame.layout, style = frame.scene.style
         let margin = layout.size(60)
-        struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
         var shown: [Shown] = []
         for pin in pins {
             let position = frame.scene.places[pin.place].position
@@ -69,23 +80,6 @@ public final class PlacesOverlay: OverlayFastPaths {
             let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
             shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin, facing: facing))
         }
-        var items: [Item] = []
-        // Older pins first, the current one last (on top).
-        for p in shown.filter({ !$0.pin.current }) + shown.filter(\.pin.current) {
-            let color = p.pin.current ? style.currentPin : style.pin
-            if p.pin.appear >= 1 {
-                // Settled (not popping in): the same picture every frame, faded as one on the globe.
-                let r = 11 * p.size, rim = p.size + 1
-                let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
-                items.append(.mark(try pinPictures.mark(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent,
-                                                        alpha: p.facing) { sc in
-                    drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
-                }))
-            } else {
-                items.append(.pin(x: p.x, y: p.y, size: p.size, color: color, alpha: p.facing))
-            }
-        }
-
         // Labels: the current place's first, then the most recent ones.
         let ordered = shown.filter(\.pin.current) + shown.filter { !$0.pin.current }.reversed()
         var requests: [LabelPlacer.Request] = []
@@ -117,10 +111,43 @@ public final class PlacesOverlay: OverlayFastPaths {
         }
         let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles,
                                       padding: layout.size(4))
-        for (k, box) in boxes.enumerated() {
+        return Placement(shown: shown, ordered: ordered, layouts: layouts, boxes: boxes)
+    }
+
+    /// The boxes the trip's pins and labels take on `frame`, for what the map draws under them (towns,
+    /// a style's labels) to keep clear of: each pin's at its settled size (a pin popping in keeps its
+    /// room from the start), each shown label's.
+    public func tripBoxes(_ frame: FrameContext) throws -> [Box] {
+        let placed = try placement(frame)
+        let pins = placed.shown.map { p in
+            Self.pinBox(x: p.x, y: p.y, size: frame.layout.unit * (p.pin.current ? 1.3 : 1.0))
+        }
+        return pins + placed.boxes.compactMap { $0 }
+    }
+
+    private func items(_ frame: FrameContext) throws -> [Item] {
+        let placed = try placement(frame)
+        let style = frame.scene.style, layout = frame.layout
+        var items: [Item] = []
+        // Older pins first, the current one last (on top).
+        for p in placed.shown.filter({ !$0.pin.current }) + placed.shown.filter(\.pin.current) {
+            let color = p.pin.current ? style.currentPin : style.pin
+            if p.pin.appear >= 1 {
+                // Settled (not popping in): the same picture every frame, faded as one on the globe.
+                let r = 11 * p.size, rim = p.size + 1
+                let extent = Box(minX: -r - rim, minY: -34 * p.size - rim, maxX: r + rim, maxY: 2.8 * p.size + rim)
+                items.append(.mark(try pinPictures.mark(PinKey(size: p.size, color: color), x: p.x, y: p.y, extent: extent,
+                                                        alpha: p.facing) { sc in
+                    drawPin(x: 0, y: 0, size: p.size, color: color, in: sc)
+                }))
+            } else {
+                items.append(.pin(x: p.x, y: p.y, size: p.size, color: color, alpha: p.facing))
+            }
+        }
+        for (k, box) in placed.boxes.enumerated() {
             guard let box else { continue }
-            let (l, ts) = layouts[k]
-            let place = ordered[k]
+            let (l, ts) = placed.layouts[k]
+            let place = placed.ordered[k]
             items.append(.mark(try text.movingMark(l, ts, key: LabelKey(current: place.pin.current,
                                                                        name: frame.scene.places[place.place].name),
                                                    x: box.minX, y: box.minY, scale: layout.unit,

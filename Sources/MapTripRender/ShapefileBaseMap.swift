@@ -41,7 +41,14 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
         self.directory = assets.appendingPathComponent("basemap")
     }
 
-    public var attribution: String? { "Natural Earth" }
+    /// Its layer of towns, named for context on close-ups (nil: none), drawn over each frame by
+    /// `TownsOverlay`, clear of the trip's pins and labels.
+    public var towns: TownsLayer?
+
+    /// Problems that did not stop the render (the towns' gazetteer could not be read).
+    public var warnings: [String] = []
+
+    public var attribution: String? { "Natural Earth" + (towns == nil ? "" : ", GeoNames") }
 
     var outside: Color { style.water }
 

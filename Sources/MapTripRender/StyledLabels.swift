@@ -58,6 +58,8 @@ final class StyledLabels {
     private(set) var placed = 0
     private(set) var boxes: [Box] = []
     private(set) var placements: [Placement] = []
+    /// Boxes (frame pixels) no label may cover: the trip's pins and labels on the frame being drawn.
+    var obstacles: [Box] = []
 
     func begin(_ viewport: Viewport) {
         candidates.removeAll(keepingCapacity: true)
@@ -323,6 +325,9 @@ final class StyledLabels {
         placements.removeAll(keepingCapacity: true)
         placed = 0
         var grid = CollisionGrid(width: width, height: height)
+        // The trip's pins and labels: no label covers them, even one allowed to overlap others.
+        var blocked = CollisionGrid(width: width, height: height)
+        for b in obstacles { blocked.add(b) }
         /// Where each line label's text was placed, to keep repeats apart.
         var shown: [String: [(x: Double, y: Double)]] = [:]
         /// The line labels' glyphs, drawn together once all are placed (see `drawAlong`).
@@ -340,6 +345,7 @@ final class StyledLabels {
                       glyphs.contains(where: { $0.box.maxX > 0 && $0.box.maxY > 0 && $0.box.minX < width && $0.box.minY < height })
                 else { continue }
                 let glyphBoxes = glyphs.map(\.box)
+                if glyphBoxes.contains(where: { blocked.hits($0) }) { continue }
                 if !c.allowOverlap, glyphBoxes.contains(where: { grid.hits($0) }) { continue }
                 if !c.ignorePlacement { for b in glyphBoxes { grid.add(b) } }
                 boxes += glyphBoxes
@@ -357,6 +363,7 @@ final class StyledLabels {
             if c.anchor.hasPrefix("top") { y += h / 2 } else if c.anchor.hasPrefix("bottom") { y -= h / 2 }
             let box = Box(minX: x - pad, minY: y - pad, maxX: x + w + pad, maxY: y + h + pad)
             guard box.maxX > 0, box.maxY > 0, box.minX < width, box.minY < height else { continue }
+            if blocked.hits(box) { continue }
             if !c.allowOverlap, grid.hits(box) { continue }
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)

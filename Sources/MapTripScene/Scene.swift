@@ -38,6 +38,8 @@ public struct Scene: Equatable, Sendable {
     public var projection: ProjectionSpec
     /// Degrees between graticule lines (nil: none) (`map.graticule`).
     public var graticule: Double?
+    /// Whether the embedded map names the towns around the trip on close-ups (`map.towns`).
+    public var towns = true
 
     public init(title: String? = nil, dwell: Double = Scene.defaultDwell, flight: Double = Scene.defaultFlight,
                 video: Video = Video(), places: [Place], map: MapSource? = nil, background: Background = .map,

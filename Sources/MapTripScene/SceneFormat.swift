@@ -203,6 +203,8 @@ public enum SceneFormat {
         Field("graticule", .number(.within(0.1, 90, noun: "graticule",
                                            hint: "degrees between lines: 10 draws one every 10 degrees; 0.1 is the finest")),
               "degrees between meridians and parallels drawn over the map (none without it)"),
+        Field("towns", .boolean, default: .bool(true),
+              "the embedded map names the towns around the trip on close-ups (GeoNames); `false`: none"),
         Field("attribution", .string(nonEmpty: false, noun: "attribution"),
               "the map's credit, drawn bottom-right"),
         Field("contact", .string(nonEmpty: false, noun: "contact"),
@@ -356,7 +358,7 @@ public enum SceneFormat {
     ], misplaced: [
         "width": "video", "height": "video", "fps": "video", "scale": "video",
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
-        "subdomains": "map", "contact": "map", "projection": "map", "graticule": "map",
+        "subdomains": "map", "contact": "map", "projection": "map", "graticule": "map", "towns": "map",
         "lat": "a place in \"places\"", "lon": "a place in \"places\"", "zoom": "a place in \"places\"",
         "country": "a place in \"places\"", "region": "a place in \"places\"",
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",

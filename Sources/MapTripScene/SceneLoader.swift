@@ -236,6 +236,7 @@ private struct SceneBuilder {
             }
             if let p = map["projection"]?.string { scene.projection = ProjectionSpec(p) }
             scene.graticule = map["graticule"]?.number
+            scene.towns = map["towns"]?.bool ?? true
             if case .proj(let definition) = scene.projection, let projections, let value = map["projection"] {
                 checkProjection(definition, projections, value, places: checked["places"]?.elements ?? [], scene)
             }
