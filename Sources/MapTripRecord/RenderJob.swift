@@ -312,14 +312,16 @@ extension OutputPlan {
 /// Chooses a scene's base map: its `map` section's tiles, or the embedded shapefile map.
 public enum BaseMaps {
     /// The towns datasource of the embedded map: the gazetteer's places, but those that are the trip's
-    /// own (a place of the same name within 30 km, or any within 2 km: its pin and label name it).
+    /// own (a place whose name holds the town's within 30 km, such as "Busan 부산" for Busan, or any
+    /// within 2 km: its pin and label name it).
     public static func towns(_ gazetteer: Gazetteer, besides places: [Place]) throws -> TownsDatasource {
         let own = places.map { (key: NameKey.normalize($0.name), position: $0.position) }
         let towns = try gazetteer.towns().compactMap { g -> Town? in
             let position = LonLat(lon: g.lon, lat: g.lat)
+            let key = NameKey.normalize(g.name)
             let isOwn = own.contains { p in
                 let km = Geodesy.distanceKm(p.position, position)
-                return km < 2 || (km < 30 && p.key == NameKey.normalize(g.name))
+                return km < 2 || (km < 30 && (p.key == key || (min(key.count, p.key.count) >= 3 && (p.key.contains(key) || key.contains(p.key)))))
             }
             return isOwn ? nil : Town(name: g.name, position: position, population: g.population)
         }
