@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
-        .target(name: "MapTripTracks", dependencies: ["MapTripGeometry", "MapTripSupport", "LibXML2",
+        .target(name: "MapTripTracks", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "LibXML2",
                                                       .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -93,6 +93,7 @@ let package = Package(
         .target(name: "MapTripOutput", dependencies: ["MapTripSupport", "FFmpeg", "YUV"]),  // targets, pixel paths, codec profiles
         .target(name: "MapTripRecord",
                 dependencies: ["MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripGazetteer", "MapTripTime", "MapTripScene", "MapTripStyle",
+                               "MapTripTracks",
                                "MapTripGeometry", "MapTripSupport", "FFmpeg", "YUV", "Cairo", "Pango", "Rsvg", "Heap", "SQLite"]),
         .target(name: "MapTripGazetteer", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "SQLite"]),  // places by name, offline
         .target(name: "MapTripBatch", dependencies: ["MapTripRecord", "MapTripRender", "MapTripOutput", "MapTripTime", "MapTripScene",
@@ -109,7 +110,7 @@ let package = Package(
 
         .testTarget(name: "MapTripGeometryTests", dependencies: ["MapTripGeometry", "MapTripSupport", "TestSupport"]),
         .testTarget(name: "MapTripSceneTests", dependencies: ["MapTripScene", "MapTripTime", "MapTripGeometry", "MapTripSupport",
-                                                              "TestSupport"]),
+                                                              "MapTripTracks", "TestSupport"]),
         .testTarget(name: "MapTripTimeTests", dependencies: ["MapTripTime", "MapTripScene", "MapTripGeometry", "MapTripSupport",
                                                              "TestSupport"]),
         // What the test targets share (a seeded random generator, numeric keys).

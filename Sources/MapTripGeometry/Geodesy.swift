@@ -257,6 +257,9 @@ public struct RouteLine: Equatable, Sendable {
     public let cumulativeKm: [Double]
     /// `to` as given, so that `point(at: 1)` returns it exactly (the last point's longitude may be shifted by 360).
     private let end: LonLat
+    /// A recorded track's times: seconds since its first point, one per point, never decreasing (nil for
+    /// the lines between two places, and for recordings without a time at every point).
+    public let times: [Double]?
 
     /// The length of the line in km (great-circle km for geodesic lines, rhumb-line km for straight ones).
     public var lengthKm: Double { cumulativeKm[cumulativeKm.count - 1] }
@@ -277,14 +280,11 @@ public struct RouteLine: Equatable, Sendable {
                      "route ends must be finite")
         self.kind = kind
         self.end = to
+        self.times = nil
 
         /// The number of equal steps of at most maxStepKm over `km`.
         func segments(_ km: Double) -> Int { max(1, Int((km / maxStepKm).rounded(.up))) }
-        /// `lon` shifted by a multiple of 360 to within 180 degrees of `previous`.
-        func unwrapped(_ lon: Double, near previous: Double) -> Double {
-            let turns = ((previous - lon) / 360).rounded()
-            return turns == 0 ? lon : lon + 360 * turns
-        }
+        func unwrapped(_ lon: Double, near previous: Double) -> Double { Self.unwrapped(lon, near: previous) }
 
         var points = [from]
         switch kind {
@@ -398,7 +398,40 @@ public struct RouteLine: Equatable, Sendable {
         return pieces
     }
 
+    /// A recorded track's line: its points in order (a recording's segments joined), each joined to the
+    /// next along the great circle (lengths by haversine), longitudes unwrapped as for any route (a track
+    /// over the antimeridian runs on past 180). `times`: seconds since the first point, one per point
+    /// (ignored unless there is one per point). A single point is a line of length 0.
+    public init(track: [LonLat], times: [Double]? = nil) {
+        precondition(!track.isEmpty && track.allSatisfy { $0.lon.isFinite && $0.lat.isFinite },
+                     "a track has finite points")
+        kind = .geodesic
+        end = track[track.count - 1]
+        var points = [track[0]]
+        points.reserveCapacity(track.count + 1)
+        for p in track.dropFirst() {
+            points.append(LonLat(lon: Self.unwrapped(p.lon, near: points[points.count - 1].lon), lat: p.lat))
+        }
+        var stamps = times?.count == track.count ? times : nil
+        if points.count == 1 {
+            points.append(points[0])
+            stamps = stamps.map { [$0[0], $0[0]] }  // the one fix, twice
+        }
+        var cumulative = [0.0]
+        cumulative.reserveCapacity(points.count)
+        for i in 1..<points.count { cumulative.append(cumulative[i - 1] + Geodesy.distanceKm(points[i - 1], points[i])) }
+        self.points = points
+        self.cumulativeKm = cumulative
+        self.times = stamps
+    }
+
     // MARK: - Internals
+
+    /// `lon` shifted by a multiple of 360 to within 180 degrees of `previous`.
+    static func unwrapped(_ lon: Double, near previous: Double) -> Double {
+        let turns = ((previous - lon) / 360).rounded()
+        return turns == 0 ? lon : lon + 360 * turns
+    }
 
     /// The latitude where the segment a-b, drawn straight on the Mercator map, meets longitude `lon`
     /// (strictly between a's and b's longitudes).

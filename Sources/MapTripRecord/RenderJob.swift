@@ -5,6 +5,7 @@ import MapTripGeometry
 import MapTripGazetteer
 import MapTripScene
 import MapTripStyle
+import MapTripTracks
 import MapTripTime
 import MapTripOutput
 import MapTripRender
@@ -174,7 +175,7 @@ public struct RenderJob {
         -> (scene: Scene, files: [URL]) {
         var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker(),
                                           images: SceneImageCheck(), styles: StyleFileCheck(),
-                                          paths: environment.paths)
+                                          tracks: TrackFileCheck(), paths: environment.paths)
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
     }

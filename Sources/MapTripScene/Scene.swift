@@ -207,6 +207,8 @@ public struct Place: Equatable, Sendable {
     public var photo: String?
     /// Degrees clockwise from north that point up while the camera rests here.
     public var bearing: Double
+    /// The recording the leg arriving here follows (nil: the great circle or the straight line).
+    public var track: TrackLeg?
 
     public init(name: String, position: LonLat, dwell: Double = Scene.defaultDwell,
                 zoom: Double = Place.defaultZoom, flight: Double? = nil, curve: Double? = nil,

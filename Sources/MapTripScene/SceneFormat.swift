@@ -325,8 +325,13 @@ public enum SceneFormat {
               "a PNG, JPEG or WebP shown on a card while the camera rests here, relative to the scene"),
         Field("bearing", .number(.within(-360, 360, noun: "bearing")), default: .number(0),
               "degrees clockwise from north that point up while the camera rests here; flights turn the short way"),
-    ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... } or { \"name\": \"Busan\" }",
-       constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"]])])
+        Field("track", .string(nonEmpty: true, noun: "track"),
+              "a recording (GPX, TCX, FIT, KML, KMZ, GeoJSON, relative to the scene) the leg arriving here follows; without lat/lon the place is its last point"),
+        Field("pace", .choice(TrackLeg.Pace.allCases.map(\.rawValue), noun: "pace",
+                              hint: "use \"distance\" (an even speed along the track) or \"recorded\" (the recording's own clock)"),
+              default: .string("distance"), "how the vehicle moves along the track: evenly by distance, or by the recording's clock"),
+    ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... }, { \"name\": \"Busan\" } or { \"track\": \"ride.gpx\" }",
+       constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"], ["track"]])])
 
     public static let scene = Object("scene", [
         Field("$schema", .string(nonEmpty: false, noun: "$schema"), "the JSON Schema, for editors (ignored)"),

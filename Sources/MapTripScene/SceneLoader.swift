@@ -50,9 +50,10 @@ public enum SceneLoader {
     /// `paths`: where the files the scene names may be (batch renders; nil: anywhere).
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
                             projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                            styles: StyleChecking? = nil, paths: PathPolicy? = nil) throws -> Scene {
+                            styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
+                            paths: PathPolicy? = nil) throws -> Scene {
         let report = check(contentsOf: url, resolver: resolver, projections: projections, images: images, styles: styles,
-                           paths: paths)
+                           tracks: tracks, paths: paths)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
@@ -68,7 +69,8 @@ public enum SceneLoader {
     /// Everything `validate` says of a file: errors, warnings, and the scene when there are no errors.
     public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                             styles: StyleChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
+                             styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
+                             paths: PathPolicy? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -102,16 +104,18 @@ public enum SceneLoader {
             return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
         return check(data, file: file, resolver: resolver, projections: projections, images: images, styles: styles,
-                     paths: paths)
+                     tracks: tracks, paths: paths)
     }
 
     /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
     /// here; rendering checks it again). `images`: decodes the pictures the scene names (nil: only
     /// their first bytes are checked here). `styles`: reads the MapLibre style `map.style` names (nil:
-    /// only that the file is there).
+    /// only that the file is there). `tracks`: reads the recordings places' legs follow (nil: a scene
+    /// with a track is an error, as its geometry is needed).
     public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
-                             styles: StyleChecking? = nil, paths: PathPolicy? = nil) -> SceneReport {
+                             styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
+                             paths: PathPolicy? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -122,7 +126,7 @@ public enum SceneLoader {
                                                                message: "\(error)")], warnings: [])
         }
         var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, images: images, styles: styles,
-                                   paths: paths)
+                                   tracks: tracks, paths: paths)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -157,18 +161,20 @@ private struct SceneBuilder {
     let projections: ProjectionChecking?
     let images: ImageChecking?
     let styles: StyleChecking?
+    let tracks: TrackChecking?
     let paths: PathPolicy?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
     init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?,
-         images: ImageChecking?, styles: StyleChecking?, paths: PathPolicy?) {
+         images: ImageChecking?, styles: StyleChecking?, tracks: TrackChecking?, paths: PathPolicy?) {
         checker = SceneChecker(file: file)
         self.resolver = resolver
         self.projections = projections
         self.images = images
         self.styles = styles
+        self.tracks = tracks
         self.paths = paths
     }
 
@@ -303,6 +309,27 @@ private struct SceneBuilder {
         var place = Place(name: name ?? "Place \(number)", position: LonLat(lon: 0, lat: 0),
                           dwell: c["dwell"]?.number ?? sceneDwell, zoom: c["zoom"]?.number ?? Place.defaultZoom,
                           flight: c["flight"]?.number, bearing: c["bearing"]?.number ?? 0)
+        if let value = c["track"], let file = value.string {
+            let trackPath = c.path(of: "track") ?? JSONPath.appending(key: "track", to: path)
+            guard number > 1 else {
+                checker.fail(value.json, trackPath, "the first place has no leg arriving to follow a track",
+                             hint: "put \"track\" on the place the recording leads to; the first place is where it starts")
+                return nil
+            }
+            guard let geometry = readTrack(file, value.json, trackPath) else { return nil }
+            let pace = c["pace"]?.string.flatMap(TrackLeg.Pace.init(rawValue:)) ?? .distance
+            if pace == .recorded, geometry.times == nil, let paceValue = c["pace"] {
+                checker.fail(paceValue.json, c.path(of: "pace") ?? "pace",
+                             "pace \"recorded\" needs times, and track '\(file)' has a point without one",
+                             hint: "use \"pace\": \"distance\", or a recording with a time at every point")
+                return nil
+            }
+            place.track = TrackLeg(file: file, pace: pace, geometry: geometry)
+            if c["lat"] == nil, c["lon"] == nil, let last = geometry.points.last {
+                place.position = last
+                return place
+            }
+        }
         switch (c["lat"]?.number, c["lon"]?.number) {
         case (let lat?, let lon?):
             place.position = LonLat(lon: lon, lat: lat)
@@ -526,8 +553,8 @@ private struct SceneBuilder {
             }
             let flight = c["flight"]
             if i > 0, flight?.string == "auto" || (flight == nil && sceneAuto) {
-                place.flight = AutoCamera.flight(distanceKm: Geodesy.distanceKm(positions[i - 1], place.position),
-                                                 dwell: place.dwell)
+                let km = place.track?.geometry.lengthKm ?? Geodesy.distanceKm(positions[i - 1], place.position)
+                place.flight = AutoCamera.flight(distanceKm: km, dwell: place.dwell)
             }
             place.curve = c["curve"]?.number
             if let r = c["route"] { place.route = route(r, base: scene.route) }
@@ -578,25 +605,49 @@ private struct SceneBuilder {
     /// A MapLibre style file `map.style` names (relative to the scene's folder): there, a regular file,
     /// and a style that reads (its errors and warnings, each with its place in the style file).
     mutating func checkStyle(_ name: String, _ value: JSONValue, _ path: String) {
-        guard confine(name, value, path, what: "style") else { return }
-        let sceneURL = URL(fileURLWithPath: checker.file)
-        let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath, relativeTo: sceneURL.deletingLastPathComponent())
         let hint = "give a MapLibre GL style JSON file (relative to the scene's folder) or a theme: "
             + Style.themes.joined(separator: ", ")
+        guard let url = regularFile(name, value, path, what: "style file", hint: hint), let styles else { return }
+        let found = styles.problems(with: url)
+        report(found.errors, found.warnings, value, path)
+    }
+
+    /// The recording `places[i].track` names (relative to the scene's folder), read by `tracks`: its
+    /// errors and warnings are reported where the scene names it, each saying where in the track file.
+    mutating func readTrack(_ name: String, _ value: JSONValue, _ path: String) -> TrackGeometry? {
+        let hint = "give a GPX, TCX, FIT, KML, KMZ or GeoJSON file, relative to the scene's folder"
+        guard let url = regularFile(name, value, path, what: "track file", hint: hint) else { return nil }
+        guard let tracks else {
+            checker.fail(value, path, "track file '\(name)' cannot be read here", hint: "use maptrip validate, plan or render")
+            return nil
+        }
+        let found = tracks.read(url)
+        report(found.errors, found.warnings, value, path)
+        return found.errors.isEmpty ? found.track : nil
+    }
+
+    /// A file the scene names (`~` expanded, relative to its folder): inside what a batch may read,
+    /// there, and a regular file; nil (reported at `path`) otherwise.
+    mutating func regularFile(_ name: String, _ value: JSONValue, _ path: String, what: String, hint: String) -> URL? {
+        guard confine(name, value, path, what: what) else { return nil }
+        let sceneURL = URL(fileURLWithPath: checker.file)
+        let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath, relativeTo: sceneURL.deletingLastPathComponent())
         switch FileKind(path: url.path) {
         case .regular:
-            break
+            return url
         case .missing:
-            checker.fail(value, path, "style file '\(name)' not found", hint: hint)
-            return
+            checker.fail(value, path, "\(what) '\(name)' not found", hint: hint)
         case let kind:
-            checker.fail(value, path, "style file '\(name)' is \(kind.notAFile!)", hint: hint)
-            return
+            checker.fail(value, path, "\(what) '\(name)' is \(kind.notAFile!)", hint: hint)
         }
-        guard let styles else { return }
-        let found = styles.problems(with: url)
-        for e in found.errors { checker.fail(value, path, e.message, hint: e.hint) }
-        for w in found.warnings {
+        return nil
+    }
+
+    /// What a reader of a file the scene names found: errors, and warnings passed on, at `path`.
+    mutating func report(_ errors: [(message: String, hint: String?)], _ found: [(message: String, hint: String?)],
+                         _ value: JSONValue, _ path: String) {
+        for e in errors { checker.fail(value, path, e.message, hint: e.hint) }
+        for w in found {
             warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
                                        path: path, message: w.message, hint: w.hint))
         }
@@ -683,6 +734,10 @@ private struct SceneBuilder {
                         "the flight of \(JSONText.number(flight)) s is longer than the place's slot of "
                             + "\(JSONText.number(place.dwell)) s: it is cut to the slot and the place never rests",
                         hint: "shorten the flight or lengthen the dwell")
+            }
+            if c["track"] == nil, let value = c["pace"]?.json {
+                warning(value, JSONPath.appending(key: "pace", to: path), "pace is ignored: this place's leg follows no track",
+                        hint: "add \"track\": \"ride.gpx\", or remove \"pace\"")
             }
             // "country" and "region" only narrow a lookup by name: beside coordinates they do nothing.
             if c["lat"] != nil, c["lon"] != nil {

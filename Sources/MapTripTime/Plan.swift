@@ -36,7 +36,12 @@ public struct Plan: Sendable {
             out += "{\"name\":\(JSONText.quoted(p.name)),\"lat\":\(JSONText.number(p.position.lat)),"
             out += "\"lon\":\(JSONText.number(p.position.lon)),\"zoom\":\(JSONText.number(p.zoom)),"
             out += "\"start\":\(seconds(slot.startFrame)),\"arrive\":\(seconds(slot.arriveFrame)),"
-            out += "\"end\":\(seconds(slot.endFrame))}"
+            out += "\"end\":\(seconds(slot.endFrame))"
+            if let leg = trackLeg(into: slot.index) {
+                out += ",\"track\":{\"file\":\(JSONText.quoted(leg.file)),\"km\":\(Self.rounded(leg.km)),"
+                out += "\"points\":\(leg.points),\"pace\":\(JSONText.quoted(leg.pace))}"
+            }
+            out += "}"
         }
         out += "]"
         if includeFrames {
@@ -76,6 +81,11 @@ public struct Plan: Sendable {
             ])
         }
         lines += TextTable.render(rows, leftAligned: [1])
+        for slot in timeline.slots {
+            guard let leg = trackLeg(into: slot.index) else { continue }
+            lines.append("leg into \(slot.index + 1) follows track \(TextTable.printable(leg.file)): "
+                         + String(format: "%.3f km", leg.km) + ", \(leg.points) points, pace \(leg.pace)")
+        }
         if includeFrames {
             lines.append("")
             var frames = [["frame", "t", "lon", "lat", "zoom", "slot"]]
@@ -90,6 +100,12 @@ public struct Plan: Sendable {
             lines += TextTable.render(frames, leftAligned: [])
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The recording the leg into slot i follows: its file, length, points and pace.
+    func trackLeg(into i: Int) -> (file: String, km: Double, points: Int, pace: String)? {
+        guard let track = scene.places[i].track, let line = timeline.routes[i] else { return nil }
+        return (track.file, line.lengthKm, track.geometry.points.count, track.pace.rawValue)
     }
 
     /// A camera value rounded to `cameraDecimals` decimals, printed compactly.

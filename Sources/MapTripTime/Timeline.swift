@@ -165,6 +165,9 @@ public struct Timeline: Sendable {
     public static let endFade = 0.6
     /// Seconds of a pin's arrival animation.
     public static let pinPop = 0.35
+    /// The share of a track leg's flight the camera takes to fly out to the whole track, and again to fly
+    /// in to the place; the vehicle runs the track in between (`TrackFlight`).
+    public static var trackFlyShare: Double { TrackFlight.flyShare }
 
     public let fps: Int
     public let frameCount: Int
@@ -178,6 +181,8 @@ public struct Timeline: Sendable {
 
     /// The flight into slot i (nil for slot 0 and for jumps).
     private let flights: [Flight?]
+    /// The flight into slot i when its leg follows a recording (nil otherwise, and for jumps).
+    private let trackFlights: [TrackFlight?]
     private let routeDrawn: [Bool]
     private let hasVehicle: [Bool]
     private let countsDistance: Bool
@@ -227,7 +232,14 @@ public struct Timeline: Sendable {
             return Flight(from: slots[i - 1].camera, to: slots[i].camera, rho: slots[i].place.curve ?? Flight.defaultRho,
                           viewSize: viewSize, projection: projection)
         }
-        routes = Self.routes(for: scene)
+        let routes = Self.routes(for: scene)
+        self.routes = routes
+        trackFlights = slots.indices.map { i in
+            guard i > 0, slots[i].flightFrames > 0, let leg = slots[i].place.track, let line = routes[i] else { return nil }
+            return TrackFlight(line: line, pace: leg.pace, from: slots[i - 1].camera, to: slots[i].camera,
+                               rho: slots[i].place.curve ?? Flight.defaultRho, viewWidth: Double(format.width) / format.scale,
+                               viewHeight: Double(format.height) / format.scale, projection: projection)
+        }
         routeDrawn = scene.places.indices.map { scene.route(into: $0).map { $0.path != .none } ?? false }
         hasVehicle = scene.places.indices.map { scene.vehicle(into: $0) != .none }
         countsDistance = scene.distance
@@ -267,11 +279,12 @@ public struct Timeline: Sendable {
         self.cues = cues
     }
 
-    /// The line of every leg (nil for place 0): the great circle unless the leg's route says
-    /// straight. A leg drawn with no line still has one for its vehicle and distance.
+    /// The line of every leg (nil for place 0): the recording it follows, else the great circle unless
+    /// the leg's route says straight. A leg drawn with no line still has one for its vehicle and distance.
     public static func routes(for scene: Scene) -> [RouteLine?] {
         scene.places.indices.map { i in
             guard let route = scene.route(into: i) else { return nil }
+            if let track = scene.places[i].track { return RouteLine(track: track.geometry.points, times: track.geometry.times) }
             let from = scene.places[i - 1].position, to = scene.places[i].position
             return RouteLine(from: from, to: to, kind: route.path == .straight ? .straight : .geodesic)
         }
@@ -318,7 +331,14 @@ public struct Timeline: Sendable {
             km = distanceBefore[i - 1] + (routes[i]?.lengthKm ?? 0) * progress
             if hasVehicle[i], !arrived, progress > 0, let line = routes[i] {
                 let at = line.point(at: progress)
-                values.vehicle = VehicleValue(place: i, progress: progress, position: at.position, heading: at.heading)
+                if let track = trackFlights[i] {
+                    if track.running(at: legTime(in: slot, at: n)) {
+                        let heading = line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
+                        values.vehicle = VehicleValue(place: i, progress: progress, position: at.position, heading: heading)
+                    }
+                } else {
+                    values.vehicle = VehicleValue(place: i, progress: progress, position: at.position, heading: at.heading)
+                }
             }
         }
         if countsDistance { values.distanceKm = km }
@@ -346,13 +366,21 @@ public struct Timeline: Sendable {
     private func legProgress(in slot: Slot, at n: Int) -> Double {
         guard slot.index > 0 else { return 0 }
         if n >= slot.arriveFrame { return 1 }
+        if let track = trackFlights[slot.index] { return track.progress(at: legTime(in: slot, at: n)) }
         guard let flight = flights[slot.index] else { return 1 }
-        return flight.travelled(at: Double(n - slot.startFrame) / Double(slot.flightFrames))
+        return flight.travelled(at: legTime(in: slot, at: n))
+    }
+
+    /// The fraction of the flight into `slot` gone at frame n (before it arrives).
+    private func legTime(in slot: Slot, at n: Int) -> Double {
+        Double(n - slot.startFrame) / Double(slot.flightFrames)
     }
 
     private func camera(in slot: Slot, at n: Int) -> Camera {
-        guard n < slot.arriveFrame, let flight = flights[slot.index] else { return slot.camera }
-        return flight.camera(at: Double(n - slot.startFrame) / Double(slot.flightFrames))
+        guard n < slot.arriveFrame else { return slot.camera }
+        if let track = trackFlights[slot.index] { return track.camera(at: legTime(in: slot, at: n)) }
+        guard let flight = flights[slot.index] else { return slot.camera }
+        return flight.camera(at: legTime(in: slot, at: n))
     }
 
     private func clamp(_ frame: Int) -> Int {

@@ -5,6 +5,7 @@ import MapTripScene
 import MapTripTime
 import MapTripRecord
 import MapTripRender
+import MapTripTracks
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,7 +29,7 @@ struct PlanCommand: ParsableCommand {
             let s = try SceneLoader.load(
                 contentsOf: URL(fileURLWithPath: scene),
                 resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment),
-                projections: ProjChecker())
+                projections: ProjChecker(), tracks: TrackFileCheck())
             let plan = Plan(scene: s, timeline: Timeline(scene: s, projection: try Projection.make(for: s)))
             print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
         } catch {

@@ -88,6 +88,21 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
     /// Recorded tracks, as `maptrip track` reads them (docs/tracks.md).
     static let tracks: [ErrorCase] = [
+        ErrorCase(group: "Recorded tracks", what: "A place's track that is not there",
+                  files: ["scene.json": scene(place + #", { "track": "ride.gpx" }"#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:62: places[1].track: track file 'ride.gpx' not found (give a GPX, TCX, FIT, KML, KMZ or GeoJSON file, relative to the scene's folder)"#),
+        ErrorCase(group: "Recorded tracks", what: "A place's track that does not read (its own line named)",
+                  files: ["scene.json": scene(place + #", { "track": "ride.gpx" }"#),
+                          "ride.gpx": text("<gpx>\n<trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\">")], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:62: places[1].track: track ride.gpx:3:24: the XML is not well-formed: the document ends before its elements are closed (the file may be cut short or not XML at all; export it again)"#),
+        ErrorCase(group: "Recorded tracks", what: "A place's track at recorded pace without times",
+                  files: ["scene.json": scene(place + #", { "track": "ride.gpx", "pace": "recorded" }"#),
+                          "ride.gpx": gpx("<trk><trkseg><trkpt lat=\"37.6\" lon=\"127\"/><trkpt lat=\"37.7\" lon=\"127.1\"/></trkseg></trk>")],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:82: places[1].pace: pace "recorded" needs times, and track 'ride.gpx' has a point without one (use "pace": "distance", or a recording with a time at every point)"#),
+        ErrorCase(group: "Recorded tracks", what: "A track on the first place (no leg arrives there)",
+                  files: ["scene.json": scene(#"{ "track": "ride.gpx" }, "# + place),
+                          "ride.gpx": gpx("<trk><trkseg><trkpt lat=\"37.6\" lon=\"127\"/></trkseg></trk>")],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:26: places[0].track: the first place has no leg arriving to follow a track (put "track" on the place the recording leads to; the first place is where it starts)"#),
         ErrorCase(group: "Recorded tracks", what: "A track file that is not there", files: [:], arguments: ["track", "ride.gpx"],
                   message: "maptrip: error: ride.gpx: no such file (check the file's name and folder)", output: nil),
         ErrorCase(group: "Recorded tracks", what: "A CSV file named .gpx (formats are recognised by content)", files: ["ride.gpx": text("lat,lon\n1,2\n")],
@@ -421,7 +436,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:49: places[0]." + String(repeating: "k", count: 65) + "…[999923 characters]…"
                       + String(repeating: "k", count: 12) + ": unknown key '" + String(repeating: "k", count: 30) + "…[999965 characters]…"
-                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, bearing)"),
+                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, bearing, track, pace)"),
         ErrorCase(group: "Scenes", what: "A pixel ratio of 5e-324 (a view 10^323 frames wide: a crash before)",
                   files: ["scene.json": scene(place, #" "video": { "scale": 5e-324 },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:23: video.scale: scale 5e-324 is outside [0.1, 8] (scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160)"),

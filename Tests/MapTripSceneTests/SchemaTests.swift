@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MapTripTracks
 @testable import MapTripScene
 
 /// The JSON Schema and the README's table come from `SceneFormat`; they are checked in, and must stay
@@ -64,7 +65,9 @@ struct SchemaTests {
         let scenes = Self.root.appendingPathComponent("Scenes")
         for name in try FileManager.default.contentsOfDirectory(atPath: scenes.path).sorted() where name.hasSuffix(".json") {
             let text = try String(contentsOf: scenes.appendingPathComponent(name), encoding: .utf8)
-            let report = SceneLoader.check(Data(text.utf8), file: name)
+            // Read as a file beside its tracks (Scenes/ride.json follows one).
+            let report = SceneLoader.check(Data(text.utf8), file: scenes.appendingPathComponent(name).path,
+                                           tracks: TrackFileCheck())
             let byName = report.errors.contains { $0.message.contains("gazetteer") }
             #expect(report.errors.isEmpty || byName, "\(name): \(report.errors)")
             documents.append((name, text, true))

@@ -1,0 +1,50 @@
+import Foundation
+import MapTripGeometry
+
+/// A recording as the scene carries it: plain positions (and times), read once by the loader through
+/// a `TrackChecking` reader, so that the timeline and the renderer never read files.
+public struct TrackGeometry: Equatable, Sendable {
+    /// Every point of the recording, its segments joined in order (at least one).
+    public var points: [LonLat]
+    /// Seconds since the first point, one per point, never decreasing; nil unless every point has a time.
+    public var times: [Double]?
+
+    public init(points: [LonLat], times: [Double]? = nil) {
+        self.points = points
+        self.times = times
+    }
+
+    /// The great-circle length of the recording, km.
+    public var lengthKm: Double {
+        zip(points, points.dropFirst()).reduce(0) { $0 + Geodesy.distanceKm($1.0, $1.1) }
+    }
+}
+
+/// A leg that follows a recording (`places[i].track`): the file as the scene names it, how the
+/// vehicle keeps pace along it, and its geometry.
+public struct TrackLeg: Equatable, Sendable {
+    public enum Pace: String, Equatable, Sendable, CaseIterable {
+        /// An even speed along the track's length.
+        case distance
+        /// The recording's own clock, squeezed into the flight.
+        case recorded
+    }
+
+    public var file: String
+    public var pace: Pace
+    public var geometry: TrackGeometry
+
+    public init(file: String, pace: Pace = .distance, geometry: TrackGeometry) {
+        self.file = file
+        self.pace = pace
+        self.geometry = geometry
+    }
+}
+
+/// Reads a recorded track a place's leg follows (`places[i].track`), so that `validate` and a render's
+/// start say what is wrong with it where the scene names it (each message says where in the track file),
+/// and the scene carries its geometry. Adopted outside the pure modules (the reader uses libxml2).
+public protocol TrackChecking: Sendable {
+    func read(_ url: URL) -> (track: TrackGeometry?, errors: [(message: String, hint: String?)],
+                              warnings: [(message: String, hint: String?)])
+}

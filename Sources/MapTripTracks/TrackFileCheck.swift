@@ -1,0 +1,35 @@
+import Foundation
+import MapTripGeometry
+import MapTripScene
+import MapTripSupport
+
+/// A track a place's leg follows (`places[i].track`), read as `validate` and a render's start read it:
+/// a file that does not read is an error, its warnings (points dropped) are passed on; each says where
+/// in the track file (`track ride.gpx:12:7: ...`). The scene gets the points (segments joined in order)
+/// and, when every point has one, their times in seconds from the first.
+public struct TrackFileCheck: TrackChecking {
+    public init() {}
+
+    public func read(_ url: URL) -> (track: TrackGeometry?, errors: [(message: String, hint: String?)],
+                                     warnings: [(message: String, hint: String?)]) {
+        /// `track ride.gpx:12:7: message`, the hint apart.
+        func said(_ d: Diagnostic) -> (message: String, hint: String?) {
+            var bare = d
+            bare.hint = nil
+            return ("track " + bare.description, d.hint)
+        }
+        let reading: TrackReading
+        do {
+            reading = try TrackFile.read(contentsOf: url)
+        } catch {
+            return (nil, error.diagnostics.map(said), [])
+        }
+        let points = reading.track.points
+        guard let first = points.first else {
+            return (nil, [("track \(reading.file): the recording has no points", "is this the right file?")], [])
+        }
+        let stamps = points.compactMap(\.time)
+        let times = stamps.count == points.count ? stamps.map { $0.timeIntervalSince(stamps[0]) } : nil
+        return (TrackGeometry(points: points.map(\.lonLat), times: times), [], reading.diagnostics.map(said))
+    }
+}
