@@ -97,7 +97,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// when given, as the batch renders it); 1 when it cannot be read (it fails quickly).
     public static func cost(of scene: URL, fps: Int? = nil, width: Int? = nil,
                             resolver: SceneLoader.ResolverSource? = nil) -> Int {
-        guard let loaded = try? SceneLoader.load(contentsOf: scene, resolver: resolver, projections: ProjChecker()) else { return 1 }
+        guard let loaded = try? SceneLoader.loadForRender(contentsOf: scene, resolver: resolver) else { return 1 }
         var format = loaded.video.format
         let w = width ?? format.width
         let h = max(1, Int((Double(format.height) * Double(w) / Double(max(1, format.width))).rounded()))

@@ -173,9 +173,7 @@ public struct RenderJob {
     /// a transparent background when forced), and the files it names.
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
         -> (scene: Scene, files: [URL]) {
-        var loaded = try SceneLoader.load(contentsOf: url, resolver: environment.places, projections: ProjChecker(),
-                                          images: SceneImageCheck(), styles: StyleFileCheck(),
-                                          tracks: TrackFileCheck(), paths: environment.paths)
+        var loaded = try SceneLoader.loadForRender(contentsOf: url, resolver: environment.places, paths: environment.paths)
         if transparent { loaded.background = .transparent }
         return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
     }
@@ -307,6 +305,16 @@ extension OutputPlan {
                 ? "ultrafast" : presets.compactMap { Int($0) }.max().map(String.init)
         }
         return plan
+    }
+}
+
+extension SceneLoader {
+    /// A scene file read with every check a render makes: its projection, pictures, style and tracks
+    /// (the checks that need C libraries, which the scene module leaves to its callers).
+    public static func loadForRender(contentsOf url: URL, resolver: ResolverSource? = nil,
+                                     paths: PathPolicy? = nil) throws -> Scene {
+        try load(contentsOf: url, resolver: resolver, projections: ProjChecker(), images: SceneImageCheck(),
+                 styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths)
     }
 }
 

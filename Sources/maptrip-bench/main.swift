@@ -180,7 +180,7 @@ final class CaptureSink: FrameSink {
 }
 
 func loadScene(_ path: String) throws -> Scene {
-    try SceneLoader.load(contentsOf: URL(fileURLWithPath: path))
+    try SceneLoader.loadForRender(contentsOf: URL(fileURLWithPath: path))
 }
 
 /// child: capture SCENE FRAMES FLAGS
