@@ -233,6 +233,9 @@ enum Preview {
             try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Trip.assets.appendingPathComponent("basemap/110m"),
                                              to: assets.appendingPathComponent("110m"))
+            // The gazetteer too: the close-ups' towns come from it, and the credit names it from frame 0.
+            try FileManager.default.copyItem(at: Trip.assets.appendingPathComponent("gazetteer.sqlite"),
+                                             to: dir.appendingPathComponent("Assets/gazetteer.sqlite"))
             var trip = TripScene.korea
             trip.stops[0].zoom = 2
             let file = try trip.write(to: dir)
