@@ -157,8 +157,10 @@ struct FITDecoder {
                 local = Int((header >> 5) & 0x3)
                 let offset = UInt32(header & 0x1F)
                 if let last = lastTimestamp {
-                    var t = (last & ~0x1F) + offset
-                    if offset < last & 0x1F { t += 0x20 }
+                    // FIT times are seconds in 32 bits: the roll-over wraps (a damaged file's last
+                    // full time may be near the top).
+                    var t = (last & ~0x1F) &+ offset
+                    if offset < last & 0x1F { t &+= 0x20 }
                     timestamp = t
                     lastTimestamp = t
                 }

@@ -68,6 +68,16 @@ import Testing
         #expect(message == Self.broken.first { $0.0 == name }?.1)
     }
 
+    /// A compressed time (a 5-bit offset) after a full time near 2^32 rolls over as FIT's 32-bit
+    /// seconds do, and the file after it is read: the fuzzer's crasher (Fuzz/Corpus/fit) trapped on
+    /// the addition's overflow.
+    @Test func compressedTimesRollOverAtTheTop() throws {
+        let crasher = Fixtures.folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/fit/crash-compressed-timestamp-overflow")
+        var decoder = FITDecoder(try Data(contentsOf: crasher))
+        _ = try? decoder.decode()
+    }
+
     /// Every prefix of a good file, and every file with one byte changed, is read or refused: no trap.
     @Test func cutAndFlippedFilesNeverTrap() throws {
         let data = try Data(contentsOf: Fixtures.url("fit/Activity.fit"))
