@@ -27,6 +27,22 @@ public struct Box: Equatable, Sendable {
         minX <= o.maxX && maxX >= o.minX && minY <= o.maxY && maxY >= o.minY
     }
 
+    /// Whether the two boxes share some area (boxes that only touch do not; `intersects` counts them).
+    @inline(__always) public func overlaps(_ o: Box) -> Bool {
+        minX < o.maxX && maxX > o.minX && minY < o.maxY && maxY > o.minY
+    }
+
+    /// The smallest box holding both.
+    public func union(_ o: Box) -> Box {
+        Box(minX: Swift.min(minX, o.minX), minY: Swift.min(minY, o.minY), maxX: Swift.max(maxX, o.maxX),
+            maxY: Swift.max(maxY, o.maxY))
+    }
+
+    /// The box grown by `d` on every side.
+    public func padded(by d: Double) -> Box {
+        Box(minX: minX - d, minY: minY - d, maxX: maxX + d, maxY: maxY + d)
+    }
+
     @inline(__always) public func contains(_ o: Box) -> Bool {
         o.minX >= minX && o.maxX <= maxX && o.minY >= minY && o.maxY <= maxY
     }

@@ -126,20 +126,14 @@ public enum LabelPlacer {
                              padding: Double = 0) -> [Box?] {
         var placed = [Box?](repeating: nil, count: requests.count)
         var occupied: [Box] = []
-        func padded(_ b: Box) -> Box {
-            Box(minX: b.minX - padding, minY: b.minY - padding, maxX: b.maxX + padding, maxY: b.maxY + padding)
-        }
-        func overlaps(_ b: Box, _ o: Box) -> Bool {
-            b.minX < o.maxX && b.maxX > o.minX && b.minY < o.maxY && b.maxY > o.minY
-        }
         let order = requests.indices.filter { requests[$0].always } + requests.indices.filter { !requests[$0].always }
         for k in order {
             let r = requests[k]
             let candidates = r.candidates()
             var choice: Box?
             for b in candidates where bounds.contains(b) {
-                let p = padded(b)
-                if !occupied.contains(where: { overlaps(p, $0) }) && !obstacles.contains(where: { overlaps(b, $0) }) {
+                let p = b.padded(by: padding)
+                if !occupied.contains(where: { p.overlaps($0) }) && !obstacles.contains(where: { b.overlaps($0) }) {
                     choice = b
                     break
                 }
@@ -149,7 +143,7 @@ public enum LabelPlacer {
                 // that is free of other labels, else the first one kept inside the frame. (Checked
                 // after the move: a candidate free outside the frame may land on a label once moved in.)
                 let inside = candidates.map { clamp($0, into: bounds) }
-                choice = inside.first { c in !occupied.contains { overlaps(padded(c), $0) } } ?? inside[0]
+                choice = inside.first { c in !occupied.contains { c.padded(by: padding).overlaps($0) } } ?? inside[0]
             }
             if let choice {
                 placed[k] = choice

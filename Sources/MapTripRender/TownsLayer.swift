@@ -167,7 +167,7 @@ public final class TownsLayer {
         var taken: [Box] = []
         var placed: [PlacedTown] = []
         func free(_ b: Box) -> Bool {
-            !obstacles.contains { Self.overlaps(b, $0) } && !taken.contains { Self.overlaps(b, $0) }
+            !obstacles.contains { b.overlaps($0) } && !taken.contains { b.overlaps($0) }
         }
         for i in candidates {
             let town = datasource.towns[i]
@@ -179,23 +179,14 @@ public final class TownsLayer {
             let right = Box(minX: p.x + r + gap, minY: p.y - size.height / 2, maxX: p.x + r + gap + size.width,
                             maxY: p.y + size.height / 2)
             let left = Box(minX: p.x - r - gap - size.width, minY: right.minY, maxX: p.x - r - gap, maxY: right.maxY)
-            guard let (label, leftSide) = [(right, false), (left, true)].first(where: { free(Self.union($0.0, dot)) })
+            guard let (label, leftSide) = [(right, false), (left, true)].first(where: { free($0.0.union(dot)) })
             else { continue }
-            let box = Self.union(label, dot)
-            taken.append(Box(minX: box.minX - pad, minY: box.minY - pad, maxX: box.maxX + pad, maxY: box.maxY + pad))
+            let box = label.union(dot)
+            taken.append(box.padded(by: pad))
             placed.append(PlacedTown(town: town, x: p.x, y: p.y, label: label, box: box, alpha: alpha, leftSide: leftSide))
         }
         // Only those that touch the frame.
-        return placed.filter { Self.overlaps($0.box, Box(minX: 0, minY: 0, maxX: w, maxY: h)) }
-    }
-
-    static func union(_ a: Box, _ b: Box) -> Box {
-        Box(minX: min(a.minX, b.minX), minY: min(a.minY, b.minY), maxX: max(a.maxX, b.maxX), maxY: max(a.maxY, b.maxY))
-    }
-
-    /// Whether two boxes share some area (touching edges do not).
-    static func overlaps(_ a: Box, _ b: Box) -> Bool {
-        a.minX < b.maxX && a.maxX > b.minX && a.minY < b.maxY && a.maxY > b.minY
+        return placed.filter { $0.box.overlaps(Box(minX: 0, minY: 0, maxX: w, maxY: h)) }
     }
 }
 
