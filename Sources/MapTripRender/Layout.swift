@@ -121,23 +121,22 @@ public enum LabelPlacer {
     }
 
     /// The box each label takes (nil: hidden), in the order of `requests`. `bounds` is where labels
-    /// must lie (the frame, inset); `obstacles` are boxes labels must not cover (cards, pins).
+    /// must lie (the frame, inset); `obstacles` are boxes labels must not cover (cards, pins); `lines`
+    /// are the routes, which a label keeps off where one of its positions can (else it takes the
+    /// first position free of the rest: its halo keeps it legible over the line).
     public static func place(_ requests: [Request], within bounds: Box, avoiding obstacles: [Box] = [],
-                             padding: Double = 0) -> [Box?] {
+                             lines: LineObstacles? = nil, padding: Double = 0) -> [Box?] {
         var placed = [Box?](repeating: nil, count: requests.count)
         var occupied: [Box] = []
         let order = requests.indices.filter { requests[$0].always } + requests.indices.filter { !requests[$0].always }
         for k in order {
             let r = requests[k]
             let candidates = r.candidates()
-            var choice: Box?
-            for b in candidates where bounds.contains(b) {
+            let free = candidates.filter { b in
                 let p = b.padded(by: padding)
-                if !occupied.contains(where: { p.overlaps($0) }) && !obstacles.contains(where: { b.overlaps($0) }) {
-                    choice = b
-                    break
-                }
+                return bounds.contains(b) && !occupied.contains { p.overlaps($0) } && !obstacles.contains { b.overlaps($0) }
             }
+            var choice = free.first { !(lines?.meets($0) ?? false) } ?? free.first
             if choice == nil, r.always {
                 // The current place's label always shows: the first candidate, kept inside the frame,
                 // that is free of other labels, else the first one kept inside the frame. (Checked

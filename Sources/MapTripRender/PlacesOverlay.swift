@@ -77,8 +77,11 @@ public final class PlacesOverlay: OverlayFastPaths {
             // On the globe, a place turning away towards the limb fades out.
             let facing = frame.viewport.facing(position)
             guard facing > 0 else { continue }
-            let size = layout.unit * (pin.current ? 1.3 : 1.0) * Self.pop(pin.appear)
-            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: size, pin: pin, facing: facing))
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: 0, pin: pin, facing: facing))
+        }
+        shown = Self.once(shown, places: frame.scene.places)
+        for k in shown.indices {
+            shown[k].size = layout.unit * (shown[k].pin.current ? 1.3 : 1.0) * Self.pop(shown[k].pin.appear)
         }
         // Labels: the current place's first, then the most recent ones.
         let ordered = shown.filter(\.pin.current) + shown.filter { !$0.pin.current }.reversed()
@@ -109,10 +112,56 @@ public final class PlacesOverlay: OverlayFastPaths {
                 obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height)))
             }
         }
-        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles,
+        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles, lines: keepsOffRoutes ? routeObstacles(frame) : nil,
                                       padding: layout.size(4))
         return Placement(shown: shown, ordered: ordered, layouts: layouts, boxes: boxes)
     }
+
+    /// A place visited again (the same name at the same spot) has one pin and one label: the pins of
+    /// its visits shown become one, current if any of them is, as far popped in as the furthest (a
+    /// return leaves the settled pin settled), at the place of the latest visit.
+    private static func once(_ shown: [Shown], places: [Place]) -> [Shown] {
+        var out: [Shown] = []
+        for s in shown {
+            let place = places[s.place]
+            if let k = out.firstIndex(where: { other in
+                let o = places[other.place]
+                return o.name == place.name && abs(o.position.lon - place.position.lon) < 1e-6
+                    && abs(o.position.lat - place.position.lat) < 1e-6
+            }) {
+                var merged = s
+                merged.pin.current = s.pin.current || out[k].pin.current
+                merged.pin.appear = max(s.pin.appear, out[k].pin.appear)
+                out[k] = merged
+            } else {
+                out.append(s)
+            }
+        }
+        return out
+    }
+
+    /// Every leg's whole line on `frame` (drawn and still to be drawn), for labels to keep off: a
+    /// label set beside its pin where no route passes does not have to move when the route arrives.
+    private func routeObstacles(_ frame: FrameContext) -> LineObstacles? {
+        let scene = frame.scene
+        if routeLines?.scene != scene {
+            var lines: [(Int, ProjectedLine)] = []
+            for (i, route) in frame.routes.enumerated() {
+                guard let route, let style = scene.route(into: i), style.path != .none else { continue }
+                lines.append((i, ProjectedLine(route.points)))
+            }
+            routeLines = (scene, lines)
+        }
+        guard let routeLines, !routeLines.lines.isEmpty else { return nil }
+        let widest = routeLines.lines.map { frame.layout.size(scene.route(into: $0.0)?.width ?? 0) }.max() ?? 0
+        // Half the widest line and its outline, and a gap as wide as the labels' padding.
+        let reach = widest * 0.85 + frame.layout.size(4)
+        return LineObstacles(routeLines.lines.flatMap { frame.viewport.lines($0.1) }, reach: reach,
+                             width: frame.layout.width, height: frame.layout.height)
+    }
+
+    /// The routes' lines, projected once per scene.
+    private var routeLines: (scene: Scene, lines: [(Int, ProjectedLine)])?
 
     /// The boxes the trip's pins and labels take on `frame`, for what the map draws under them (towns,
     /// a style's labels) to keep clear of: each pin's at its settled size (a pin popping in keeps its
@@ -124,6 +173,17 @@ public final class PlacesOverlay: OverlayFastPaths {
         }
         return pins + placed.boxes.compactMap { $0 }
     }
+
+    /// The labels shown on `frame`: each place's name and its box (for tests).
+    func labels(_ frame: FrameContext) throws -> [(name: String, box: Box)] {
+        let placed = try placement(frame)
+        return placed.boxes.indices.compactMap { k in
+            placed.boxes[k].map { (frame.scene.places[placed.ordered[k].place].name, $0) }
+        }
+    }
+
+    /// Whether labels keep off the routes (off only in tests, to show what it changes).
+    var keepsOffRoutes = true
 
     private func items(_ frame: FrameContext) throws -> [Item] {
         let placed = try placement(frame)
