@@ -89,7 +89,7 @@ public struct Style: Equatable, Sendable {
     }
 
     /// The names of the ready themes (files in `Assets/themes/`).
-    public static let themes = ["light", "dark", "atlas"]
+    public static let themes = ["light", "dark", "atlas", "relief", "satellite"]
 
     /// The light theme, built in (`Assets/themes/light.json` says the same; a test keeps them equal):
     /// soft blue water, warm paper land, plum borders, quiet under pins and labels.
@@ -106,10 +106,11 @@ public struct Style: Equatable, Sendable {
         card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#172133b8")!, size: 54),
         route: RouteStyle())
 
-    /// Night: slate land on deep blue water, warm pins and an amber route.
+    /// Night: slate land on deep blue water, warm pins and an amber route. Land and sea are 20 apart
+    /// in CIE Lab (ΔE76; they were 9.5, and coasts were faint).
     public static let dark = Style(
         theme: "dark",
-        sea: Color(hex: "#17202e")!, land: Color(hex: "#2c3442")!, lakes: Color(hex: "#17202e")!,
+        sea: Color(hex: "#141c2a")!, land: Color(hex: "#3d4859")!, lakes: Color(hex: "#141c2a")!,
         borders: Stroke(color: Color(hex: "#8a7fa0")!, width: 1.1, dash: [4, 2.5]),
         provinces: Stroke(color: Color(hex: "#4a5468")!, width: 0.6, dash: [2, 2]),
         font: "Noto Sans",
@@ -138,15 +139,57 @@ public struct Style: Equatable, Sendable {
         space: Color(hex: "#2a2118")!, atmosphere: Color(hex: "#e9d9b0")!,
         graticule: Stroke(color: Color(hex: "#a0522d66")!, width: 0.7, dash: [3, 3]), polar: Color(hex: "#f4ead2")!)
 
+    /// A physical map: Natural Earth's shaded relief (a world picture, `Assets/pictures/relief.jpg`)
+    /// up to zoom 5, then vector land of its mean colour; its sea is the picture's.
+    public static let relief = Style(
+        theme: "relief",
+        sea: Color(hex: "#77a7cd")!, land: Color(hex: "#c2bca4")!, lakes: Color(hex: "#77a7cd")!,
+        borders: Stroke(color: Color(hex: "#6e5a4c")!, width: 1.0, dash: [4, 2.5]),
+        provinces: Stroke(color: Color(hex: "#9c8c7c")!, width: 0.6, dash: [2, 2]),
+        font: "Noto Sans",
+        pin: Color(hex: "#c62828")!, currentPin: Color(hex: "#b71c1c")!,
+        label: Label(color: Color(hex: "#262626")!, halo: Color(hex: "#ffffffe0")!, size: 22),
+        currentLabel: Label(color: Color(hex: "#1a1a1a")!, halo: Color(hex: "#ffffffe8")!, size: 28),
+        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#1f2d3ab8")!, size: 34),
+        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#1f2d3ad0")!, size: 54),
+        route: RouteStyle(color: Color(hex: "#d7301f")!, outline: Color(hex: "#ffffff")!),
+        space: Color(hex: "#05070d")!, atmosphere: Color(hex: "#9cc8ee")!,
+        graticule: Stroke(color: Color(hex: "#ffffff66")!, width: 0.7), polar: Color(hex: "#e8eef3")!)
+
+    /// The Earth from space: NASA's Blue Marble (`Assets/pictures/satellite.jpg`) up to zoom 5, then
+    /// vector land of its mean colour on its deep ocean; white text on dark halos, an amber route.
+    public static let satellite = Style(
+        theme: "satellite",
+        sea: Color(hex: "#0a1733")!, land: Color(hex: "#4a4b30")!, lakes: Color(hex: "#0a1733")!,
+        borders: Stroke(color: Color(hex: "#e8e2c8a0")!, width: 0.9, dash: [4, 2.5]),
+        provinces: Stroke(color: Color(hex: "#c8c2a870")!, width: 0.5, dash: [2, 2]),
+        font: "Noto Sans",
+        pin: Color(hex: "#ff7a45")!, currentPin: Color(hex: "#ffa040")!,
+        label: Label(color: Color(hex: "#f2f2f2")!, halo: Color(hex: "#0b1220e0")!, size: 22),
+        currentLabel: Label(color: Color(hex: "#ffffff")!, halo: Color(hex: "#0b1220e8")!, size: 28),
+        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220c8")!, size: 34),
+        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220d8")!, size: 54),
+        route: RouteStyle(color: Color(hex: "#ffc14d")!, outline: Color(hex: "#0b1220")!),
+        space: Color(hex: "#010204")!, atmosphere: Color(hex: "#5b8fe0")!,
+        graticule: Stroke(color: Color(hex: "#ffffff40")!, width: 0.6), polar: Color(hex: "#0a1733")!)
+
     /// A ready theme by name.
     public static func theme(_ name: String) -> Style? {
         switch name {
         case "light": standard
         case "dark": dark
         case "atlas": atlas
+        case "relief": relief
+        case "satellite": satellite
         default: nil
         }
     }
+
+    /// The vehicle's body: the labels' ink (dark on light maps, light on dark ones), so that it reads
+    /// as a solid shape on the theme's land and sea.
+    public var vehicleFill: Color { label.color.withAlpha(1) }
+    /// The vehicle's outline and trim (windows, stripes): the labels' halo, opaque.
+    public var vehicleOutline: Color { label.halo.withAlpha(1) }
 }
 
 extension Style {
