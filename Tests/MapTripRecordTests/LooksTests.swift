@@ -143,12 +143,13 @@ struct LooksTests {
     /// Places whose picture colour is even over a degree or so, and far from the vector land's.
     static let sahara = LonLat(lon: 10, lat: 23), congo = LonLat(lon: 22, lat: 1), arabia = LonLat(lon: 47, lat: 21)
     static let amazon = LonLat(lon: -62, lat: -6), tibet = LonLat(lon: 88, lat: 33), pacific = LonLat(lon: -150, lat: 0)
+    static let china = LonLat(lon: 112, lat: 28), guinea = LonLat(lon: -5, lat: 8)
 
     /// A decoded frame of a picture theme shows the picture's colours where the picture has them, on
     /// Web Mercator, a PROJ plane and the globe.
     @Test(arguments: [
-        ("relief", "{}", LonLat(lon: 20, lat: 12), 2.0, [sahara, amazon, tibet, arabia]),
-        ("relief", "{\"projection\": \"+proj=robin\"}", LonLat(lon: 20, lat: 12), 2.0, [sahara, amazon, tibet, arabia]),
+        ("relief", "{}", LonLat(lon: 20, lat: 12), 2.0, [sahara, amazon, tibet, arabia, china, guinea]),
+        ("relief", "{\"projection\": \"+proj=robin\"}", LonLat(lon: 20, lat: 12), 2.0, [sahara, amazon, tibet, arabia, china, guinea]),
         ("satellite", "{\"projection\": \"globe\"}", LonLat(lon: 20, lat: 10), 2.0, [sahara, congo, arabia]),
         ("satellite", "{}", LonLat(lon: -60, lat: 0), 2.0, [amazon, sahara, pacific]),
     ])
