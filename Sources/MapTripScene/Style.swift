@@ -140,38 +140,36 @@ public struct Style: Equatable, Sendable {
         graticule: Stroke(color: Color(hex: "#a0522d66")!, width: 0.7, dash: [3, 3]), polar: Color(hex: "#f4ead2")!)
 
     /// A physical map: Natural Earth's shaded relief (a world picture, `Assets/pictures/relief.jpg`)
-    /// up to zoom 5, then vector land of its mean colour; its sea is the picture's.
-    public static let relief = Style(
-        theme: "relief",
-        sea: Color(hex: "#77a7cd")!, land: Color(hex: "#c2bca4")!, lakes: Color(hex: "#77a7cd")!,
-        borders: Stroke(color: Color(hex: "#6e5a4c")!, width: 1.0, dash: [4, 2.5]),
-        provinces: Stroke(color: Color(hex: "#9c8c7c")!, width: 0.6, dash: [2, 2]),
-        font: "Noto Sans",
-        pin: Color(hex: "#c62828")!, currentPin: Color(hex: "#b71c1c")!,
-        label: Label(color: Color(hex: "#262626")!, halo: Color(hex: "#ffffffe0")!, size: 22),
-        currentLabel: Label(color: Color(hex: "#1a1a1a")!, halo: Color(hex: "#ffffffe8")!, size: 28),
-        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#1f2d3ab8")!, size: 34),
-        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#1f2d3ad0")!, size: 54),
-        route: RouteStyle(color: Color(hex: "#d7301f")!, outline: Color(hex: "#ffffff")!),
-        space: Color(hex: "#05070d")!, atmosphere: Color(hex: "#9cc8ee")!,
-        graticule: Stroke(color: Color(hex: "#ffffff66")!, width: 0.7), polar: Color(hex: "#e8eef3")!)
+    /// up to zoom 5, then vector land of its mean colour; its sea is the picture's. The light theme's
+    /// text and cards, in the picture's tones.
+    public static let relief: Style = {
+        var s = standard
+        s.theme = "relief"
+        (s.sea, s.lakes, s.land) = (Color(hex: "#77a7cd")!, Color(hex: "#77a7cd")!, Color(hex: "#c2bca4")!)
+        s.borders = Stroke(color: Color(hex: "#6e5a4c")!, width: 1.0, dash: [4, 2.5])
+        s.provinces.color = Color(hex: "#9c8c7c")!
+        (s.pin, s.currentPin) = (Color(hex: "#c62828")!, Color(hex: "#b71c1c")!)
+        s.route = RouteStyle(color: Color(hex: "#d7301f")!, outline: Color(hex: "#ffffff")!)
+        s.caption.background = Color(hex: "#1f2d3ab8")!
+        (s.card.background, s.atmosphere, s.polar) = (Color(hex: "#1f2d3ad0")!, Color(hex: "#9cc8ee")!, Color(hex: "#e8eef3")!)
+        return s
+    }()
 
     /// The Earth from space: NASA's Blue Marble (`Assets/pictures/satellite.jpg`) up to zoom 5, then
-    /// vector land of its mean colour on its deep ocean; white text on dark halos, an amber route.
-    public static let satellite = Style(
-        theme: "satellite",
-        sea: Color(hex: "#0a1733")!, land: Color(hex: "#4a4b30")!, lakes: Color(hex: "#0a1733")!,
-        borders: Stroke(color: Color(hex: "#e8e2c8a0")!, width: 0.9, dash: [4, 2.5]),
-        provinces: Stroke(color: Color(hex: "#c8c2a870")!, width: 0.5, dash: [2, 2]),
-        font: "Noto Sans",
-        pin: Color(hex: "#ff7a45")!, currentPin: Color(hex: "#ffa040")!,
-        label: Label(color: Color(hex: "#f2f2f2")!, halo: Color(hex: "#0b1220e0")!, size: 22),
-        currentLabel: Label(color: Color(hex: "#ffffff")!, halo: Color(hex: "#0b1220e8")!, size: 28),
-        caption: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220c8")!, size: 34),
-        card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#0b1220d8")!, size: 54),
-        route: RouteStyle(color: Color(hex: "#ffc14d")!, outline: Color(hex: "#0b1220")!),
-        space: Color(hex: "#010204")!, atmosphere: Color(hex: "#5b8fe0")!,
-        graticule: Stroke(color: Color(hex: "#ffffff40")!, width: 0.6), polar: Color(hex: "#0a1733")!)
+    /// vector land of its mean colour on its deep ocean. The dark theme's text and cards.
+    public static let satellite: Style = {
+        var s = dark
+        s.theme = "satellite"
+        s.land = Color(hex: "#4a4b30")!
+        s.sea = Color(hex: "#0a1733")!
+        s.lakes = s.sea
+        s.polar = s.sea
+        s.borders = Stroke(color: Color(hex: "#e8e2c8a0")!, width: 0.9, dash: [4, 2.5])
+        s.provinces = Stroke(color: Color(hex: "#c8c2a870")!, width: 0.5, dash: [2, 2])
+        s.route.color = Color(hex: "#ffc14d")!
+        (s.space, s.atmosphere) = (Color(hex: "#010204")!, Color(hex: "#5b8fe0")!)
+        return s
+    }()
 
     /// A ready theme by name.
     public static func theme(_ name: String) -> Style? {

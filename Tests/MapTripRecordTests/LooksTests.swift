@@ -156,6 +156,7 @@ struct LooksTests {
     func aPictureThemeShowsThePicture(theme: String, map: String, center: LonLat, zoom: Double, places: [LonLat]) throws {
         try Trip.withDirectory("looks-picture") { dir in
             let r = try Self.render(center, zoom: zoom, extra: "\"style\": {\"theme\": \"\(theme)\"}, \"map\": \(map)", in: dir)
+            Trip.dump(r.image, "looks-\(theme)-\(map.contains("globe") ? "globe" : map.contains("robin") ? "robinson" : "mercator")")
             let picture = try WorldPictureCheck.image(theme)
             let style = try #require(Style.theme(theme))
             #expect(r.summary.warnings.isEmpty, "\(r.summary.warnings)")
