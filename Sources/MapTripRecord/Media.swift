@@ -85,7 +85,7 @@ extension SceneMedia {
                 if icons[kind] == nil {
                     let url = assets.appendingPathComponent("icons/\(kind.rawValue).svg")
                     do {
-                        icons[kind] = try SVGDocument(contentsOf: url)
+                        icons[kind] = try SVGDocument(data: VehicleIcons.themed(Data(contentsOf: url), style: scene.style))
                     } catch {
                         throw MediaError(scene: sceneFile.relativePath, path: placePath, file: url.path,
                                          reason: "\(error)")

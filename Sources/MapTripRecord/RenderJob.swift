@@ -356,7 +356,9 @@ public enum BaseMaps {
                     map.warnings.append("the map names no towns: \(error)")
                 }
             }
-            return map
+            // The relief and satellite looks: their world picture over the vector map, up to zoom 5.
+            guard let picture = try WorldPicture.forTheme(scene.style.theme, assets: environment.assets) else { return map }
+            return PictureBaseMap(picture: picture, over: map, style: scene.style)
         }
         // Public tile services require an agent naming the tool and a contact: the flag's, else the scene's.
         var http = HTTPTileOptions(

@@ -8,8 +8,11 @@ import Pango
 /// The base map's credit (or its missing-credit warning) in the bottom-right corner: the same
 /// picture every frame, drawn once.
 public final class AttributionOverlay: OverlayFastPaths {
-    public var style = TextStyle(weight: "Regular", size: 13, color: Color(hex: "#333333")!, haloWidth: 0)
-    public var warningStyle = TextStyle(weight: "Bold", size: 14, color: Color(hex: "#b3261e")!, haloWidth: 0)
+    public var style = TextStyle(weight: "Regular", size: 17, color: Color(hex: "#262626")!, haloWidth: 0)
+    public var warningStyle = TextStyle(weight: "Bold", size: 17, color: Color(hex: "#b3261e")!, haloWidth: 0)
+    /// The credit is never set smaller than this many pixels, whatever the frame's size (a 640 x 360
+    /// draft's unit would make it 5 pixels tall).
+    public static let minimumPixels = 12.0
     private let text = TextCache()
     private let pictures = Sprites(limitBytes: 1 << 20)
 
@@ -22,8 +25,8 @@ public final class AttributionOverlay: OverlayFastPaths {
     public func marks(_ frame: FrameContext) throws -> [Mark]? {
         let warning = frame.baseMap.attributionWarning
         guard let line = warning ?? frame.baseMap.attribution, !line.isEmpty else { return [] }
-        let s = frame.layout.unit
         let st = warning == nil ? style : warningStyle
+        let s = Self.scale(unit: frame.layout.unit, size: st.size)
         let l = try text.layout(line, st, scale: s)
         let (w, h) = l.size
         let pad = 6 * s
@@ -38,6 +41,9 @@ public final class AttributionOverlay: OverlayFastPaths {
             text.draw(l, st, x: pad, y: pad / 2, scale: s, in: cr)
         }]
     }
+
+    /// The scale the credit is drawn at: the layout's unit, but never below `minimumPixels` of text.
+    public static func scale(unit: Double, size: Double) -> Double { max(unit, minimumPixels / size) }
 
     private struct Key: Hashable { var line: String, warning: Bool, unit: Double }
 }

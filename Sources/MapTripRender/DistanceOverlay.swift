@@ -43,11 +43,17 @@ public final class DistanceOverlay: Overlay {
         }
     }
 
+    /// Tabular figures: every digit as wide as the others.
+    public static let fontFeatures = "tnum"
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let km = frame.values.distanceKm else { return }
         let layout = frame.layout, card = frame.scene.style.caption
-        let style = TextStyle(family: frame.scene.style.font + " Mono", weight: "Bold", size: card.size * 0.85,
+        // The theme's own family, its figures all one width ("tnum"), so the number does not jitter
+        // as it counts.
+        var style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 0.85,
                               color: card.color, haloWidth: 0)
+        style.features = Self.fontFeatures
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
         let l = try text.layout(Self.format(km, unit: unit), style, scale: layout.unit, in: cr)
         let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))

@@ -20,6 +20,14 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
     /// The one renderer of its layers (its `strokesItself` and `fillsItself` choose maptrip's own
     /// stroker and filler where the context allows; the tests compare them with Cairo's).
     let painter: VectorLayerPainter
+    /// The renderer of its layers on the globe: each line layer as three, thinner toward the limb
+    /// (`limbRings`), as a line on a sphere is foreshortened there.
+    let globePainter: VectorLayerPainter
+    /// For the globe painter's line layers (by name): the ring of the disc (radii as shares of the
+    /// globe's) each draws its lines in.
+    private let limbRings: [String: Range<Double>]
+    /// A line layer's path on the globe, made once for its rings (its name, the path).
+    private var limbPath: (name: String, path: PixelPath)?
     private var sources: [String: ShapefileDatasource] = [:]
     private var planeSources: [String: PlaneDatasource] = [:]
     private var outlines: [ObjectIdentifier: [WorldPoint]?] = [:]
@@ -38,6 +46,9 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
         self.style = style
         self.layers = layers ?? MapLayer.standard(style)
         painter = VectorLayerPainter(layers: self.layers)
+        let (globeLayers, rings) = Self.limbLayers(self.layers)
+        globePainter = VectorLayerPainter(layers: globeLayers)
+        limbRings = rings
         self.directory = assets.appendingPathComponent("basemap")
     }
 
@@ -158,6 +169,82 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
         store.datasource(path: directory.appendingPathComponent(source + ".shp").path)
     }
 
+    /// A layer's geometry on the globe appended to `s.path`: half the parts' vertices on each of two
+    /// threads (the sphere's clipping costs a tenth of a globe frame), the same path, in the same order.
+    private func appendGlobe(_ layer: MapLayer, _ viewport: Viewport, painter: VectorLayerPainter, clip: Box,
+                             _ s: DrawScratch) throws {
+        let data = try datasource(layer.source).sphere(zoom: viewport.camera.zoom, scale: viewport.scale)
+        let other = painter.scratch[1], middle = data.middlePart
+        guard middle < data.parts.count else {
+            // The last part holds half the vertices or more (a single part, say): nothing to share.
+            s.clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &s.path)
+            return
+        }
+        other.path.removeAll()
+        DrawingThreads.perform(iterations: 2) { k in
+            let (half, parts) = k == 0 ? (s, 0..<middle) : (other, middle..<data.parts.count)
+            half.clipper.appendGlobe(data, viewport: viewport, clip: clip, parts: parts, to: &half.path)
+        }
+        s.path.append(other.path)
+    }
+
+    /// The rings of the globe's disc lines are drawn in (radii as shares of the globe's), and their
+    /// widths as shares of the style's: full in the middle, 0.7 from 0.8 of the radius, 0.45 from 0.93
+    /// (where a line across the sphere is foreshortened to about a third).
+    static let limbWidths: [(ring: Range<Double>, width: Double)] = [(0..<0.8, 1), (0.8..<0.93, 0.7), (0.93..<2, 0.45)]
+
+    /// The layers as the globe draws them: each line layer as one layer per ring (`name@ringN`, its
+    /// width scaled), with each ring's radii by name.
+    static func limbLayers(_ layers: [MapLayer]) -> ([MapLayer], [String: Range<Double>]) {
+        var out: [MapLayer] = [], rings: [String: Range<Double>] = [:]
+        for layer in layers {
+            guard case .stroke(let stroke) = layer.symbolizer else {
+                out.append(layer)
+                continue
+            }
+            for (i, limb) in limbWidths.enumerated() {
+                var l = layer, thinner = stroke
+                thinner.width *= limb.width
+                l.symbolizer = .stroke(thinner)
+                l.name = "\(layer.name)#\(layer.source)@ring\(i)"
+                rings[l.name] = limb.ring
+                out.append(l)
+            }
+        }
+        return (out, rings)
+    }
+
+    /// The pieces of a path whose segments' midpoints lie in a ring of the globe's disc.
+    static func piecesWithin(_ path: PixelPath, ring: Range<Double>, viewport: Viewport) -> PixelPath {
+        var out = PixelPath()
+        out.tracksAlong = path.tracksAlong
+        out.closed = path.closed
+        let cx = Double(viewport.width) / 2, cy = Double(viewport.height) / 2, r = viewport.globeRadius
+        let hasAlong = path.along.count == path.xs.count
+        for k in 0..<path.subpathCount {
+            let range = path.range(k)
+            var open = false
+            for i in range.lowerBound..<max(range.lowerBound, range.upperBound - 1) {
+                let mx = (path.xs[i] + path.xs[i + 1]) / 2 - cx, my = (path.ys[i] + path.ys[i + 1]) / 2 - cy
+                guard ring.contains((mx * mx + my * my).squareRoot() / r) else {
+                    open = false
+                    continue
+                }
+                if !open {
+                    out.starts.append(out.xs.count)
+                    out.xs.append(path.xs[i])
+                    out.ys.append(path.ys[i])
+                    if hasAlong { out.along.append(path.along[i]) }
+                    open = true
+                }
+                out.xs.append(path.xs[i + 1])
+                out.ys.append(path.ys[i + 1])
+                if hasAlong { out.along.append(path.along[i + 1]) }
+            }
+        }
+        return out
+    }
+
     /// How the raster cache's tiles are drawn: water, then the layers at the tile's zoom. Two tiles
     /// may be drawn at once: their threads look the layers' data up in turn.
     func tileDrawing(scale: Double) -> RasterCache.TileDrawing {
@@ -205,7 +292,23 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
         }
         let zoom = viewport.camera.zoom, scale = viewport.scale
         let dashScale = if case .webMercator = viewport.projection { VectorLayerPainter.dashScale(worldWidth: viewport.worldSize) } else { 1.0 }
+        let isGlobe = if case .globe = viewport.projection { true } else { false }
+        let painter = isGlobe ? globePainter : painter
+        limbPath = nil
         try painter.drawLayers(zoom: zoom, scale: scale, dashScale: dashScale, in: cr, scratch: painter.scratch[0]) { layer, s in
+            if isGlobe, let ring = limbRings[layer.name] {
+                // One path for the layer's three rings, each keeping the pieces in its ring.
+                let source = String(layer.name.prefix { $0 != "@" })
+                if limbPath?.name != source {
+                    s.path.tracksAlong = false
+                    try self.appendGlobe(layer, viewport, painter: painter, clip: layer.isDashed ? frameClip : bandClip, s)
+                    limbPath = (source, s.path)
+                }
+                if let whole = limbPath?.path {
+                    s.path = Self.piecesWithin(whole, ring: ring, viewport: viewport)
+                }
+                return
+            }
             let clip = layer.isDashed ? frameClip : bandClip
             // Dashes counted along the whole line on flat maps; on the globe, from each piece's start.
             s.path.tracksAlong = if case .globe = viewport.projection { false } else { layer.isDashed }
@@ -219,21 +322,7 @@ public final class ShapefileBaseMap: BaseMap, CacheableMap {
                 let data = try datasource(layer.source, plane: plane).levels.geometry(zoom: zoom, scale: scale)
                 s.clipper.append(data, transform: viewport.transform, clip: clip, to: &s.path)
             case .globe:
-                // Half the parts' vertices on each of two threads (the sphere's clipping costs a tenth of
-                // a globe frame): the same path, in the same order.
-                let data = try datasource(layer.source).sphere(zoom: zoom, scale: scale)
-                let other = painter.scratch[1], middle = data.middlePart
-                guard middle < data.parts.count else {
-                    // The last part holds half the vertices or more (a single part, say): nothing to share.
-                    s.clipper.appendGlobe(data, viewport: viewport, clip: clip, to: &s.path)
-                    return
-                }
-                other.path.removeAll()
-                DrawingThreads.perform(iterations: 2) { k in
-                    let (half, parts) = k == 0 ? (s, 0..<middle) : (other, middle..<data.parts.count)
-                    half.clipper.appendGlobe(data, viewport: viewport, clip: clip, parts: parts, to: &half.path)
-                }
-                s.path.append(other.path)
+                try self.appendGlobe(layer, viewport, painter: painter, clip: clip, s)
             }
         }
         if case .globe = viewport.projection {

@@ -15,6 +15,8 @@ public struct TextStyle: Sendable {
     public var halo = Color(red: 1, green: 1, blue: 1, alpha: 0.92)
     /// Halo width in layout units (0: none).
     public var haloWidth: Double = 4
+    /// OpenType features, as CSS's font-feature-settings says them ("tnum": tabular figures); empty: none.
+    public var features = ""
 
     func font(scale: Double) throws -> FontDescription {
         let f = try FontDescription("\(family) \(weight)")
@@ -49,7 +51,7 @@ final class TextCache {
     }
 
     private struct LayoutKey: Hashable {
-        var font: FontKey, width: Double?, text: String
+        var font: FontKey, width: Double?, text: String, features = ""
     }
 
     private var layouts: [LayoutKey: Layout] = [:]
@@ -63,7 +65,7 @@ final class TextCache {
     /// `cr`: the context the layout will be drawn on (nil: the frames' kind, see `scratch`).
     func layout(_ text: String, _ style: TextStyle, scale: Double, width: Double? = nil, in cr: Context? = nil) throws -> Layout {
         let fontKey = FontKey(family: style.family, weight: style.weight, size: style.size * scale)
-        let key = LayoutKey(font: fontKey, width: width, text: text)
+        let key = LayoutKey(font: fontKey, width: width, text: text, features: style.features)
         if let l = layouts[key] { return l }
         let font: FontDescription
         if let f = fonts[fontKey] { font = f } else {
@@ -72,6 +74,7 @@ final class TextCache {
         }
         let l = try Layout(context: cr ?? scratch.get())
         l.setFont(font)
+        if !style.features.isEmpty { l.setFontFeatures(style.features) }
         if let width {
             l.setWidth(width)
             l.setWrapWordChar()

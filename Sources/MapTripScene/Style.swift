@@ -89,7 +89,7 @@ public struct Style: Equatable, Sendable {
     }
 
     /// The names of the ready themes (files in `Assets/themes/`).
-    public static let themes = ["light", "dark", "atlas"]
+    public static let themes = ["light", "dark", "atlas", "relief", "satellite"]
 
     /// The light theme, built in (`Assets/themes/light.json` says the same; a test keeps them equal):
     /// soft blue water, warm paper land, plum borders, quiet under pins and labels.
@@ -106,10 +106,11 @@ public struct Style: Equatable, Sendable {
         card: Card(color: Color(hex: "#ffffff")!, background: Color(hex: "#172133b8")!, size: 54),
         route: RouteStyle())
 
-    /// Night: slate land on deep blue water, warm pins and an amber route.
+    /// Night: slate land on deep blue water, warm pins and an amber route. Land and sea are 20 apart
+    /// in CIE Lab (ΔE76; they were 9.5, and coasts were faint).
     public static let dark = Style(
         theme: "dark",
-        sea: Color(hex: "#17202e")!, land: Color(hex: "#2c3442")!, lakes: Color(hex: "#17202e")!,
+        sea: Color(hex: "#141c2a")!, land: Color(hex: "#3d4859")!, lakes: Color(hex: "#141c2a")!,
         borders: Stroke(color: Color(hex: "#8a7fa0")!, width: 1.1, dash: [4, 2.5]),
         provinces: Stroke(color: Color(hex: "#4a5468")!, width: 0.6, dash: [2, 2]),
         font: "Noto Sans",
@@ -138,15 +139,55 @@ public struct Style: Equatable, Sendable {
         space: Color(hex: "#2a2118")!, atmosphere: Color(hex: "#e9d9b0")!,
         graticule: Stroke(color: Color(hex: "#a0522d66")!, width: 0.7, dash: [3, 3]), polar: Color(hex: "#f4ead2")!)
 
+    /// A physical map: Natural Earth's shaded relief (a world picture, `Assets/pictures/relief.jpg`)
+    /// up to zoom 5, then vector land of its mean colour; its sea is the picture's. The light theme's
+    /// text and cards, in the picture's tones.
+    public static let relief: Style = {
+        var s = standard
+        s.theme = "relief"
+        (s.sea, s.lakes, s.land) = (Color(hex: "#77a7cd")!, Color(hex: "#77a7cd")!, Color(hex: "#c2bca4")!)
+        s.borders = Stroke(color: Color(hex: "#6e5a4c")!, width: 1.0, dash: [4, 2.5])
+        s.provinces.color = Color(hex: "#9c8c7c")!
+        (s.pin, s.currentPin) = (Color(hex: "#c62828")!, Color(hex: "#b71c1c")!)
+        s.route = RouteStyle(color: Color(hex: "#d7301f")!, outline: Color(hex: "#ffffff")!)
+        s.caption.background = Color(hex: "#1f2d3ab8")!
+        (s.card.background, s.atmosphere, s.polar) = (Color(hex: "#1f2d3ad0")!, Color(hex: "#9cc8ee")!, Color(hex: "#e8eef3")!)
+        return s
+    }()
+
+    /// The Earth from space: NASA's Blue Marble (`Assets/pictures/satellite.jpg`) up to zoom 5, then
+    /// vector land of its mean colour on its deep ocean. The dark theme's text and cards.
+    public static let satellite: Style = {
+        var s = dark
+        s.theme = "satellite"
+        s.land = Color(hex: "#4a4b30")!
+        s.sea = Color(hex: "#0a1733")!
+        s.lakes = s.sea
+        s.polar = s.sea
+        s.borders = Stroke(color: Color(hex: "#e8e2c8a0")!, width: 0.9, dash: [4, 2.5])
+        s.provinces = Stroke(color: Color(hex: "#c8c2a870")!, width: 0.5, dash: [2, 2])
+        s.route.color = Color(hex: "#ffc14d")!
+        (s.space, s.atmosphere) = (Color(hex: "#010204")!, Color(hex: "#5b8fe0")!)
+        return s
+    }()
+
     /// A ready theme by name.
     public static func theme(_ name: String) -> Style? {
         switch name {
         case "light": standard
         case "dark": dark
         case "atlas": atlas
+        case "relief": relief
+        case "satellite": satellite
         default: nil
         }
     }
+
+    /// The vehicle's body: the labels' ink (dark on light maps, light on dark ones), so that it reads
+    /// as a solid shape on the theme's land and sea.
+    public var vehicleFill: Color { label.color.withAlpha(1) }
+    /// The vehicle's outline and trim (windows, stripes): the labels' halo, opaque.
+    public var vehicleOutline: Color { label.halo.withAlpha(1) }
 }
 
 extension Style {

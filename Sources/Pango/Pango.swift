@@ -56,6 +56,16 @@ public final class Layout {
 
     public func setFont(_ font: FontDescription) { pango_layout_set_font_description(pointer, font.pointer); extents = nil }
 
+    /// OpenType features for the whole text, as CSS's font-feature-settings says them ("tnum",
+    /// "tnum, lnum"): a font-features attribute over every byte.
+    public func setFontFeatures(_ features: String) {
+        let list = pango_attr_list_new()
+        pango_attr_list_insert(list, pango_attr_font_features_new(features))
+        pango_layout_set_attributes(pointer, list)
+        pango_attr_list_unref(list)
+        extents = nil
+    }
+
     /// Wraps at this width in pixels (nil: no wrapping).
     public func setWidth(_ pixels: Double?) {
         pango_layout_set_width(pointer, pixels.map { Int32($0 * Double(PANGO_SCALE)) } ?? -1)
