@@ -45,14 +45,8 @@ public final class DistanceOverlay: Overlay {
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let km = frame.values.distanceKm else { return }
-        let layout = frame.layout, card = frame.scene.style.caption
-        let style = TextStyle(family: frame.scene.style.font + " Mono", weight: "Bold", size: card.size * 0.85,
-                              color: card.color, haloWidth: 0)
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
-        let l = try text.layout(Self.format(km, unit: unit), style, scale: layout.unit, in: cr)
-        let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
-        let (x, y) = layout.counterOrigin
-        counter.draw(centerX: x + counter.width / 2, top: y, background: card.background, unit: layout.unit, text: text,
-                     in: cr)
+        let (x, y) = frame.layout.counterOrigin
+        try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y, in: cr)
     }
 }
