@@ -40,7 +40,7 @@ public final class MoverOverlay: Overlay {
         cr.setLineCap(.round)
         let width = layout.size(Self.lineWidth)
         for mover in movers where mover.track < tracks.count {
-            let pieces = frame.viewport.lines(routes[mover.track].prefix(mover.progress))
+            let pieces = frame.viewport.lines(routes[mover.track].prefix(mover.vehicle.progress))
             for (color, w) in [(Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8), (tracks[mover.track].color, width)] {
                 cr.newPath()
                 for line in pieces where line.count > 1 {

@@ -24,17 +24,17 @@ extension Plan {
                 + "\"points\":\(track.geometry.points.count),\"km\":\(Self.rounded(line.lengthKm)),"
                 + "\"seconds\":\(JSONText.number(track.duration))}"
         }.joined(separator: ",")
+        /// `"from":..,"to":..` of a range of recorded time.
+        func span(_ r: ClosedRange<Double>) -> String {
+            "\"from\":\(JSONText.quoted(recorded(r.lowerBound))),\"to\":\(JSONText.quoted(recorded(r.upperBound)))"
+        }
         out += "],\"stretches\":["
         out += clock.stretches.map { s in
-            "{\"from\":\(JSONText.quoted(recorded(s.recordedStart))),\"to\":\(JSONText.quoted(recorded(s.recordedEnd))),"
-                + "\"start\":\(seconds(s.startFrame)),\"end\":\(seconds(s.endFrame)),"
-                + "\"startFrame\":\(s.startFrame),\"endFrame\":\(s.endFrame)}"
+            "{\(span(s.recorded)),\"start\":\(seconds(s.frames.lowerBound)),\"end\":\(seconds(s.frames.upperBound)),"
+                + "\"startFrame\":\(s.frames.lowerBound),\"endFrame\":\(s.frames.upperBound)}"
         }.joined(separator: ",")
         out += "],\"cuts\":["
-        out += clock.cuts.map { c in
-            "{\"from\":\(JSONText.quoted(recorded(c.lowerBound))),\"to\":\(JSONText.quoted(recorded(c.upperBound))),"
-                + "\"seconds\":\(JSONText.number(c.upperBound - c.lowerBound))}"
-        }.joined(separator: ",")
+        out += clock.cuts.map { "{\(span($0)),\"seconds\":\(JSONText.number($0.upperBound - $0.lowerBound))}" }.joined(separator: ",")
         return out + "]}"
     }
 
@@ -50,8 +50,8 @@ extension Plan {
         }
         var rows = [["stretch", "recorded from", "to", "start", "end", "frames"]]
         for (k, s) in clock.stretches.enumerated() {
-            rows.append(["\(k + 1)", recorded(s.recordedStart), recorded(s.recordedEnd), seconds(s.startFrame),
-                         seconds(s.endFrame), "\(s.endFrame - s.startFrame)"])
+            rows.append(["\(k + 1)", recorded(s.recorded.lowerBound), recorded(s.recorded.upperBound),
+                         seconds(s.frames.lowerBound), seconds(s.frames.upperBound), "\(s.frames.count)"])
         }
         lines += TextTable.render(rows, leftAligned: [1, 2])
         for c in clock.cuts {

@@ -2,31 +2,29 @@ import Foundation
 import MapTripGeometry
 import MapTripScene
 
-/// A stretch of the recordings shown without a cut: recorded seconds `recordedStart...recordedEnd` (on
-/// the playback's clock) over frames `startFrame..<endFrame`.
+/// A stretch of the recordings shown without a cut: recorded seconds `recorded` (on the playback's
+/// clock) over frames `frames`.
 public struct PlaybackStretch: Equatable, Sendable {
-    public var recordedStart: Double
-    public var recordedEnd: Double
-    public var startFrame: Int
-    public var endFrame: Int
+    public var recorded: ClosedRange<Double>
+    public var frames: Range<Int>
 }
 
-/// A mover's value at one frame: track `track` at `progress` of its line's length.
-public struct MoverValue: Equatable, Sendable {
-    public enum State: Equatable, Sendable {
-        /// Before its recording starts: at its first point.
-        case waiting
-        case moving
-        /// After its recording ends: at its last point.
-        case finished
-    }
+/// Where a mover is in its recording at one frame.
+public enum MoverState: Equatable, Sendable {
+    /// Before its recording starts: at its first point.
+    case waiting, moving
+    /// After its recording ends: at its last point.
+    case finished
+}
 
-    public var track: Int
-    public var progress: Double
-    public var position: LonLat
-    /// Degrees clockwise from north, smoothed.
-    public var heading: Double
-    public var state: State
+/// A mover's value at one frame: track `vehicle.place` at `vehicle.progress` of its line's length, drawn
+/// as a leg's vehicle is (its heading smoothed), and its state.
+public struct MoverValue: Equatable, Sendable {
+    public var vehicle: VehicleValue
+    public var state: MoverState
+
+    public var track: Int { vehicle.place }
+    public var position: LonLat { vehicle.position }
 }
 
 /// The clock readout at one frame: the time it shows (seconds since 1970 in UTC, or since the start of
@@ -43,7 +41,7 @@ public struct ClockValue: Equatable, Sendable {
 /// runs from the earliest first fix `t0` to the latest last fix. A step between two fixes of one track
 /// moves when it covers ground faster than `movingSpeed`; where no track moves for longer than `skipIdle`
 /// seconds the stretch is cut out (the clock dips across the cut over `cutFade` seconds of video each
-/// side). Frame n of stretch k shows recorded time `recordedStart + (n - startFrame) * speed / fps`:
+/// side). Frame n of stretch k shows recorded time `recorded.lowerBound + (n - frames.lowerBound) * speed / fps`:
 /// without a cut, `t0 + n * speed / fps`. The stretches' frames lie on the grid of their summed video
 /// seconds (`FrameGrid`'s rounding), and one frame more shows the last fix: a playback of S seconds of
 /// recording at speed v lasts `round(S / v * fps) + 1` frames.
@@ -98,7 +96,7 @@ public struct PlaybackClock: Sendable {
         for (a, b) in bounds {
             seconds += (b - a) / playback.speed
             let end = Int((seconds * Double(fps)).rounded())
-            stretches.append(PlaybackStretch(recordedStart: a, recordedEnd: b, startFrame: frame, endFrame: end))
+            stretches.append(PlaybackStretch(recorded: a...b, frames: frame..<max(frame, end)))
             frame = end
         }
         self.stretches = stretches
@@ -108,15 +106,15 @@ public struct PlaybackClock: Sendable {
 
     /// The recorded time (on the playback's clock) frame n shows; the last frame and after show the end.
     public func time(atFrame n: Int) -> Double {
-        if let last = stretches.last, n >= last.endFrame { return last.recordedEnd }
-        let k = stretch(at: n)
-        let s = stretches[k]
-        return min(s.recordedStart + Double(max(n - s.startFrame, 0)) * speed / Double(fps), s.recordedEnd)
+        if let last = stretches.last, n >= last.frames.upperBound { return last.recorded.upperBound }
+        let s = stretches[stretch(at: n)]
+        let t = s.recorded.lowerBound + Double(max(n - s.frames.lowerBound, 0)) * speed / Double(fps)
+        return min(t, s.recorded.upperBound)
     }
 
     /// The index of the stretch frame n belongs to (the last one for the final frame and after).
     public func stretch(at n: Int) -> Int {
-        stretches.lastIndex { $0.startFrame <= n && $0.endFrame > $0.startFrame } ?? 0
+        stretches.lastIndex { $0.frames.lowerBound <= n && !$0.frames.isEmpty } ?? 0
     }
 
     /// Track i at recorded time t (on the playback's clock): where it is, along which heading.
@@ -124,11 +122,11 @@ public struct PlaybackClock: Sendable {
         let line = lines[i]
         let local = t - offsets[i]
         let duration = line.times?.last ?? 0
-        let state: MoverValue.State = local < 0 ? .waiting : (local >= duration ? .finished : .moving)
+        let state: MoverState = local < 0 ? .waiting : (local >= duration ? .finished : .moving)
         let progress = duration > 0 ? line.fraction(atTimeFraction: local / duration) ?? 0 : (local < 0 ? 0 : 1)
         let heading = line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
-        return MoverValue(track: i, progress: progress, position: line.point(at: progress).position, heading: heading,
-                          state: state)
+        return MoverValue(vehicle: VehicleValue(place: i, progress: progress, position: line.point(at: progress).position,
+                                                heading: heading), state: state)
     }
 
     /// Every mover and the clock at frame n of the playback.
@@ -146,7 +144,8 @@ public struct PlaybackClock: Sendable {
     func clockOpacity(at n: Int) -> Double {
         var o = 1.0
         for s in stretches.dropFirst() {
-            let d = n < s.startFrame ? s.startFrame - n : n - s.startFrame + 1
+            let cut = s.frames.lowerBound
+            let d = n < cut ? cut - n : n - cut + 1
             o = min(o, Double(d) / (fadeFrames + 1))
         }
         return o
@@ -190,9 +189,4 @@ public struct PlaybackClock: Sendable {
         let text = format == .seconds ? String(format: "%02d:%02d:%02d", h, m, s) : String(format: "%02d:%02d", h, m)
         return since ? text : text + " UTC"
     }
-}
-
-extension MoverValue {
-    /// The mover as a leg's vehicle is drawn (its icon turned as a vehicle's is).
-    public var vehicle: VehicleValue { VehicleValue(place: track, progress: progress, position: position, heading: heading) }
 }

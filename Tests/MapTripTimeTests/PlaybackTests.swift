@@ -48,7 +48,7 @@ struct PlaybackTests {
         #expect(t.frameCount == bare.frameCount + 60)
         // Nothing moves after the end: every frame's values are the same (drawn once).
         let end = t.values(at: bare.frameCount - 1)
-        #expect(end.movers.first?.state == .finished || end.movers.first?.progress == 1)
+        #expect(end.movers.first?.state == .finished || end.movers.first?.vehicle.progress == 1)
         for n in bare.frameCount..<t.frameCount { #expect(t.values(at: n) == end, "frame \(n)") }
     }
 
@@ -81,9 +81,9 @@ struct PlaybackTests {
         let second = clock.stretches[1]
         for n in 0..<t.frameCount {
             let mover = try #require(t.values(at: n).movers.first)
-            let seconds = n < second.startFrame
+            let seconds = n < second.frames.lowerBound
                 ? Double(n) * speed / Double(fps)
-                : min(times[k + 1] + Double(n - second.startFrame) * speed / Double(fps), times[times.count - 1])
+                : min(times[k + 1] + Double(n - second.frames.lowerBound) * speed / Double(fps), times[times.count - 1])
             #expect(Geodesy.distanceKm(mover.position, stopped.point(atSeconds: seconds)) < 0.002, "frame \(n)")
         }
         // Without skipIdle the stop plays at the speed.
@@ -91,7 +91,7 @@ struct PlaybackTests {
         #expect(whole.playback?.cuts.isEmpty == true)
         #expect(whole.frameCount == Int((times[times.count - 1] / speed * Double(fps)).rounded()) + 1)
         // The clock dips across the cut and is full away from it.
-        #expect(t.values(at: second.startFrame).clock.map { $0.opacity < 1 } == true)
+        #expect(t.values(at: second.frames.lowerBound).clock.map { $0.opacity < 1 } == true)
         #expect(t.values(at: 0).clock?.opacity == 1)
     }
 
