@@ -72,33 +72,36 @@ extension SceneMedia {
         var media = SceneMedia()
         var icons: [BuiltInVehicle: SVGDocument] = [:]
         var images: [String: ImageSurface] = [:]
+        /// A vehicle's picture, each icon and image decoded once (nil: none); `path` names it in the scene.
+        func art(_ vehicle: Vehicle, path: String) throws -> VehicleArt? {
+            switch vehicle {
+            case .none:
+                return nil
+            case .icon(let kind):
+                if let icon = icons[kind] { return .svg(icon) }
+                let url = assets.appendingPathComponent("icons/\(kind.rawValue).svg")
+                do {
+                    icons[kind] = try SVGDocument(data: VehicleIcons.themed(Data(contentsOf: url), style: scene.style))
+                } catch {
+                    throw MediaError(scene: sceneFile.relativePath, path: path, file: url.path, reason: "\(error)")
+                }
+                return icons[kind].map(VehicleArt.svg)
+            case .image(let file):
+                if images[file] == nil { images[file] = try decode(file, relativeTo: directory, scene: sceneFile, path: path) }
+                return images[file].map(VehicleArt.image)
+            }
+        }
         for (i, place) in scene.places.enumerated() {
             let placePath = "places[\(i)]"
             if let photo = place.photo {
                 let image = try decode(photo, relativeTo: directory, scene: sceneFile, path: placePath + ".photo")
                 media.photos[i] = try fitted(image, layout: layout)
             }
-            switch scene.vehicle(into: i) {
-            case .none:
-                break
-            case .icon(let kind):
-                if icons[kind] == nil {
-                    let url = assets.appendingPathComponent("icons/\(kind.rawValue).svg")
-                    do {
-                        icons[kind] = try SVGDocument(data: VehicleIcons.themed(Data(contentsOf: url), style: scene.style))
-                    } catch {
-                        throw MediaError(scene: sceneFile.relativePath, path: placePath, file: url.path,
-                                         reason: "\(error)")
-                    }
-                }
-                media.vehicles[i] = .svg(icons[kind]!)
-            case .image(let file):
-                if images[file] == nil {
-                    let path = place.vehicle == nil ? "vehicle" : placePath + ".vehicle"
-                    images[file] = try decode(file, relativeTo: directory, scene: sceneFile, path: path)
-                }
-                media.vehicles[i] = .image(images[file]!)
-            }
+            let path = place.vehicle == nil ? "vehicle" : placePath + ".vehicle"
+            media.vehicles[i] = try art(scene.vehicle(into: i), path: path)
+        }
+        for (i, track) in scene.tracks.enumerated() {
+            media.movers[i] = try art(track.vehicle, path: "tracks[\(i)].vehicle")
         }
         return media
     }

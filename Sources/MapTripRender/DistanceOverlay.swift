@@ -48,17 +48,8 @@ public final class DistanceOverlay: Overlay {
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let km = frame.values.distanceKm else { return }
-        let layout = frame.layout, card = frame.scene.style.caption
-        // The theme's own family, its figures all one width ("tnum"), so the number does not jitter
-        // as it counts.
-        var style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 0.85,
-                              color: card.color, haloWidth: 0)
-        style.features = Self.fontFeatures
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
-        let l = try text.layout(Self.format(km, unit: unit), style, scale: layout.unit, in: cr)
-        let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
-        let (x, y) = layout.counterOrigin
-        counter.draw(centerX: x + counter.width / 2, top: y, background: card.background, unit: layout.unit, text: text,
-                     in: cr)
+        let (x, y) = frame.layout.counterOrigin
+        try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y, in: cr)
     }
 }

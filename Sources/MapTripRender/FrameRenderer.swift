@@ -28,8 +28,8 @@ public final class FrameRenderer {
     public static func standardOverlays() -> [Overlay] {
         let places = PlacesOverlay()
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
-        return [GraticuleOverlay(), RouteOverlay(), TownsOverlay(places: places), places, VehicleOverlay(), PhotoOverlay(),
-                CaptionOverlay(), DistanceOverlay(), TitleOverlay(), AttributionOverlay()]
+        return [GraticuleOverlay(), RouteOverlay(), TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(),
+                PhotoOverlay(), CaptionOverlay(), DistanceOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 
     /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,

@@ -11,9 +11,12 @@ public struct SceneMedia {
     public var photos: [Int: ImageSurface]
     /// The vehicle of the leg into place i.
     public var vehicles: [Int: VehicleArt]
+    /// The vehicle of playback track i (`Scene.tracks`), when it has one.
+    public var movers: [Int: VehicleArt]
 
-    public init(photos: [Int: ImageSurface] = [:], vehicles: [Int: VehicleArt] = [:]) {
+    public init(photos: [Int: ImageSurface] = [:], vehicles: [Int: VehicleArt] = [:], movers: [Int: VehicleArt] = [:]) {
         self.photos = photos
         self.vehicles = vehicles
+        self.movers = movers
     }
 }

@@ -22,17 +22,9 @@ public final class VehicleOverlay: Overlay {
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let vehicle = frame.values.vehicle, let art = frame.media.vehicles[vehicle.place] else { return }
-        let side = frame.layout.size(Self.size)
-        let icon = try raster(art, side: side)
         guard let p = frame.viewport.pixel(vehicle.position) else { return }
-        cr.save()
-        cr.translate(p.x, p.y)
-        cr.rotate(Self.screenHeading(vehicle, frame.viewport) * .pi / 180)
-        cr.translate(-Double(icon.width) / 2, -Double(icon.height) / 2)
-        cr.setSource(icon, x: 0, y: 0)
-        cr.setSourceFilter(.good)
-        cr.paint()
-        cr.restore()
+        try drawIcon(art, at: p, heading: Self.screenHeading(vehicle, frame.viewport), side: frame.layout.size(Self.size),
+                     alpha: 1, in: cr)
     }
 
     /// The vehicle's heading on the frame (degrees clockwise from up): its heading on the ground,
@@ -47,6 +39,21 @@ public final class VehicleOverlay: Overlay {
         guard let a = viewport.pixel(vehicle.position), let b = viewport.pixel(ahead),
               a.x != b.x || a.y != b.y else { return vehicle.heading - viewport.camera.bearing }
         return atan2(b.x - a.x, a.y - b.y) * 180 / .pi
+    }
+
+    /// Draws `art` at its size `side`, centred on frame pixel `p`, turned `heading` degrees clockwise
+    /// from up (a playback's movers).
+    func drawIcon(_ art: VehicleArt, at p: (x: Double, y: Double), heading: Double, side: Double, alpha: Double,
+                  in cr: Context) throws {
+        let icon = try raster(art, side: side)
+        cr.save()
+        cr.translate(p.x, p.y)
+        cr.rotate(heading * .pi / 180)
+        cr.translate(-Double(icon.width) / 2, -Double(icon.height) / 2)
+        cr.setSource(icon, x: 0, y: 0)
+        cr.setSourceFilter(.good)
+        if alpha >= 1 { cr.paint() } else { cr.paint(alpha: alpha) }
+        cr.restore()
     }
 
     /// The art drawn once at its size on the frame (kept: the size does not change during a render).

@@ -40,6 +40,14 @@ public struct Scene: Equatable, Sendable {
     public var graticule: Double?
     /// Whether the embedded map names the towns around the trip on close-ups (`map.towns`).
     public var towns = true
+    /// Recordings played back by their own clock (`tracks`); when given, the playback is the trip and
+    /// the places (if any) are stops pinned along it.
+    public var tracks: [PlaybackTrack] = []
+    /// How `tracks` are played back.
+    public var playback = Playback()
+
+    /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
+    public var isPlayback: Bool { !tracks.isEmpty }
 
     public init(title: String? = nil, dwell: Double = Scene.defaultDwell, flight: Double = Scene.defaultFlight,
                 video: Video = Video(), places: [Place], map: MapSource? = nil, background: Background = .map,

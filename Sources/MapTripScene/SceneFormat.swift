@@ -333,6 +333,28 @@ public enum SceneFormat {
     ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... }, { \"name\": \"Busan\" } or { \"track\": \"ride.gpx\" }",
        constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"], ["track"]])])
 
+    public static let track = Object("track", [
+        Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"anna.gpx\"",
+              "a recording with a time at every point (GPX, TCX, FIT, KML, KMZ, GeoJSON), relative to the scene"),
+        Field("name", .string(nonEmpty: true, noun: "name"), default: .words("the file's name"), "the mover's label"),
+        Field("color", .color, default: .words("one of six in turn"), "the mover's colour: its dot and its travelled line"),
+        Field("vehicle", .string(nonEmpty: true, noun: "vehicle"), default: .string("none"),
+              "its icon (as the scene's `vehicle`); `none`: a dot"),
+    ], typeHint: "a track is { \"file\": \"anna.gpx\", \"name\": \"Anna\" }")
+
+    public static let playback = Object("playback", [
+        Field("speed", .number(.positive(atMost: 100_000, noun: "speed", hint: "60 shows a minute of the recording each second")),
+              default: .number(60), "recorded seconds per second of video"),
+        Field("skipIdle", .number(.positive(atMost: 31_536_000, noun: "skipIdle", hint: "seconds without movement before a stretch is cut, such as 300")), default: .words("never"),
+              "stretches where no mover moves for longer than this many seconds are cut out (the clock fades across the cut)"),
+        Field("clock", .choice(Playback.Clock.allCases.map(\.rawValue), noun: "clock",
+                               hint: "use \"HH:mm\", \"HH:mm:ss\" or \"none\""),
+              default: .string("HH:mm"), "the clock readout: the recorded time (UTC), or the time since the start when together"),
+        Field("start", .choice(Playback.Start.allCases.map(\.rawValue), noun: "start",
+                               hint: "use \"recorded\" (each at its own time) or \"together\" (a ghost race)"),
+              default: .string("recorded"), "`recorded`: each track at its recorded time; `together`: all from one start (a ghost race)"),
+    ])
+
     public static let scene = Object("scene", [
         Field("$schema", .string(nonEmpty: false, noun: "$schema"), "the JSON Schema, for editors (ignored)"),
         Field("title", .string(nonEmpty: true, noun: "title"), "shown on a card over the first place, fading as the trip starts"),
@@ -357,9 +379,12 @@ public enum SceneFormat {
         Field("places", .array(of: .object(place),
                                nonEmpty: ("places must list at least one place", "add { \"lat\": ..., \"lon\": ... }"),
                                what: "an array", itemHint: nil),
-              required: true,
-              missingHint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ]",
-              "the stops, in order"),
+              "the stops, in order (required unless `tracks` are given: then pinned along the playback)"),
+        Field("tracks", .array(of: .object(track),
+                               nonEmpty: ("tracks must list at least one track", "add { \"file\": \"anna.gpx\" }, or remove the key"),
+                               what: "an array", itemHint: nil),
+              "recordings played back by their own clock, each a mover (docs/tracks.md)"),
+        Field("playback", .object(playback), "how `tracks` are played back"),
     ], misplaced: [
         "width": "video", "height": "video", "fps": "video", "scale": "video",
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
@@ -369,5 +394,6 @@ public enum SceneFormat {
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",
         "theme": "style", "span": "a place in \"places\"", "caption": "a place in \"places\"",
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
-    ])
+        "speed": "playback", "skipIdle": "playback", "clock": "playback",
+    ], constraints: [.anyOf([["places"], ["tracks"]])])
 }

@@ -186,6 +186,7 @@ private struct SceneBuilder {
         }
         // Phase one: every key and value against the description, all problems collected.
         let checked = checker.checkObject(root, SceneFormat.scene, path: "")
+        requirePlacesOrTracks(root)
         hintSwappedCoordinates(root)
         // Phase two: the places (by name too), even when other keys had problems, so that a name
         // that does not resolve is reported with the rest.
@@ -198,6 +199,15 @@ private struct SceneBuilder {
                 if let place = place(element, JSONPath.appending(index: i, to: "places"), number: i + 1,
                                      sceneDwell: sceneDwell) {
                     places.append(place)
+                }
+            }
+        }
+        var tracks: [PlaybackTrack] = []
+        if let list = checked?["tracks"]?.elements {
+            for (i, element) in list.enumerated() {
+                guard let element, element.isComplete else { continue }
+                if let track = playbackTrack(element, JSONPath.appending(index: i, to: "tracks"), number: i) {
+                    tracks.append(track)
                 }
             }
         }
@@ -218,6 +228,8 @@ private struct SceneBuilder {
             scene.end = EndCard(title: title, subtitle: c["subtitle"]?.string)
         }
         scene.outro = checked["outro"]?.number ?? 0
+        scene.tracks = tracks
+        if let c = checked["playback"] { scene.playback = playback(c) }
         scene.distance = checked["distance"]?.bool ?? false
         if let list = checked["places"]?.elements {
             placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
@@ -300,6 +312,41 @@ private struct SceneBuilder {
             checker.amend(path: JSONPath.appending(key: "lat", to: JSONPath.appending(index: i, to: "places")),
                           hint: "are lat and lon swapped?")
         }
+    }
+
+    /// A scene needs places, or tracks to play back (a misspelt "places" is reported once, as such).
+    mutating func requirePlacesOrTracks(_ root: JSONValue) {
+        guard root["places"] == nil, root["tracks"] == nil else { return }
+        let keys = (root.members ?? []).map(\.key)
+        guard !keys.contains(where: { SceneLoader.suggestion(for: $0, among: SceneLoader.sceneKeys) == "places" }) else { return }
+        checker.fail(root, "", "missing required key 'places'",
+                     hint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ], "
+                         + "or \"tracks\": [ { \"file\": \"ride.gpx\" } ] to play recordings back")
+    }
+
+    /// `tracks[i]`: its recording read (through `tracks`), which must have a time at every point.
+    mutating func playbackTrack(_ c: Checked, _ path: String, number: Int) -> PlaybackTrack? {
+        guard let fileValue = c["file"], let file = fileValue.string else { return nil }
+        let filePath = c.path(of: "file") ?? JSONPath.appending(key: "file", to: path)
+        guard let geometry = readTrack(file, fileValue.json, filePath) else { return nil }
+        guard geometry.times != nil else {
+            checker.fail(fileValue.json, filePath, "track '\(file)' has a point without a time, and playback needs times",
+                         hint: "use a recording with a time at every point, or follow it as a place's leg "
+                             + "(\"places\": [..., { \"track\": \"\(file)\" }])")
+            return nil
+        }
+        let name = c["name"]?.string ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let palette = PlaybackTrack.palette
+        let color = c["color"]?.string.flatMap(Color.init(hex:)) ?? palette[number % palette.count]
+        let vehicle = c["vehicle"]?.string.map(Vehicle.init) ?? Vehicle.none
+        checkVehicle(vehicle, c["vehicle"], c.path(of: "vehicle") ?? JSONPath.appending(key: "vehicle", to: path))
+        return PlaybackTrack(file: file, name: name, color: color, vehicle: vehicle, geometry: geometry)
+    }
+
+    func playback(_ c: Checked) -> Playback {
+        Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
+                 clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
+                 start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded)
     }
 
     // MARK: Sections
@@ -691,6 +738,17 @@ private struct SceneBuilder {
 
     /// Rejects scenes whose length is absurd (or too short for a single frame).
     mutating func checkTotals(_ scene: Scene, _ root: Checked) {
+        if let tracksValue = root["tracks"]?.json {
+            // At most the recordings' whole span over the speed (cut stretches only shorten it).
+            let starts = scene.tracks.map { scene.playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
+            let span = (zip(starts, scene.tracks).map { $0 + $1.duration }.max() ?? 0) - (starts.min() ?? 0)
+            let total = span / scene.playback.speed + scene.outro
+            if total > SceneLoader.maxDuration || total * Double(scene.video.fps) > Double(SceneLoader.maxFrames) {
+                checker.fail(root["playback"]?["speed"]?.json ?? tracksValue, root["playback"] == nil ? "tracks" : "playback.speed",
+                             "the playback would last \(Self.clock(total)), over the 24-hour or \(SceneLoader.maxFrames)-frame limit",
+                             hint: "raise playback.speed (recorded seconds per second of video)")
+            }
+        }
         guard let placesValue = root["places"]?.json else { return }
         let total = scene.places.reduce(0) { $0 + $1.dwell } + scene.outro
         guard total <= SceneLoader.maxDuration else {

@@ -8,10 +8,13 @@ public struct TrackGeometry: Equatable, Sendable {
     public var points: [LonLat]
     /// Seconds since the first point, one per point, never decreasing; nil unless every point has a time.
     public var times: [Double]?
+    /// When the first point was recorded, when it says (the clock a playback shows).
+    public var start: Date?
 
-    public init(points: [LonLat], times: [Double]? = nil) {
+    public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil) {
         self.points = points
         self.times = times
+        self.start = start
     }
 
     /// The great-circle length of the recording, km.

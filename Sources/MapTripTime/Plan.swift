@@ -44,6 +44,7 @@ public struct Plan: Sendable {
             out += "}"
         }
         out += "]"
+        if let playback = playbackJSON() { out += "," + playback }
         if includeFrames {
             out += ",\"cameras\":["
             out.reserveCapacity(out.utf8.count + timeline.frameCount * 64)
@@ -70,7 +71,7 @@ public struct Plan: Sendable {
         lines.append("\(fps) fps, \(timeline.frameCount) frames, \(timeline.projection), "
                      + String(format: "%.3f s", timeline.duration) + " (\(Self.clock(timeline.duration)))")
         lines.append("")
-        var rows = [["#", "name", "lat", "lon", "zoom", "start", "arrive", "end", "frame", "frames"]]
+        var rows = timeline.slots.isEmpty ? [] : [["#", "name", "lat", "lon", "zoom", "start", "arrive", "end", "frame", "frames"]]
         for slot in timeline.slots {
             rows.append([
                 "\(slot.index + 1)", TextTable.printable(slot.place.name),
@@ -81,6 +82,7 @@ public struct Plan: Sendable {
             ])
         }
         lines += TextTable.render(rows, leftAligned: [1])
+        lines += playbackLines()
         for slot in timeline.slots {
             guard let leg = trackLeg(into: slot.index) else { continue }
             lines.append("leg into \(slot.index + 1) follows track \(TextTable.printable(leg.file)): "

@@ -124,6 +124,9 @@ public struct FrameValues: Equatable, Sendable {
     public var cards: [CardValue]
     /// Kilometres travelled so far, when the scene counts them.
     public var distanceKm: Double?
+    /// A playback's movers (`Scene.tracks`), in track order, and its clock.
+    public var movers: [MoverValue] = []
+    public var clock: ClockValue?
 
     public init(camera: Camera, current: Int, pins: [PinValue] = [], legs: [LegValue] = [],
                 vehicle: VehicleValue? = nil, cards: [CardValue] = [], distanceKm: Double? = nil) {
@@ -180,26 +183,42 @@ public struct Timeline: Sendable {
     public let routes: [RouteLine?]
 
     /// The flight into slot i (nil for slot 0 and for jumps).
-    private let flights: [Flight?]
+    let flights: [Flight?]
     /// The flight into slot i when its leg follows a recording (nil otherwise, and for jumps).
-    private let trackFlights: [TrackFlight?]
-    private let routeDrawn: [Bool]
-    private let hasVehicle: [Bool]
-    private let countsDistance: Bool
+    let trackFlights: [TrackFlight?]
+    let routeDrawn: [Bool]
+    let hasVehicle: [Bool]
+    let countsDistance: Bool
     /// Kilometres before leg i (the sum of the legs before it).
-    private let distanceBefore: [Double]
-    private let popFrames: Double
+    let distanceBefore: [Double]
+    let popFrames: Double
 
     /// The projection the cameras fly over (straight in a plane, along great circles on the globe).
     public let projection: Projection
 
+    /// The playback of the scene's recorded tracks, when it has them (`PlaybackTimeline.swift`).
+    public let playback: PlaybackClock?
+    /// The camera over a playback.
+    let playbackCamera: Camera?
+
     /// `format`: the frames made (nil: the scene's own, `Video.format`). `projection`: the scene's,
     /// resolved (a PROJ plane is made outside the pure modules); nil takes the scene's when it can be
-    /// made here, Web Mercator's ground otherwise.
+    /// made here, Web Mercator's ground otherwise. A scene with `tracks` is a playback (`init(playback:)`).
     public init(scene: Scene, format: FrameFormat? = nil, projection: Projection? = nil) {
         let projection = projection ?? Projection(builtIn: scene.projection) ?? .webMercator
         let format = format ?? scene.video.format
+        if scene.isPlayback {
+            self.init(playback: scene, format: format, projection: projection)
+        } else {
+            self.init(flights: scene, format: format, projection: projection)
+        }
+    }
+
+    /// Place to place: each slot's flight in, then its rest.
+    private init(flights scene: Scene, format: FrameFormat, projection: Projection) {
         self.projection = projection
+        playback = nil
+        playbackCamera = nil
         precondition(!scene.places.isEmpty, "a scene has at least one place")
         precondition(format.fps > 0, "fps must be positive")
         let fps = format.fps
@@ -308,6 +327,7 @@ public struct Timeline: Sendable {
     /// Every track's value at frame n (clamped into the video).
     public func values(at frame: Int) -> FrameValues {
         let n = clamp(frame)
+        if let playback { return playbackValues(playback, at: n) }
         let i = slotIndex(at: n)
         let slot = slots[i]
         let arrived = n >= slot.arriveFrame
@@ -352,6 +372,7 @@ public struct Timeline: Sendable {
 
     public func camera(at frame: Int) -> Camera {
         let n = clamp(frame)
+        if let playbackCamera { return playbackCamera }
         return camera(in: slots[slotIndex(at: n)], at: n)
     }
 

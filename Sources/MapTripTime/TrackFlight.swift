@@ -31,13 +31,10 @@ struct TrackFlight: Sendable {
     /// of the two places' (a short track is not blown up beyond them).
     init(line: RouteLine, pace: TrackLeg.Pace, from: Camera, to: Camera, rho: Double, viewWidth: Double,
          viewHeight: Double, projection: Projection) {
-        let box = line.worldBounds(including: [from.center, to.center])
-        let usable = 1 - 2 * Self.margin
-        let spanX = max(box.maxX - box.minX, 1e-12), spanY = max(box.maxY - box.minY, 1e-12)
-        let fit = log2(min(viewWidth * usable / spanX, viewHeight * usable / spanY) / WebMercator.tileSize)
-        var center = WebMercator.unproject(WorldPoint(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2))
-        center.lon = WebMercator.wrapLongitude(center.lon)
-        overview = Camera(center: center, zoom: min(fit, max(from.zoom, to.zoom)), bearing: 0)
+        var fit = Camera.framing(line.worldBounds(including: [from.center, to.center]), margin: Self.margin,
+                                 viewWidth: viewWidth, viewHeight: viewHeight)
+        fit.zoom = min(fit.zoom, max(from.zoom, to.zoom))
+        overview = fit
         let viewSize = max(viewWidth, viewHeight)
         out = Flight(from: from, to: overview, rho: rho, viewSize: viewSize, projection: projection)
         into = Flight(from: overview, to: to, rho: rho, viewSize: viewSize, projection: projection)
@@ -66,5 +63,19 @@ struct TrackFlight: Sendable {
         if u < Self.flyShare { return out.camera(at: u / Self.flyShare) }
         if u > 1 - Self.flyShare { return into.camera(at: (u - (1 - Self.flyShare)) / Self.flyShare) }
         return overview
+    }
+}
+
+extension Camera {
+    /// The camera (north up) that frames `box` (in the unit Web Mercator world) in a view of `viewWidth`
+    /// by `viewHeight` logical pixels, with `margin` of the frame's width and height clear on each side.
+    static func framing(_ box: (minX: Double, minY: Double, maxX: Double, maxY: Double), margin: Double,
+                        viewWidth: Double, viewHeight: Double) -> Camera {
+        let usable = 1 - 2 * margin
+        let spanX = max(box.maxX - box.minX, 1e-12), spanY = max(box.maxY - box.minY, 1e-12)
+        let fit = log2(min(viewWidth * usable / spanX, viewHeight * usable / spanY) / WebMercator.tileSize)
+        var center = WebMercator.unproject(WorldPoint(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2))
+        center.lon = WebMercator.wrapLongitude(center.lon)
+        return Camera(center: center, zoom: fit, bearing: 0)
     }
 }

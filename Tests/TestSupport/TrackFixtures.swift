@@ -35,8 +35,13 @@ public struct TrackFixture: Sendable {
     static func wrap(_ lon: Double) -> Double { lon >= 180 ? lon - 360 : (lon < -180 ? lon + 360 : lon) }
 
     /// The walk as GPX 1.1: one track, its points split over two segments (read back joined in order).
-    public var gpx: String {
-        let base = Date(timeIntervalSince1970: 1_714_555_800)
+    public var gpx: String { gpx(start: Self.start) }
+
+    /// When the walk's first fix was taken, as `gpx` writes it.
+    public static let start = Date(timeIntervalSince1970: 1_714_555_800)
+
+    /// The walk as GPX 1.1, its first fix at `base`.
+    public func gpx(start base: Date) -> String {
         let iso = ISO8601DateFormatter()
         func point(_ i: Int) -> String {
             let time = times.map { "<time>\(iso.string(from: base.addingTimeInterval($0[i])))</time>" } ?? ""

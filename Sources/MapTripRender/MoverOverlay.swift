@@ -1,0 +1,118 @@
+import Cairo
+import Foundation
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
+import Pango
+
+/// A playback's movers (`Scene.tracks`): each track's line drawn up to where its mover is (the travelled
+/// part, in its colour over a white casing), the mover at its position (a dot in its colour, under its
+/// vehicle's icon turned to its smoothed heading, when it has one) and its name beside it. A mover that
+/// has finished its recording is drawn faded at its last point.
+public final class MoverOverlay: Overlay {
+    /// The travelled line's width, the dot's diameter and the icon's side, in layout units.
+    public static let lineWidth = 5.0
+    public static let dot = 20.0
+    public static let iconSize = 48.0
+    /// The opacity of a mover that has finished.
+    public static let finishedAlpha = 0.55
+    private let text = TextCache()
+    private let icons = VehicleOverlay()
+    private var lines: (tracks: [PlaybackTrack], lines: [RouteLine])?
+
+    public init() {}
+
+    /// Each track's line (made once per scene).
+    func lines(_ tracks: [PlaybackTrack]) -> [RouteLine] {
+        if let lines, lines.tracks == tracks { return lines.lines }
+        let made = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
+        lines = (tracks, made)
+        return made
+    }
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        let movers = frame.values.movers
+        guard !movers.isEmpty else { return }
+        let tracks = frame.scene.tracks, routes = lines(tracks), layout = frame.layout
+        cr.save()
+        defer { cr.restore() }
+        cr.setLineJoin(.round)
+        cr.setLineCap(.round)
+        let width = layout.size(Self.lineWidth)
+        for mover in movers where mover.track < tracks.count {
+            let pieces = frame.viewport.lines(routes[mover.track].prefix(mover.vehicle.progress))
+            for (color, w) in [(Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8), (tracks[mover.track].color, width)] {
+                cr.newPath()
+                for line in pieces where line.count > 1 {
+                    cr.move(to: line[0].x, line[0].y)
+                    for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+                }
+                cr.setLineWidth(w)
+                cr.setSource(color)
+                cr.stroke()
+            }
+        }
+        // The movers over every line, the ones still running last (on top).
+        for mover in movers.sorted(by: { ($0.state == .moving ? 1 : 0, $0.track) < ($1.state == .moving ? 1 : 0, $1.track) })
+            where mover.track < tracks.count {
+            guard let p = frame.viewport.pixel(mover.position) else { continue }
+            let track = tracks[mover.track]
+            let alpha = mover.state == .finished ? Self.finishedAlpha : 1
+            let r = layout.size(Self.dot) / 2
+            cr.newPath()
+            cr.arc(x: p.x, y: p.y, radius: r + layout.size(3))
+            cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: alpha))
+            cr.fill()
+            cr.arc(x: p.x, y: p.y, radius: r)
+            cr.setSource(track.color.withAlpha(track.color.alpha * alpha))
+            cr.fill()
+            var labelX = p.x + r + layout.size(8)
+            if let art = frame.media.movers[mover.track] {
+                try icons.drawIcon(art, at: p, heading: VehicleOverlay.screenHeading(mover.vehicle, frame.viewport),
+                                   side: layout.size(Self.iconSize), alpha: alpha, in: cr)
+                labelX = p.x + layout.size(Self.iconSize) / 2 + layout.size(4)
+            }
+            let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: frame.scene.style.label.size * 0.8,
+                                  color: track.color.mixed(with: Color(red: 0, green: 0, blue: 0, alpha: 1), 0.35),
+                                  halo: frame.scene.style.label.halo, haloWidth: 4)
+            let l = try text.layout(track.name, style, scale: layout.unit, in: cr)
+            let ink = l.inkRect
+            text.draw(l, style, x: labelX - ink.x, y: p.y - ink.y - ink.height / 2, scale: layout.unit, alpha: alpha, in: cr)
+        }
+    }
+}
+
+/// A playback's clock (`playback.clock`): the recorded time (UTC) or, in a ghost race, the time since
+/// the start, on a card at the bottom left of the safe area (clear of the title at the top, the
+/// distance counter at the top left and the credit at the bottom right); it dips across a cut.
+public final class ClockOverlay: Overlay {
+    private let text = TextCache()
+
+    public init() {}
+
+    public func draw(_ frame: FrameContext, in cr: Context) throws {
+        guard let clock = frame.values.clock, clock.opacity > 0 else { return }
+        let since = frame.scene.playback.start == .together
+        let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since)
+        try ReadoutCard.draw(words, text: text, frame: frame, left: frame.layout.safe.minX, bottom: frame.layout.safe.maxY,
+                             alpha: clock.opacity, in: cr)
+    }
+}
+
+/// A short readout on a card in the caption style, in a monospaced face (the distance counter, the clock).
+enum ReadoutCard {
+    /// Draws `words` on its card with its left edge at `left`, its top at `top` or its bottom at `bottom`.
+    static func draw(_ words: String, text: TextCache, frame: FrameContext, left: Double, top: Double? = nil,
+                     bottom: Double? = nil, alpha: Double = 1, in cr: Context) throws {
+        let layout = frame.layout, card = frame.scene.style.caption
+        // The theme's own family, its figures all one width ("tnum"), so a number does not jitter as
+        // it counts.
+        var style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 0.85,
+                              color: card.color, haloWidth: 0)
+        style.features = DistanceOverlay.fontFeatures
+        let l = try text.layout(words, style, scale: layout.unit, in: cr)
+        let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
+        counter.draw(centerX: left + counter.width / 2, top: top ?? ((bottom ?? 0) - counter.height),
+                     background: card.background, alpha: alpha, unit: layout.unit, text: text, in: cr)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import MapTripGeometry
+
+/// A recording played back by its own clock (`tracks[i]`): the file as the scene names it, the
+/// mover's name, colour and vehicle, and its geometry (with a time at every point: playback needs them).
+public struct PlaybackTrack: Equatable, Sendable {
+    public var file: String
+    public var name: String
+    public var color: Color
+    public var vehicle: Vehicle
+    public var geometry: TrackGeometry
+
+    public init(file: String, name: String, color: Color, vehicle: Vehicle = .none, geometry: TrackGeometry) {
+        self.file = file
+        self.name = name
+        self.color = color
+        self.vehicle = vehicle
+        self.geometry = geometry
+    }
+
+    /// Seconds from its first fix to its last.
+    public var duration: Double { geometry.times?.last ?? 0 }
+
+    /// The colours movers take in order when their track gives none.
+    public static let palette = ["#e4572e", "#1b998b", "#2e86ab", "#f3a712", "#a23b72", "#3b1f2b"]
+        .compactMap(Color.init(hex:))
+}
+
+/// How the scene's `tracks` are played back (`playback`): how many recorded seconds one second of video
+/// shows, which still stretches are cut out, how the clock reads and whether the tracks start together.
+public struct Playback: Equatable, Sendable {
+    public enum Start: String, Equatable, Sendable, CaseIterable {
+        /// Each track at its own recorded time: tracks recorded together move together.
+        case recorded
+        /// Every track from the same moment (a ghost race): the clock shows the time since the start.
+        case together
+    }
+
+    public enum Clock: String, Equatable, Sendable, CaseIterable {
+        case minutes = "HH:mm"
+        case seconds = "HH:mm:ss"
+        case none
+    }
+
+    public static let defaultSpeed = 60.0
+
+    /// Recorded seconds per second of video.
+    public var speed: Double
+    /// Where no mover moves for longer than this many seconds, the stretch is cut out (nil: never).
+    public var skipIdle: Double?
+    public var clock: Clock
+    public var start: Start
+
+    public init(speed: Double = Playback.defaultSpeed, skipIdle: Double? = nil, clock: Clock = .minutes,
+                start: Start = .recorded) {
+        self.speed = speed
+        self.skipIdle = skipIdle
+        self.clock = clock
+        self.start = start
+    }
+}

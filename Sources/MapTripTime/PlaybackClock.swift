@@ -1,0 +1,192 @@
+import Foundation
+import MapTripGeometry
+import MapTripScene
+
+/// A stretch of the recordings shown without a cut: recorded seconds `recorded` (on the playback's
+/// clock) over frames `frames`.
+public struct PlaybackStretch: Equatable, Sendable {
+    public var recorded: ClosedRange<Double>
+    public var frames: Range<Int>
+}
+
+/// Where a mover is in its recording at one frame.
+public enum MoverState: Equatable, Sendable {
+    /// Before its recording starts: at its first point.
+    case waiting, moving
+    /// After its recording ends: at its last point.
+    case finished
+}
+
+/// A mover's value at one frame: track `vehicle.place` at `vehicle.progress` of its line's length, drawn
+/// as a leg's vehicle is (its heading smoothed), and its state.
+public struct MoverValue: Equatable, Sendable {
+    public var vehicle: VehicleValue
+    public var state: MoverState
+
+    public var track: Int { vehicle.place }
+    public var position: LonLat { vehicle.position }
+}
+
+/// The clock readout at one frame: the time it shows (seconds since 1970 in UTC, or since the start of
+/// a ghost race; counted down to what the clock shows) and its opacity (it dips across a cut).
+public struct ClockValue: Equatable, Sendable {
+    public var seconds: Double
+    public var opacity: Double
+}
+
+/// The playback of a scene's recorded tracks (`Scene.tracks`) by their own clock.
+///
+/// The playback's clock: each track's points at `offset + time since its first fix`, where the offset is
+/// its recorded start (seconds since 1970; `"start": "recorded"`) or 0 (`"together"`: a ghost race). It
+/// runs from the earliest first fix `t0` to the latest last fix. A step between two fixes of one track
+/// moves when it covers ground faster than `movingSpeed`; where no track moves for longer than `skipIdle`
+/// seconds the stretch is cut out (the clock dips across the cut over `cutFade` seconds of video each
+/// side). Frame n of stretch k shows recorded time `recorded.lowerBound + (n - frames.lowerBound) * speed / fps`:
+/// without a cut, `t0 + n * speed / fps`. The stretches' frames lie on the grid of their summed video
+/// seconds (`FrameGrid`'s rounding), and one frame more shows the last fix: a playback of S seconds of
+/// recording at speed v lasts `round(S / v * fps) + 1` frames.
+public struct PlaybackClock: Sendable {
+    /// Metres per second under which a step between fixes counts as still (GPS wanders at rest).
+    public static let movingSpeed = 0.5
+    /// Seconds of video the clock takes to dip out before a cut and back after it.
+    public static let cutFade = 0.3
+
+    public let fps: Int
+    public let speed: Double
+    public let start: Playback.Start
+    public let stretches: [PlaybackStretch]
+    /// The stretches cut out (recorded time ranges on the playback's clock).
+    public let cuts: [ClosedRange<Double>]
+    /// Each track's line (with its times).
+    public let lines: [RouteLine]
+    /// Each track's first fix on the playback's clock.
+    public let offsets: [Double]
+    /// Frames the playback takes.
+    public let frameCount: Int
+    private let clock: Playback.Clock
+    private let fadeFrames: Double
+
+    public init(tracks: [PlaybackTrack], playback: Playback, fps: Int) {
+        precondition(!tracks.isEmpty && fps > 0 && playback.speed > 0, "a playback has tracks, fps and a speed")
+        self.fps = fps
+        speed = playback.speed
+        start = playback.start
+        clock = playback.clock
+        lines = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
+        offsets = tracks.map { playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
+        let t0 = offsets.min() ?? 0
+        let t1 = zip(offsets, tracks).map { $0 + $1.duration }.max() ?? t0
+        let offsets = self.offsets
+        let cuts = playback.skipIdle.map { Self.idleGaps(tracks: tracks, offsets: offsets, from: t0, to: t1, longerThan: $0) } ?? []
+        self.cuts = cuts
+        // The stretches between the cuts, on the grid of their summed video seconds.
+        var bounds: [(Double, Double)] = []
+        var from = t0
+        for cut in cuts {
+            bounds.append((from, cut.lowerBound))
+            from = cut.upperBound
+        }
+        bounds.append((from, t1))
+        // A cut at the very start or the end leaves an empty stretch there: the playback starts and ends
+        // with movement.
+        let kept = bounds.filter { $0.1 > $0.0 }
+        bounds = kept.isEmpty ? [bounds[0]] : kept
+        var stretches: [PlaybackStretch] = []
+        var seconds = 0.0, frame = 0
+        for (a, b) in bounds {
+            seconds += (b - a) / playback.speed
+            let end = Int((seconds * Double(fps)).rounded())
+            stretches.append(PlaybackStretch(recorded: a...b, frames: frame..<max(frame, end)))
+            frame = end
+        }
+        self.stretches = stretches
+        frameCount = frame + 1
+        fadeFrames = max(1, (Self.cutFade * Double(fps)).rounded())
+    }
+
+    /// The recorded time (on the playback's clock) frame n shows; the last frame and after show the end.
+    public func time(atFrame n: Int) -> Double {
+        if let last = stretches.last, n >= last.frames.upperBound { return last.recorded.upperBound }
+        let s = stretches[stretch(at: n)]
+        let t = s.recorded.lowerBound + Double(max(n - s.frames.lowerBound, 0)) * speed / Double(fps)
+        return min(t, s.recorded.upperBound)
+    }
+
+    /// The index of the stretch frame n belongs to (the last one for the final frame and after).
+    public func stretch(at n: Int) -> Int {
+        stretches.lastIndex { $0.frames.lowerBound <= n && !$0.frames.isEmpty } ?? 0
+    }
+
+    /// Track i at recorded time t (on the playback's clock): where it is, along which heading.
+    public func mover(_ i: Int, at t: Double) -> MoverValue {
+        let line = lines[i]
+        let local = t - offsets[i]
+        let duration = line.times?.last ?? 0
+        let state: MoverState = local < 0 ? .waiting : (local >= duration ? .finished : .moving)
+        let progress = duration > 0 ? line.fraction(atTimeFraction: local / duration) ?? 0 : (local < 0 ? 0 : 1)
+        let heading = line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
+        return MoverValue(vehicle: VehicleValue(place: i, progress: progress, position: line.point(at: progress).position,
+                                                heading: heading), state: state)
+    }
+
+    /// Every mover and the clock at frame n of the playback.
+    public func values(at n: Int) -> (movers: [MoverValue], clock: ClockValue?) {
+        let t = time(atFrame: n)
+        let movers = lines.indices.map { mover($0, at: t) }
+        guard clock != .none else { return (movers, nil) }
+        let step = clock == .seconds ? 1.0 : 60.0
+        let shown = (t / step).rounded(.down) * step
+        return (movers, ClockValue(seconds: shown, opacity: clockOpacity(at: n)))
+    }
+
+    /// 1, dipping at each cut: down over the last `cutFade` of video before it, up over the first after
+    /// (the frames either side of the cut at 1 / (fade frames + 1)).
+    func clockOpacity(at n: Int) -> Double {
+        var o = 1.0
+        for s in stretches.dropFirst() {
+            let cut = s.frames.lowerBound
+            let d = n < cut ? cut - n : n - cut + 1
+            o = min(o, Double(d) / (fadeFrames + 1))
+        }
+        return o
+    }
+
+    /// The stretches (recorded time on the playback's clock) where no track moves for longer than
+    /// `limit` seconds, within `t0...t1`.
+    static func idleGaps(tracks: [PlaybackTrack], offsets: [Double], from t0: Double, to t1: Double,
+                         longerThan limit: Double) -> [ClosedRange<Double>] {
+        var moving: [(Double, Double)] = []
+        for (track, offset) in zip(tracks, offsets) {
+            guard let times = track.geometry.times else { continue }
+            let points = track.geometry.points
+            for k in points.indices.dropFirst() {
+                let dt = times[k] - times[k - 1]
+                guard dt > 0 else { continue }
+                let metres = Geodesy.distanceKm(points[k - 1], points[k]) * 1000
+                if metres / dt >= movingSpeed { moving.append((offset + times[k - 1], offset + times[k])) }
+            }
+        }
+        moving.sort { $0.0 < $1.0 }
+        var gaps: [ClosedRange<Double>] = []
+        var reached = t0
+        for (a, b) in moving {
+            if a - reached > limit { gaps.append(reached...a) }
+            reached = max(reached, b)
+        }
+        if t1 - reached > limit { gaps.append(reached...t1) }
+        return gaps
+    }
+
+    /// The clock's text for `seconds` (UTC, or since the start of a ghost race).
+    public func clockText(_ seconds: Double) -> String {
+        Self.clockText(seconds, format: clock, since: start == .together)
+    }
+
+    public static func clockText(_ seconds: Double, format: Playback.Clock, since: Bool) -> String {
+        let total = Int(seconds.rounded(.down))
+        let day = since ? total : ((total % 86_400) + 86_400) % 86_400
+        let h = day / 3600, m = day / 60 % 60, s = day % 60
+        let text = format == .seconds ? String(format: "%02d:%02d:%02d", h, m, s) : String(format: "%02d:%02d", h, m)
+        return since ? text : text + " UTC"
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import MapTripGeometry
+import MapTripScene
+import MapTripSupport
+
+/// A scene with `tracks` on the timeline: the playback is the trip (`PlaybackClock`), then the outro.
+/// The camera frames every track (and the places, pinned along it as stops) from the first frame to
+/// the last; the title shows over the first seconds, the end card over the outro.
+extension Timeline {
+    /// The share of the frame's width and height kept clear around the tracks (clear of the title,
+    /// the clock and the credit).
+    public static let playbackMargin = 0.14
+    /// Seconds the title holds over a playback's start before it has faded.
+    public static let playbackTitle = 3.0
+
+    init(playback scene: Scene, format: FrameFormat, projection: Projection) {
+        precondition(format.fps > 0, "fps must be positive")
+        let clock = PlaybackClock(tracks: scene.tracks, playback: scene.playback, fps: format.fps)
+        let fps = format.fps
+        self.projection = projection
+        self.fps = fps
+        playback = clock
+        frameCount = clock.frameCount + FrameGrid.frames(seconds: scene.outro, fps: fps)
+        slots = []
+        flights = []
+        trackFlights = []
+        routes = scene.places.map { _ in nil }
+        routeDrawn = scene.places.map { _ in false }
+        hasVehicle = scene.places.map { _ in false }
+        countsDistance = false
+        distanceBefore = [0]
+        popFrames = 1
+
+        // Every track and place framed, north up, on the frame's pixel grid on a flat map.
+        let boxes = clock.lines.map { $0.worldBounds() } + scene.places.map { place in
+            let w = WebMercator.project(place.position)
+            return (minX: w.x, minY: w.y, maxX: w.x, maxY: w.y)
+        }
+        let box = boxes.dropFirst().reduce(boxes[0]) {
+            (min($0.minX, $1.minX), min($0.minY, $1.minY), max($0.maxX, $1.maxX), max($0.maxY, $1.maxY))
+        }
+        var camera = Camera.framing(box, margin: Self.playbackMargin, viewWidth: Double(format.width) / format.scale,
+                                    viewHeight: Double(format.height) / format.scale)
+        camera.zoom = min(max(camera.zoom, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
+        if case .webMercator = projection {
+            camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
+        }
+        playbackCamera = camera
+
+        hasTitle = scene.title != nil
+        var cues: [Cue] = []
+        if hasTitle {
+            let end = min(FrameGrid.frames(seconds: Self.playbackTitle, fps: fps), frameCount)
+            cues.append(.window(.title, start: 0, end: end, fadeIn: 0, fadeOut: Self.titleFade * Double(fps)))
+        }
+        if scene.end != nil, frameCount > clock.frameCount {
+            cues.append(.window(.end, start: clock.frameCount, end: frameCount, fadeIn: Self.endFade * Double(fps), fadeOut: 0))
+        }
+        self.cues = cues
+    }
+
+    /// Frame n of a playback: the fixed camera, every place's pin, every mover, the clock and the cards.
+    func playbackValues(_ clock: PlaybackClock, at n: Int) -> FrameValues {
+        let (movers, readout) = clock.values(at: n)
+        var values = FrameValues(camera: playbackCamera ?? camera(at: n), current: 0,
+                                 pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
+        values.movers = movers
+        values.clock = readout
+        for cue in cues {
+            let o = cue.opacity(at: n)
+            if o > 0 { values.cards.append(CardValue(cue: cue.kind, opacity: o)) }
+        }
+        return values
+    }
+}

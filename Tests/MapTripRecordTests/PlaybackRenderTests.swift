@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import FFmpeg
+import MapTripGeometry
+import MapTripRecord
+import MapTripScene
+import MapTripTime
+import TestSupport
+
+/// A playback rendered as `maptrip render` renders it, decoded: each mover's colour at its projected
+/// position at the frame's recorded time.
+@Suite("Playback renders")
+struct PlaybackRenderTests {
+    static let colors = ["#e4572e", "#2e86ab"]
+
+    /// Renders `tracks` (name, walk, first fix) with `playback` into `dir`; the loaded scene, its
+    /// timeline and the decoded frames.
+    static func render(_ tracks: [(String, TrackFixture, Date)], playback: String,
+                       in dir: URL) throws -> (scene: Scene, timeline: Timeline, frames: [BGRAImage]) {
+        var entries: [String] = []
+        for (i, (name, walk, start)) in tracks.enumerated() {
+            try walk.gpx(start: start).write(to: dir.appendingPathComponent(name + ".gpx"), atomically: true, encoding: .utf8)
+            entries.append("{ \"file\": \"\(name).gpx\", \"name\": \"\(name)\", \"color\": \"\(colors[i])\" }")
+        }
+        let json = """
+            { "video": { "width": 1280, "height": 720, "fps": 10 },
+              "tracks": [ \(entries.joined(separator: ", ")) ], "playback": \(playback) }
+            """
+        let sceneURL = dir.appendingPathComponent("race.json")
+        try json.write(to: sceneURL, atomically: true, encoding: .utf8)
+        LibraryLogging.configure(verbose: false)
+        let out = dir.appendingPathComponent("race.mp4")
+        _ = try RenderJob(scene: sceneURL, output: out, environment: RenderEnvironment(assets: Trip.assets)).run()
+        let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
+        return (scene, Timeline(scene: scene), try Trip.decode(out).frames)
+    }
+
+    /// Where mover i is on frame n of the video, in frame pixels.
+    static func pixel(_ t: Timeline, _ scene: Scene, frame n: Int, mover i: Int) throws -> (x: Double, y: Double) {
+        let values = t.values(at: n)
+        let viewport = Viewport(camera: values.camera, width: scene.video.width, height: scene.video.height,
+                                scale: scene.video.scale, projection: .webMercator)
+        return try #require(viewport.pixel(values.movers[i].position))
+    }
+
+    @Test func aMoverIsItsColourWhereItsRecordingIsAtTheFramesTime() throws {
+        try Trip.withDirectory("playback-render") { dir in
+            let walk = TrackFixture.walk(seed: 7001, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08)
+            let (scene, t, frames) = try Self.render([("anna", walk, TrackFixture.start)], playback: #"{ "speed": 400 }"#,
+                                                     in: dir)
+            #expect(frames.count == t.frameCount)
+            let color = try #require(Color(hex: Self.colors[0]))
+            for n in [t.frameCount / 3, 2 * t.frameCount / 3] {
+                let p = try Self.pixel(t, scene, frame: n, mover: 0)
+                // The mover is where the recording was at the frame's recorded time.
+                let seconds = min(Double(n) * 400 / 10, walk.times?.last ?? 0)
+                #expect(Geodesy.distanceKm(t.values(at: n).movers[0].position, walk.point(atSeconds: seconds)) < 0.002)
+                Trip.dump(frames[n], "playback-\(n)")
+                #expect(Trip.looks(frames[n], p, like: color, tolerance: 40), "frame \(n): \(Trip.describe(frames[n], p))")
+            }
+            // The line is drawn only where the mover has been: its last point is not yet coloured midway
+            // (unless the walk passed there before).
+            let mid = t.frameCount / 2
+            let end = try Self.pixel(t, scene, frame: t.frameCount - 1, mover: 0)
+            let passed = (0...mid).contains { n in
+                (try? Self.pixel(t, scene, frame: n, mover: 0)).map { hypot($0.x - end.x, $0.y - end.y) < 12 } ?? false
+            }
+            if !passed { #expect(!Trip.looks(frames[mid], end, like: color, tolerance: 40)) }
+        }
+    }
+
+    @Test func aGhostRacePutsEachRunnerAtItsOwnSpot() throws {
+        try Trip.withDirectory("playback-race") { dir in
+            let a = TrackFixture.walk(seed: 7002, count: 140, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08, heading: 30)
+            let b = TrackFixture.walk(seed: 7003, count: 120, start: LonLat(lon: 24.97, lat: 60.168), stepKm: 0.08,
+                                      heading: 200)
+            let (scene, t, frames) = try Self.render([("a", a, TrackFixture.start),
+                                                      ("b", b, TrackFixture.start.addingTimeInterval(5 * 86_400))],
+                                                     playback: #"{ "speed": 400, "start": "together" }"#, in: dir)
+            #expect(frames.count == t.frameCount)
+            let colors = try Self.colors.map { try #require(Color(hex: $0)) }
+            for n in [0, t.frameCount / 2] {
+                for i in 0..<2 {
+                    let p = try Self.pixel(t, scene, frame: n, mover: i)
+                    let walk = i == 0 ? a : b
+                    let seconds = min(Double(n) * 400 / 10, walk.times?.last ?? 0)
+                    #expect(Geodesy.distanceKm(t.values(at: n).movers[i].position, walk.point(atSeconds: seconds)) < 0.002)
+                    #expect(Trip.looks(frames[n], p, like: colors[i], tolerance: 40),
+                            "frame \(n), runner \(i): \(Trip.describe(frames[n], p))")
+                    #expect(!Trip.looks(frames[n], p, like: colors[1 - i], tolerance: 40))
+                }
+            }
+        }
+    }
+}

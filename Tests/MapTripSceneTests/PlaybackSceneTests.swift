@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import MapTripGeometry
+import MapTripScene
+import MapTripSupport
+import MapTripTracks
+import TestSupport
+
+/// Scene-level `tracks` and `playback`: read through `TrackFileCheck`, their problems reported at their
+/// JSON paths (a track file's own with its file and line).
+@Suite("Playback in scenes")
+struct PlaybackSceneTests {
+    static let anna = TrackFixture.walk(seed: 61, count: 200, start: LonLat(lon: 24.94, lat: 60.17))
+    static let ben = TrackFixture.walk(seed: 62, count: 150, start: LonLat(lon: 24.95, lat: 60.18))
+    static let benStart = TrackFixture.start.addingTimeInterval(86_400 * 2 + 600)
+
+    static func check(_ scene: String, files: [String: String]? = nil) throws -> SceneReport {
+        try TrackLegSceneTests.check(scene, files: files ?? ["anna.gpx": anna.gpx, "ben.gpx": ben.gpx(start: benStart)])
+    }
+
+    @Test func tracksAndPlaybackAreRead() throws {
+        let report = try Self.check("""
+            { "tracks": [ { "file": "anna.gpx", "name": "Anna", "color": "#112233", "vehicle": "bike" },
+                          { "file": "ben.gpx" } ],
+              "playback": { "speed": 120, "skipIdle": 300, "clock": "HH:mm:ss", "start": "together" } }
+            """)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let scene = try #require(report.scene)
+        #expect(scene.places.isEmpty)
+        #expect(scene.isPlayback)
+        #expect(scene.tracks.count == 2)
+        let anna = scene.tracks[0], ben = scene.tracks[1]
+        #expect(anna.name == "Anna")
+        #expect(anna.color == Color(hex: "#112233"))
+        #expect(anna.vehicle == .icon(.bike))
+        #expect(anna.geometry.points == Self.anna.points)
+        #expect(anna.geometry.times == Self.anna.times)
+        #expect(anna.geometry.start == TrackFixture.start)
+        // Defaults: the file's name, the palette's next colour, no vehicle (a dot).
+        #expect(ben.name == "ben")
+        #expect(ben.color == PlaybackTrack.palette[1])
+        #expect(ben.vehicle == .none)
+        #expect(ben.geometry.start == Self.benStart)
+        #expect(scene.playback == Playback(speed: 120, skipIdle: 300, clock: .seconds, start: .together))
+    }
+
+    @Test func placesAlongAPlaybackArePinnedStops() throws {
+        let report = try Self.check("""
+            { "tracks": [ { "file": "anna.gpx" } ], "places": [ { "name": "Cafe", "lat": 60.171, "lon": 24.941 } ] }
+            """)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(report.scene?.places.map(\.name) == ["Cafe"])
+        #expect(report.scene?.playback == Playback())
+    }
+
+    @Test func aTrackWithoutTimesIsAnErrorAtItsFile() throws {
+        let untimed = TrackFixture.walk(seed: 63, count: 50, start: LonLat(lon: 24.94, lat: 60.17), timed: false)
+        let scene = """
+            { "tracks": [ { "file": "anna.gpx" }, { "file": "plain.gpx" } ] }
+            """
+        let report = try Self.check(scene, files: ["anna.gpx": Self.anna.gpx, "plain.gpx": untimed.gpx])
+        #expect(report.errors.count == 1)
+        let error = try #require(report.errors.first)
+        #expect(error.path == "tracks[1].file")
+        #expect(error.message.contains("playback needs times"), "\(error.message)")
+        let at = try #require(position(of: "\"plain.gpx\"", in: scene))
+        #expect((error.line, error.column) == (at.line, at.column))
+    }
+
+    @Test func aBrokenTrackNamesItsOwnLine() throws {
+        var lines = Self.anna.gpx.components(separatedBy: "\n")
+        let broken = try #require(lines.indices.filter { lines[$0].hasPrefix("<trkpt") }.dropFirst(6).first)
+        lines[broken] = lines[broken].replacingOccurrences(of: "</trkpt>", with: "</trkseg>")
+        let report = try Self.check("""
+            { "tracks": [ { "file": "bad.gpx", "name": "Anna" } ] }
+            """, files: ["bad.gpx": lines.joined(separator: "\n")])
+        let error = try #require(report.errors.first)
+        #expect(error.path == "tracks[0].file")
+        #expect(error.message.hasPrefix("track bad.gpx:\(broken + 1):"), "\(error.message)")
+        #expect(report.scene == nil)
+    }
+
+    @Test func badPlaybackValuesAreErrorsAtTheirPaths() throws {
+        let cases: [(String, String, String)] = [
+            (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "speed": 0 } }"#, "playback.speed", "speed"),
+            (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "clock": "hh" } }"#, "playback.clock", "clock"),
+            (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "start": "now" } }"#, "playback.start", "start"),
+            (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "skipIdle": -5 } }"#, "playback.skipIdle", "skipIdle"),
+            (#"{ "tracks": [ { "name": "Anna" } ] }"#, "tracks[0]", "file"),
+            (#"{ "tracks": [] }"#, "tracks", "tracks"),
+            (#"{ "tracks": [ { "file": "gone.gpx" } ] }"#, "tracks[0].file", "gone.gpx"),
+            (##"{ "tracks": [ { "file": "anna.gpx", "colour": "#fff" } ] }"##, "tracks[0].colour", "colour"),
+        ]
+        for (scene, path, word) in cases {
+            let report = try Self.check(scene)
+            #expect(report.errors.count == 1, "\(scene): \(report.errors)")
+            let error = try #require(report.errors.first)
+            #expect(error.path == path, "\(scene): \(error)")
+            #expect(error.message.contains(word), "\(scene): \(error)")
+            #expect(error.hint != nil, "\(scene): \(error)")
+        }
+    }
+
+    @Test func aSceneNeedsPlacesOrTracks() throws {
+        let report = try Self.check(#"{ "title": "x" }"#)
+        #expect(report.errors.map(\.message) == ["missing required key 'places'"])
+        #expect(report.errors.first?.hint?.contains("tracks") == true)
+    }
+}

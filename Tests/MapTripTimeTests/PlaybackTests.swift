@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import TestSupport
+import MapTripGeometry
+import MapTripScene
+import MapTripTime
+
+/// Recorded tracks played back by their own clock (`tracks`, `playback`): each mover where its
+/// recording was at the frame's recorded time, idle stretches cut out exactly, the frame count on the
+/// grid, a ghost race from a common start.
+@Suite("Playback of recorded tracks")
+struct PlaybackTests {
+    static let start = LonLat(lon: 24.94, lat: 60.17)
+
+    static func track(_ walk: TrackFixture, name: String, start: Date = TrackFixture.start) -> PlaybackTrack {
+        PlaybackTrack(file: name + ".gpx", name: name, color: PlaybackTrack.palette[0],
+                      geometry: TrackGeometry(points: walk.points, times: walk.times, start: start))
+    }
+
+    static func scene(_ tracks: [PlaybackTrack], _ playback: Playback, fps: Int = 30, outro: Double = 0) -> Scene {
+        var s = Scene(video: Video(width: 1280, height: 720, fps: fps), places: [])
+        s.tracks = tracks
+        s.playback = playback
+        s.outro = outro
+        return s
+    }
+
+    @Test func eachFrameShowsTheRecordingAtItsRecordedTime() throws {
+        let walk = TrackFixture.walk(seed: 5901, count: 300, start: Self.start)
+        let times = try #require(walk.times)
+        let speed = 7.0, fps = 25
+        let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: speed), fps: fps))
+        for n in 0..<t.frameCount {
+            let mover = try #require(t.values(at: n).movers.first)
+            let seconds = min(Double(n) * speed / Double(fps), times[times.count - 1])
+            #expect(Geodesy.distanceKm(mover.position, walk.point(atSeconds: seconds)) < 0.002, "frame \(n)")
+        }
+        // The recording's span over the speed on the frame grid, and one frame more for its last fix.
+        #expect(t.frameCount == Int((times[times.count - 1] / speed * Double(fps)).rounded()) + 1)
+        let last = try #require(t.values(at: t.frameCount - 1).movers.first)
+        #expect(Geodesy.distanceKm(last.position, walk.points[walk.points.count - 1]) < 1e-6)
+    }
+
+    @Test func theOutroAddsItsFramesAndHoldsStill() throws {
+        let walk = TrackFixture.walk(seed: 5902, count: 120, start: Self.start)
+        let bare = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: 30)))
+        let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: 30), outro: 2))
+        #expect(t.frameCount == bare.frameCount + 60)
+        // Nothing moves after the end: every frame's values are the same (drawn once).
+        let end = t.values(at: bare.frameCount - 1)
+        #expect(end.movers.first?.state == .finished || end.movers.first?.vehicle.progress == 1)
+        for n in bare.frameCount..<t.frameCount { #expect(t.values(at: n) == end, "frame \(n)") }
+    }
+
+    /// The walk with a stop of `idle` seconds at its point `k` (the point again, `idle` seconds later).
+    static func withStop(_ walk: TrackFixture, at k: Int, idle: Double) -> TrackFixture {
+        let times = walk.times ?? []
+        var points = Array(walk.points[0...k]), stamps = Array(times[0...k])
+        points.append(walk.points[k])
+        stamps.append(times[k] + idle)
+        points += walk.points[(k + 1)...]
+        stamps += times[(k + 1)...].map { $0 + idle }
+        return TrackFixture(points: points, times: stamps)
+    }
+
+    @Test func skipIdleCutsTheStopExactly() throws {
+        let walk = TrackFixture.walk(seed: 5903, count: 200, start: Self.start)
+        let k = 77, idle = 1800.0
+        let stopped = Self.withStop(walk, at: k, idle: idle)
+        let times = try #require(stopped.times)
+        let speed = 10.0, fps = 30
+        let origin = TrackFixture.start.timeIntervalSince1970
+        let t = Timeline(scene: Self.scene([Self.track(stopped, name: "a")], Playback(speed: speed, skipIdle: 300), fps: fps))
+        let clock = try #require(t.playback)
+        // The stop is the one cut: from the arrival at point k to the departure, on the recording's clock.
+        #expect(clock.cuts == [(origin + times[k])...(origin + times[k + 1])])
+        #expect(clock.stretches.count == 2)
+        let moving = times[times.count - 1] - idle
+        #expect(t.frameCount == Int((moving / speed * Double(fps)).rounded()) + 1)
+        // Before the cut, frame n shows t0 + n * speed / fps; after it, the departure plus the frames since.
+        let second = clock.stretches[1]
+        for n in 0..<t.frameCount {
+            let mover = try #require(t.values(at: n).movers.first)
+            let seconds = n < second.frames.lowerBound
+                ? Double(n) * speed / Double(fps)
+                : min(times[k + 1] + Double(n - second.frames.lowerBound) * speed / Double(fps), times[times.count - 1])
+            #expect(Geodesy.distanceKm(mover.position, stopped.point(atSeconds: seconds)) < 0.002, "frame \(n)")
+        }
+        // Without skipIdle the stop plays at the speed.
+        let whole = Timeline(scene: Self.scene([Self.track(stopped, name: "a")], Playback(speed: speed), fps: fps))
+        #expect(whole.playback?.cuts.isEmpty == true)
+        #expect(whole.frameCount == Int((times[times.count - 1] / speed * Double(fps)).rounded()) + 1)
+        // The clock dips across the cut and is full away from it.
+        #expect(t.values(at: second.frames.lowerBound).clock.map { $0.opacity < 1 } == true)
+        #expect(t.values(at: 0).clock?.opacity == 1)
+    }
+
+    @Test func aGhostRaceStartsEveryTrackTogether() throws {
+        let a = TrackFixture.walk(seed: 5904, count: 150, start: Self.start)
+        let b = TrackFixture.walk(seed: 5905, count: 180, start: LonLat(lon: 24.95, lat: 60.175), heading: 120)
+        let laterDay = TrackFixture.start.addingTimeInterval(3 * 86_400 + 4321)
+        let tracks = [Self.track(a, name: "a"), Self.track(b, name: "b", start: laterDay)]
+        let speed = 12.0, fps = 30
+        let race = Timeline(scene: Self.scene(tracks, Playback(speed: speed, start: .together), fps: fps))
+        let first = race.values(at: 0).movers
+        #expect(first.count == 2)
+        #expect(Geodesy.distanceKm(first[0].position, a.points[0]) < 1e-6)
+        #expect(Geodesy.distanceKm(first[1].position, b.points[0]) < 1e-6)
+        // Each at its own recording's time since its own start.
+        for n in stride(from: 0, to: race.frameCount, by: 7) {
+            let movers = race.values(at: n).movers
+            let seconds = Double(n) * speed / Double(fps)
+            for (mover, walk) in zip(movers, [a, b]) {
+                let expected = walk.point(atSeconds: min(seconds, walk.times?.last ?? 0))
+                #expect(Geodesy.distanceKm(mover.position, expected) < 0.002, "frame \(n), track \(mover.track)")
+            }
+        }
+        // The longer recording sets the length.
+        let longest = max(a.times?.last ?? 0, b.times?.last ?? 0)
+        #expect(race.frameCount == Int((longest / speed * Double(fps)).rounded()) + 1)
+
+        // By their recorded times, b waits at its first point for days.
+        let recorded = Timeline(scene: Self.scene(tracks, Playback(speed: speed), fps: fps))
+        let early = recorded.values(at: 0).movers
+        #expect(early[1].state == .waiting)
+        #expect(Geodesy.distanceKm(early[1].position, b.points[0]) < 1e-6)
+    }
+
+    @Test func stillFramesKeepTheirValues() throws {
+        // A stop of ten minutes not cut: the mover holds still; the HH:mm clock turns once a minute, so
+        // the frames within a minute of the stop are equal (the recorder draws them once).
+        let walk = Self.withStop(TrackFixture.walk(seed: 5906, count: 100, start: Self.start), at: 40, idle: 600)
+        let times = try #require(walk.times)
+        let speed = 60.0, fps = 10
+        let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: speed), fps: fps))
+        let stopFrames = (0..<t.frameCount).filter { n in
+            let s = Double(n) * speed / Double(fps)
+            return s > times[40] + 1 && s < times[41] - 1
+        }
+        #expect(stopFrames.count > 50)
+        var equalPairs = 0
+        for (a, b) in zip(stopFrames, stopFrames.dropFirst()) {
+            let va = t.values(at: a), vb = t.values(at: b)
+            #expect(va.movers == vb.movers, "frames \(a), \(b)")
+            if va == vb { equalPairs += 1 }
+        }
+        #expect(equalPairs >= stopFrames.count - 12)
+    }
+
+    @Test func theClockReadsTheRecordedTime() {
+        let noon = 1_714_564_800.0  // 2024-05-01 12:00:00 UTC
+        #expect(PlaybackClock.clockText(noon + 3723.9, format: .seconds, since: false) == "13:02:03 UTC")
+        #expect(PlaybackClock.clockText(noon + 3723.9, format: .minutes, since: false) == "13:02 UTC")
+        #expect(PlaybackClock.clockText(3723.9, format: .seconds, since: true) == "01:02:03")
+    }
+}
