@@ -218,7 +218,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   files: ["scene.json": scene(place, #" "map": { "tiles": "city.pmtiles", "style": "street.json" },"#),
                           "city.pmtiles": helsinki],
                   arguments: render(),
-                  message: "maptrip: error: scene.json:1:46: map.style: style file 'street.json' not found (give a MapLibre GL style JSON file (relative to the scene's folder) or a theme: light, dark, atlas)"),
+                  message: "maptrip: error: scene.json:1:46: map.style: style file 'street.json' not found (give a MapLibre GL style JSON file (relative to the scene's folder) or a theme: light, dark, atlas, relief, satellite)"),
         ErrorCase(group: "Map: tiles and projection", what: "A style property given an expression of the wrong type",
                   files: ["scene.json": scene(place, #" "map": { "tiles": "city.pmtiles", "style": "street.json" },"#),
                           "city.pmtiles": helsinki,
@@ -577,7 +577,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: "maptrip: error: Unknown option '--colour' (see 'maptrip render --help')"),
         ErrorCase(group: "Outputs and options", what: "An unknown theme for schema", files: [:],
                   arguments: ["schema", "--theme", "neon"],
-                  message: "maptrip: error: The value 'neon' is invalid for '--theme <theme>'. Please provide one of 'light', 'dark' or 'atlas'. (see 'maptrip schema --help')", output: nil),
+                  message: "maptrip: error: The value 'neon' is invalid for '--theme <theme>'. Please provide one of 'light', 'dark', 'atlas', 'relief' or 'satellite'. (see 'maptrip schema --help')", output: nil),
     ]
 
     /// `docs/errors.md`, made from the rows.
