@@ -28,7 +28,8 @@ public final class FrameRenderer {
     public static func standardOverlays() -> [Overlay] {
         let places = PlacesOverlay()
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
-        return [GraticuleOverlay(), RouteOverlay(), TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(),
+        return [GraticuleOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false), TownsOverlay(places: places), places,
+                VehicleOverlay(), MoverOverlay(drawsLines: false),
                 PhotoOverlay(), CaptionOverlay(), DistanceOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 

@@ -19,8 +19,14 @@ public final class MoverOverlay: Overlay {
     private let text = TextCache()
     private let icons = VehicleOverlay()
     private var lines: (tracks: [PlaybackTrack], lines: [RouteLine])?
+    /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
+    /// are), the movers with their names (over them), or both.
+    private let drawsLines: Bool, drawsMovers: Bool
 
-    public init() {}
+    public init(drawsLines: Bool = true, drawsMovers: Bool = true) {
+        self.drawsLines = drawsLines
+        self.drawsMovers = drawsMovers
+    }
 
     /// Each track's line (made once per scene).
     func lines(_ tracks: [PlaybackTrack]) -> [RouteLine] {
@@ -39,7 +45,7 @@ public final class MoverOverlay: Overlay {
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
         let width = layout.size(Self.lineWidth)
-        for mover in movers where mover.track < tracks.count {
+        for mover in movers where drawsLines && mover.track < tracks.count {
             let pieces = frame.viewport.lines(routes[mover.track].prefix(mover.vehicle.progress))
             for (color, w) in [(Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8), (tracks[mover.track].color, width)] {
                 cr.newPath()
@@ -52,6 +58,7 @@ public final class MoverOverlay: Overlay {
                 cr.stroke()
             }
         }
+        guard drawsMovers else { return }
         // The movers over every line, the ones still running last (on top).
         for mover in movers.sorted(by: { ($0.state == .moving ? 1 : 0, $0.track) < ($1.state == .moving ? 1 : 0, $1.track) })
             where mover.track < tracks.count {

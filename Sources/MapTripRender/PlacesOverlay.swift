@@ -145,23 +145,28 @@ public final class PlacesOverlay: OverlayFastPaths {
     private func routeObstacles(_ frame: FrameContext) -> LineObstacles? {
         let scene = frame.scene
         if routeLines?.scene != scene {
-            var lines: [(Int, ProjectedLine)] = []
+            var lines: [(width: Double, line: ProjectedLine)] = []
             for (i, route) in frame.routes.enumerated() {
                 guard let route, let style = scene.route(into: i), style.path != .none else { continue }
-                lines.append((i, ProjectedLine(route.points)))
+                // The line and its outline.
+                lines.append((style.width * 1.7, ProjectedLine(route.points)))
+            }
+            // A playback's tracks, with their casing.
+            for track in scene.tracks {
+                lines.append((MoverOverlay.lineWidth * 1.8, ProjectedLine(track.geometry.points)))
             }
             routeLines = (scene, lines)
         }
         guard let routeLines, !routeLines.lines.isEmpty else { return nil }
-        let widest = routeLines.lines.map { frame.layout.size(scene.route(into: $0.0)?.width ?? 0) }.max() ?? 0
-        // Half the widest line and its outline, and a gap as wide as the labels' padding.
-        let reach = widest * 0.85 + frame.layout.size(4)
-        return LineObstacles(routeLines.lines.flatMap { frame.viewport.lines($0.1) }, reach: reach,
+        let widest = frame.layout.size(routeLines.lines.map(\.width).max() ?? 0)
+        // Half the widest line, and a gap as wide as the labels' padding.
+        let reach = widest / 2 + frame.layout.size(4)
+        return LineObstacles(routeLines.lines.flatMap { frame.viewport.lines($0.line) }, reach: reach,
                              width: frame.layout.width, height: frame.layout.height)
     }
 
-    /// The routes' lines, projected once per scene.
-    private var routeLines: (scene: Scene, lines: [(Int, ProjectedLine)])?
+    /// The routes' and tracks' lines (widths in layout units), projected once per scene.
+    private var routeLines: (scene: Scene, lines: [(width: Double, line: ProjectedLine)])?
 
     /// The boxes the trip's pins and labels take on `frame`, for what the map draws under them (towns,
     /// a style's labels) to keep clear of: each pin's at its settled size (a pin popping in keeps its
