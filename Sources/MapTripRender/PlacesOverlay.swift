@@ -144,6 +144,19 @@ public final class PlacesOverlay: OverlayFastPaths {
     /// label set beside its pin where no route passes does not have to move when the route arrives.
     private func routeObstacles(_ frame: FrameContext) -> LineObstacles? {
         let scene = frame.scene
+        // A frame places its labels several times (for the towns, for a style's labels, to draw
+        // them): the lines are projected and bucketed once per view.
+        if let last = lastObstacles, last.viewport == frame.viewport, last.scene == scene { return last.obstacles }
+        let obstacles = makeRouteObstacles(frame)
+        lastObstacles = (frame.viewport, scene, obstacles)
+        return obstacles
+    }
+
+    /// The last view's obstacles.
+    private var lastObstacles: (viewport: Viewport, scene: Scene, obstacles: LineObstacles?)?
+
+    private func makeRouteObstacles(_ frame: FrameContext) -> LineObstacles? {
+        let scene = frame.scene
         if routeLines?.scene != scene {
             var lines: [(width: Double, line: ProjectedLine)] = []
             for (i, route) in frame.routes.enumerated() {
