@@ -44,7 +44,7 @@ public enum PosterWriter {
     public static func write(scene: Scene, renderer: FrameRenderer, timeline: Timeline, time: Double?,
                              to url: URL) throws {
         let n = time.map { frame(at: $0, in: timeline) } ?? defaultFrame(timeline)
-        try renderer.render(timeline.values(at: n), into: 0)
+        try renderer.render(timeline.values(at: n), frame: n, into: 0)
         try write(renderer.surfaces[0], transparent: scene.background == .transparent, to: url)
     }
 

@@ -107,7 +107,7 @@ public struct PreviewJob {
                 if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
                 var thumbnail: ImageSurface?
                 if let n = shot.frame {
-                    try renderer.render(timeline.values(at: n))
+                    try renderer.render(timeline.values(at: n), frame: n)
                     thumbnail = renderer.surface
                 }
                 try sheet.draw(cell: i, thumbnail: thumbnail, caption: Self.caption(shot, scene: loaded))
@@ -115,7 +115,7 @@ public struct PreviewJob {
             try PosterWriter.write(try sheet.finish(), transparent: transparent, to: url)
             size = (layout.width, layout.height)
         } else {
-            try renderer.render(timeline.values(at: shots[0].frame!))
+            try renderer.render(timeline.values(at: shots[0].frame!), frame: shots[0].frame!)
             if let sig = cancellation.signalNumber { throw CancelledError(signal: sig) }
             try PosterWriter.write(renderer.surface, transparent: transparent, to: url)
             size = (format.width, format.height)

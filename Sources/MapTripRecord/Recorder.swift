@@ -360,7 +360,7 @@ final class DrawingThread: @unchecked Sendable {
         for n in frames {
             // Every track's value: a frame is drawn when any of them has changed, repeated otherwise.
             let state = timeline.values(at: n)
-            if state == last && renderer.fastPaths.stills {
+            if state == last && renderer.fastPaths.stills, (try? renderer.holdsStill(frame: n, state)) ?? false {
                 guard drawAhead(while: pipeline.wouldWaitToPush), pipeline.push(.repeatLast) else { return }
                 continue
             }
@@ -375,11 +375,11 @@ final class DrawingThread: @unchecked Sendable {
                 if drawsIntoI420, let converter = converters?[index] {
                     var picture = try Self.picture(converter)
                     picture.history = histories[index]
-                    drawn = try renderer.renderPlanar(state, into: picture)
+                    drawn = try renderer.renderPlanar(state, frame: n, into: picture)
                 }
                 if !drawn {
                     if converters != nil { histories[index].forget() }
-                    try renderer.render(state, into: buffer)
+                    try renderer.render(state, frame: n, into: buffer)
                     if let converters {
                         let surface = renderer.surfaces[buffer]
                         try converters[index].convert(bgra: surface.data, stride: surface.stride)

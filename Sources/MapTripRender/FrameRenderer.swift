@@ -64,6 +64,7 @@ public final class FrameRenderer {
     /// Tells the base map every frame's camera of the whole trip (see `BaseMap.plan`), whatever part of
     /// it is drawn: a frame is drawn the same way in a whole render, a part and a preview.
     public func planBaseMap(_ timeline: Timeline) {
+        self.timeline = timeline
         baseMap.plan(frames: (0..<timeline.frameCount).map { timeline.camera(at: $0) }, format: format)
     }
 
@@ -93,6 +94,30 @@ public final class FrameRenderer {
         overlaysPrepared = group
     }
 
+    /// The trip's timeline, once planned (`planBaseMap`): frames drawn with their number see the
+    /// trip's other frames through it (`FrameContext.frameAt`).
+    private var timeline: Timeline?
+
+    /// What the overlays see of a frame: its values, its view, and (with its number, once the trip is
+    /// planned) the trip's other frames.
+    public func context(_ values: FrameValues, frame number: Int? = nil) -> FrameContext {
+        var frame = FrameContext(scene: scene, values: values, viewport: viewport(values.camera), layout: layout,
+                                 baseMap: baseMap, routes: routes, media: media)
+        if let number, let timeline {
+            frame.number = number
+            frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }
+        }
+        return frame
+    }
+
+    /// Whether frame `number`, with the same values as the frame before it, shows the same picture:
+    /// no overlay changes by its own clock there (a label fading across sides).
+    public func holdsStill(frame number: Int, _ values: FrameValues) throws -> Bool {
+        let frame = context(values, frame: number)
+        for case let overlay as OverlayFastPaths in overlays where try overlay.animates(frame) { return false }
+        return true
+    }
+
     /// Whether `prepareOverlays` has run.
     private var overlaysStarted = false
     /// The overlays' preparation for the first frame, under way (see `prepareOverlays`), waited for
@@ -108,11 +133,11 @@ public final class FrameRenderer {
     }
 
     /// Draws one frame into surface `buffer`; its pixels are flushed and ready to read on return.
-    public func render(_ values: FrameValues, into buffer: Int = 0) throws {
+    /// `frame`: its number in the trip (see `context`).
+    public func render(_ values: FrameValues, frame number: Int? = nil, into buffer: Int = 0) throws {
         let cr = contexts[buffer]
-        let v = viewport(values.camera)
-        let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
-                                 routes: routes, media: media)
+        let frame = context(values, frame: number)
+        let v = frame.viewport
         cr.save()
         try tellMapTripMarks(frame)
         try baseMap.draw(v, in: cr)
@@ -148,13 +173,12 @@ public final class FrameRenderer {
     /// of the frame: 2 MB at 1080p, not 8). An overlay that draws itself straight into the picture
     /// (`OverlayFastPaths.drawPlanar`, the route) does so where nothing is drawn under it yet, without the band.
     /// Returns false, drawing nothing, where the map cannot: `render` and convert then.
-    public func renderPlanar(_ values: FrameValues, into picture: PlanarPicture) throws -> Bool {
+    public func renderPlanar(_ values: FrameValues, frame number: Int? = nil, into picture: PlanarPicture) throws -> Bool {
         let width = format.width, height = format.height
         guard fastPaths.planar, picture.width == width, picture.height == height, width % 2 == 0, height % 2 == 0 else { return false }
-        let v = viewport(values.camera)
         let band = try planarBand()
-        let frame = FrameContext(scene: scene, values: values, viewport: v, layout: layout, baseMap: baseMap,
-                                 routes: routes, media: media)
+        let frame = context(values, frame: number)
+        let v = frame.viewport
         try tellMapTripMarks(frame)
         guard try baseMap.drawPlanar(v, into: picture, scratch: band) else { return false }
         waitForOverlays()

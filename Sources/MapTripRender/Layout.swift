@@ -101,22 +101,34 @@ public enum LabelPlacer {
             self.always = always
         }
 
+        /// The box of a spot beside this anchor: its candidate, moved inside `bounds` if it says so.
+        public func box(_ spot: Spot, within bounds: Box) -> Box {
+            let b = candidates()[spot.candidate]
+            return spot.clamped ? LabelPlacer.clamp(b, into: bounds) : b
+        }
+
         /// The candidate boxes, in order of preference.
         func candidates() -> [Box] {
-            let x = anchorX, w = width, h = height
+            let w = width, h = height
             // Beside a pin, the label's middle sits level with the pin's head.
-            let mid = anchorY - rise * 0.7
-            let boxes = [
-                (x + gap, mid - h / 2),                 // right
-                (x - gap - w, mid - h / 2),             // left
-                (x - w / 2, anchorY - rise - gap / 2 - h),  // above
-                (x - w / 2, anchorY + gap / 2),         // below
-                (x + gap * 0.7, anchorY - rise - h),    // upper right
-                (x - gap * 0.7 - w, anchorY - rise - h),  // upper left
-                (x + gap * 0.7, anchorY),               // lower right
-                (x - gap * 0.7 - w, anchorY),           // lower left
+            let mid = -rise * 0.7
+            let offsets = [
+                (gap, mid - h / 2),                 // right
+                (-gap - w, mid - h / 2),            // left
+                (-w / 2, -rise - gap / 2 - h),      // above
+                (-w / 2, gap / 2),                  // below
+                (gap * 0.7, -rise - h),             // upper right
+                (-gap * 0.7 - w, -rise - h),        // upper left
+                (gap * 0.7, 0),                     // lower right
+                (-gap * 0.7 - w, 0),                // lower left
             ]
-            return boxes.map { Box(minX: $0.0, minY: $0.1, maxX: $0.0 + w, maxY: $0.1 + h) }
+            // Offsets from the anchor in whole half pixels, the step pictures are placed at
+            // (`Sprites`): a pin and its label, placed from the same anchor, round alike and move
+            // together while the map glides.
+            return offsets.map { dx, dy in
+                let x = anchorX + (dx * 2).rounded() / 2, y = anchorY + (dy * 2).rounded() / 2
+                return Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
+            }
         }
     }
 
@@ -126,27 +138,42 @@ public enum LabelPlacer {
     /// first position free of the rest: its halo keeps it legible over the line).
     public static func place(_ requests: [Request], within bounds: Box, avoiding obstacles: [Box] = [],
                              lines: LineObstacles? = nil, padding: Double = 0) -> [Box?] {
-        var placed = [Box?](repeating: nil, count: requests.count)
+        let spots = choose(requests, within: bounds, avoiding: obstacles, lines: lines, padding: padding)
+        return requests.indices.map { k in spots[k].map { requests[k].box($0, within: bounds) } }
+    }
+
+    /// Where each label goes (nil: hidden), as `place` places it: its candidate, and whether that
+    /// candidate is moved inside `bounds` (the current place's label, with no free position).
+    public struct Spot: Hashable, Sendable {
+        public var candidate: Int
+        public var clamped: Bool
+    }
+
+    /// The spots `place` takes, in the order of `requests`.
+    public static func choose(_ requests: [Request], within bounds: Box, avoiding obstacles: [Box] = [],
+                              lines: LineObstacles? = nil, padding: Double = 0) -> [Spot?] {
+        var placed = [Spot?](repeating: nil, count: requests.count)
         var occupied: [Box] = []
         let order = requests.indices.filter { requests[$0].always } + requests.indices.filter { !requests[$0].always }
         for k in order {
             let r = requests[k]
             let candidates = r.candidates()
-            let free = candidates.filter { b in
-                let p = b.padded(by: padding)
+            let free = candidates.enumerated().map { (index: $0.offset, box: $0.element) }.filter { c in
+                let b = c.box, p = b.padded(by: padding)
                 return bounds.contains(b) && !occupied.contains { p.overlaps($0) } && !obstacles.contains { b.overlaps($0) }
             }
-            var choice = free.first { !(lines?.meets($0) ?? false) } ?? free.first
+            var choice = (free.first { !(lines?.meets($0.box) ?? false) } ?? free.first).map { Spot(candidate: $0.index, clamped: false) }
             if choice == nil, r.always {
                 // The current place's label always shows: the first candidate, kept inside the frame,
                 // that is free of other labels, else the first one kept inside the frame. (Checked
                 // after the move: a candidate free outside the frame may land on a label once moved in.)
                 let inside = candidates.map { clamp($0, into: bounds) }
-                choice = inside.first { c in !occupied.contains { c.padded(by: padding).overlaps($0) } } ?? inside[0]
+                let i = inside.firstIndex { c in !occupied.contains { c.padded(by: padding).overlaps($0) } } ?? 0
+                choice = Spot(candidate: i, clamped: true)
             }
             if let choice {
                 placed[k] = choice
-                occupied.append(choice)
+                occupied.append(r.box(choice, within: bounds))
             }
         }
         return placed

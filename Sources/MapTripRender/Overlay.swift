@@ -16,6 +16,11 @@ public struct FrameContext {
     /// The line of the leg into place i (nil for place 0).
     public var routes: [RouteLine?]
     public var media: SceneMedia
+    /// The frame's number in the trip, and the trip's other frames (nil: a frame drawn on its own,
+    /// without a timeline): for what changes by its own clock between frames, such as a label that
+    /// changes sides fading across (see `PlacesOverlay`).
+    public var number: Int? = nil
+    public var frameAt: ((Int) -> FrameContext)? = nil
 }
 
 /// A layer drawn over the base map (route, pins and labels, vehicle, cards, credit). It draws the
@@ -51,6 +56,9 @@ public protocol OverlayFastPaths: Overlay {
     /// drawing thread while it waits for the encoder (see `FrameRenderer.prepareOverlays`). An overlay
     /// with nothing to make ahead has no steps.
     func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep]
+    /// Whether the overlay changes on `frame` by its own clock, its values the same as the frame
+    /// before's (a label fading across sides): such a frame is drawn, not repeated.
+    func animates(_ frame: FrameContext) throws -> Bool
 }
 
 /// A piece of an overlay's work made ahead of the frames that need it (see `OverlayFastPaths.preparation`).
@@ -66,4 +74,5 @@ extension OverlayFastPaths {
     public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? { nil }
     public func marks(_ frame: FrameContext) throws -> [Mark]? { nil }
     public func preparation(_ scene: Scene, layout: FrameLayout, first: FrameValues?) -> [PreparationStep] { [] }
+    public func animates(_ frame: FrameContext) throws -> Bool { false }
 }

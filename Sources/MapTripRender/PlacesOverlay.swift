@@ -53,21 +53,158 @@ public final class PlacesOverlay: OverlayFastPaths {
     }
 
     /// A pin on the frame: its place, tip, size (popping in), value and how squarely it faces the viewer.
-    private struct Shown { var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double }
+    /// `emphasis`: 1 for the current place, 0 for the others, between while one becomes the other
+    /// (its pin grows or shrinks, its colour changes, its label fades from one style to the other).
+    private struct Shown {
+        var place: Int; var x: Double; var y: Double; var size: Double; var pin: PinValue; var facing: Double
+        var emphasis: Double
+    }
 
     /// Where a frame's pins and labels go: the pins shown, the labels in placing order (the current
-    /// place's first, then the most recent), their layouts, and each label's box (nil: hidden).
+    /// place's first, then the most recent), their layouts and requests, and the labels drawn: each
+    /// one's index in that order, its box and its opacity (below 1 while it fades across sides).
     private struct Placement {
         var shown: [Shown] = []
         var ordered: [Shown] = []
         var layouts: [(Pango.Layout, TextStyle)] = []
-        var boxes: [Box?] = []
+        var requests: [LabelPlacer.Request] = []
+        var bounds = Box(minX: 0, minY: 0, maxX: 0, maxY: 0)
+        var labels: [Label] = []
     }
 
+    /// A label drawn: the index of its pin in the placing order, its style (the current place's or
+    /// not), its layout, box and opacity.
+    private struct Label {
+        var k: Int
+        var current: Bool
+        var layout: Pango.Layout
+        var style: TextStyle
+        var box: Box
+        var alpha: Double
+    }
+
+    /// What a key frame decides for a place's label: where it goes (nil: hidden) and in which style.
+    private struct KeyLabel: Equatable {
+        var spot: LabelPlacer.Spot?
+        var current: Bool
+    }
+
+    /// A label changes sides by fading across, over this many frames (0.3 s): a trip's labels are
+    /// placed on its key frames, one every `span` frames, and a frame between two keys shows each
+    /// label where the keys put it (beside its pin as the frame has it), fading from one side to the
+    /// other where they differ. A function of the frame's number: any frame draws alone the same.
+    static func keySpan(fps: Int) -> Int { max(1, Int((Double(fps) * 0.3).rounded())) }
+
     private func placement(_ frame: FrameContext) throws -> Placement {
+        var placed = try pinsAndRequests(frame)
+        guard let n = frame.number, let frameAt = frame.frameAt, Self.keySpan(fps: frame.scene.video.fps) > 1 else {
+            // A frame on its own: its labels where it places them.
+            let spots = choose(placed, frame)
+            placed.labels = spots.indices.compactMap { k in
+                spots[k].map { spot in
+                    let (l, ts) = placed.layouts[k]
+                    return Label(k: k, current: placed.ordered[k].pin.current, layout: l, style: ts,
+                                 box: placed.requests[k].box(spot, within: placed.bounds), alpha: 1)
+                }
+            }
+            return placed
+        }
+        let span = Self.keySpan(fps: frame.scene.video.fps)
+        let a = n - n % span, b = a + span
+        let s = n == a ? 0 : Self.smoothstep(Double(n - a) / Double(span))
+        let from = try keySpots(a, frameAt), to = s > 0 ? try keySpots(b, frameAt) : from
+        let ids = try identities(frame.scene)
+        for k in placed.ordered.indices {
+            let p = placed.ordered[k], id = ids[p.place]
+            // A place a key does not show yet (its pin not reached) keeps the frame's own style.
+            let one = from[id] ?? KeyLabel(spot: nil, current: p.pin.current)
+            let other = to[id] ?? KeyLabel(spot: nil, current: p.pin.current)
+            let emphasis = (one.current ? 1 - s : 0) + (other.current ? s : 0)
+            if let i = placed.shown.firstIndex(where: { $0.place == p.place }) {
+                placed.shown[i].emphasis = emphasis
+                placed.shown[i].size = frame.layout.unit * (1 + 0.3 * emphasis) * Self.pop(p.pin.appear)
+            }
+            // Beside the pin where the frame has it, in the key's style, kept inside the frame.
+            func label(_ key: KeyLabel, alpha: Double) throws -> Label? {
+                guard let spot = key.spot, alpha > 0 else { return nil }
+                let (request, l, ts) = try self.request(p, current: key.current, frame)
+                let box = LabelPlacer.clamp(request.box(spot, within: placed.bounds), into: placed.bounds)
+                return Label(k: k, current: key.current, layout: l, style: ts, box: box, alpha: alpha)
+            }
+            if one == other {
+                if let l = try label(one, alpha: 1) { placed.labels.append(l) }
+            } else {
+                if let l = try label(one, alpha: 1 - s) { placed.labels.append(l) }
+                if let l = try label(other, alpha: s) { placed.labels.append(l) }
+            }
+        }
+        return placed
+    }
+
+    /// Whether the labels of frame `frame.number` differ from those of the frame before, its values
+    /// the same: a label fading across sides there, or one that has just done so.
+    public func animates(_ frame: FrameContext) throws -> Bool {
+        guard let n = frame.number, n > 0, let frameAt = frame.frameAt else { return false }
+        let span = Self.keySpan(fps: frame.scene.video.fps)
+        guard span > 1 else { return false }
+        let a = n - n % span, before = (n - 1) - (n - 1) % span
+        if try keySpots(a, frameAt) != keySpots(a + span, frameAt) { return true }
+        return before != a ? try keySpots(before, frameAt) != keySpots(a, frameAt) : false
+    }
+
+    /// The spots of key frame `key`'s labels, by place (see `identities`), kept for the frames around it.
+    private func keySpots(_ key: Int, _ frameAt: (Int) -> FrameContext) throws -> [Int: KeyLabel] {
+        let frame = frameAt(key)
+        let size = [frame.layout.width, frame.layout.height]
+        if keyCache.scene != frame.scene || keyCache.size != size {
+            keyCache = (frame.scene, size, [:])
+        }
+        if let spots = keyCache.spots[key] { return spots }
+        let placed = try pinsAndRequests(frame)
+        let spots = choose(placed, frame)
+        let ids = try identities(frame.scene)
+        var byPlace: [Int: KeyLabel] = [:]
+        for k in spots.indices {
+            byPlace[ids[placed.ordered[k].place]] = KeyLabel(spot: spots[k], current: placed.ordered[k].pin.current)
+        }
+        // The keys of the frames being drawn: a render goes forwards; a few are enough.
+        if keyCache.spots.count >= 6 { keyCache.spots = keyCache.spots.filter { abs($0.key - key) <= 2 * Self.keySpan(fps: frame.scene.video.fps) } }
+        keyCache.spots[key] = byPlace
+        return byPlace
+    }
+
+    private var keyCache: (scene: Scene?, size: [Double], spots: [Int: [Int: KeyLabel]]) = (nil, [], [:])
+
+    /// Each place's identity: the first of the places with its name at its spot (a place visited
+    /// again has one pin and one label, see `once`).
+    private func identities(_ scene: Scene) throws -> [Int] {
+        if let cached = placeIdentities, cached.scene == scene { return cached.ids }
+        var first: [String: [Int]] = [:]
+        var ids: [Int] = []
+        for (i, place) in scene.places.enumerated() {
+            let same = first[place.name, default: []].first { j in
+                let o = scene.places[j].position
+                return abs(o.lon - place.position.lon) < 1e-6 && abs(o.lat - place.position.lat) < 1e-6
+            }
+            ids.append(same ?? i)
+            if same == nil { first[place.name, default: []].append(i) }
+        }
+        placeIdentities = (scene, ids)
+        return ids
+    }
+
+    private var placeIdentities: (scene: Scene, ids: [Int])?
+
+    static func smoothstep(_ t: Double) -> Double {
+        let u = min(1, max(0, t))
+        return u * u * (3 - 2 * u)
+    }
+
+    /// A frame's pins, their labels' order, layouts and requests, and where labels may go.
+    private func pinsAndRequests(_ frame: FrameContext) throws -> Placement {
         let pins = frame.values.pins
         guard !pins.isEmpty else { return Placement() }
-        let layout = frame.layout, style = frame.scene.style
+        let layout = frame.layout
         let margin = layout.size(60)
         var shown: [Shown] = []
         for pin in pins {
@@ -77,7 +214,7 @@ public final class PlacesOverlay: OverlayFastPaths {
             // On the globe, a place turning away towards the limb fades out.
             let facing = frame.viewport.facing(position)
             guard facing > 0 else { continue }
-            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: 0, pin: pin, facing: facing))
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: 0, pin: pin, facing: facing, emphasis: pin.current ? 1 : 0))
         }
         shown = Self.once(shown, places: frame.scene.places)
         for k in shown.indices {
@@ -88,23 +225,36 @@ public final class PlacesOverlay: OverlayFastPaths {
         var requests: [LabelPlacer.Request] = []
         var layouts: [(Pango.Layout, TextStyle)] = []
         for p in ordered {
-            let ts = Self.labelStyle(style, current: p.pin.current)
-            let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit)
-            let (w, h) = l.size
-            let k = p.pin.current ? 1.3 : 1.0
-            requests.append(LabelPlacer.Request(anchorX: p.x, anchorY: p.y, width: w, height: h,
-                                                gap: layout.size(14 * k), rise: layout.size(34 * k),
-                                                always: p.pin.current))
+            let (request, l, ts) = try self.request(p, current: p.pin.current, frame)
+            requests.append(request)
             layouts.append((l, ts))
         }
         let inset = layout.size(8)
         let bounds = Box(minX: inset, minY: inset, maxX: layout.width - inset, maxY: layout.height - inset)
+        return Placement(shown: shown, ordered: ordered, layouts: layouts, requests: requests, bounds: bounds)
+    }
+
+    /// A pin's label request, laid out in the current place's style or the others'.
+    private func request(_ p: Shown, current: Bool, _ frame: FrameContext) throws -> (LabelPlacer.Request, Pango.Layout, TextStyle) {
+        let layout = frame.layout
+        let ts = Self.labelStyle(frame.scene.style, current: current)
+        let l = try text.layout(frame.scene.places[p.place].name, ts, scale: layout.unit)
+        let (w, h) = l.size
+        let k = current ? 1.3 : 1.0
+        return (LabelPlacer.Request(anchorX: p.x, anchorY: p.y, width: w, height: h, gap: layout.size(14 * k),
+                                    rise: layout.size(34 * k), always: current), l, ts)
+    }
+
+    /// Where the frame's own placement puts its labels (nil: hidden).
+    private func choose(_ placed: Placement, _ frame: FrameContext) -> [LabelPlacer.Spot?] {
+        guard !placed.requests.isEmpty else { return [] }
+        let layout = frame.layout
         // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
         // centred; they fade over labels).
         var obstacles: [Box] = []
         if frame.values.distanceKm != nil { obstacles.append(layout.counterBox) }
         // ... and of other places' pins (a label's own positions are beside its pin).
-        for p in shown {
+        for p in placed.shown {
             obstacles.append(Box(minX: p.x - 11 * p.size, minY: p.y - 34 * p.size, maxX: p.x + 11 * p.size, maxY: p.y))
         }
         for card in frame.values.cards {
@@ -112,9 +262,8 @@ public final class PlacesOverlay: OverlayFastPaths {
                 obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height)))
             }
         }
-        let boxes = LabelPlacer.place(requests, within: bounds, avoiding: obstacles, lines: keepsOffRoutes ? routeObstacles(frame) : nil,
-                                      padding: layout.size(4))
-        return Placement(shown: shown, ordered: ordered, layouts: layouts, boxes: boxes)
+        return LabelPlacer.choose(placed.requests, within: placed.bounds, avoiding: obstacles,
+                                  lines: keepsOffRoutes ? routeObstacles(frame) : nil, padding: layout.size(4))
     }
 
     /// A place visited again (the same name at the same spot) has one pin and one label: the pins of
@@ -189,15 +338,14 @@ public final class PlacesOverlay: OverlayFastPaths {
         let pins = placed.shown.map { p in
             Self.pinBox(x: p.x, y: p.y, size: frame.layout.unit * (p.pin.current ? 1.3 : 1.0))
         }
-        return pins + placed.boxes.compactMap { $0 }
+        return pins + placed.labels.map(\.box)
     }
 
-    /// The labels shown on `frame`: each place's name and its box (for tests).
-    func labels(_ frame: FrameContext) throws -> [(name: String, box: Box)] {
+    /// The labels shown on `frame`: each place's name, its box and its opacity (below 1 while it
+    /// fades across sides) (for tests).
+    func labels(_ frame: FrameContext) throws -> [(name: String, box: Box, alpha: Double)] {
         let placed = try placement(frame)
-        return placed.boxes.indices.compactMap { k in
-            placed.boxes[k].map { (frame.scene.places[placed.ordered[k].place].name, $0) }
-        }
+        return placed.labels.map { (frame.scene.places[placed.ordered[$0.k].place].name, $0.box, $0.alpha) }
     }
 
     /// Whether labels keep off the routes (off only in tests, to show what it changes).
@@ -209,7 +357,7 @@ public final class PlacesOverlay: OverlayFastPaths {
         var items: [Item] = []
         // Older pins first, the current one last (on top).
         for p in placed.shown.filter({ !$0.pin.current }) + placed.shown.filter(\.pin.current) {
-            let color = p.pin.current ? style.currentPin : style.pin
+            let color = p.emphasis >= 1 ? style.currentPin : p.emphasis <= 0 ? style.pin : style.pin.mixed(with: style.currentPin, p.emphasis)
             if p.pin.appear >= 1 {
                 // Settled (not popping in): the same picture every frame, faded as one on the globe.
                 let r = 11 * p.size, rim = p.size + 1
@@ -222,14 +370,12 @@ public final class PlacesOverlay: OverlayFastPaths {
                 items.append(.pin(x: p.x, y: p.y, size: p.size, color: color, alpha: p.facing))
             }
         }
-        for (k, box) in placed.boxes.enumerated() {
-            guard let box else { continue }
-            let (l, ts) = placed.layouts[k]
-            let place = placed.ordered[k]
-            items.append(.mark(try text.movingMark(l, ts, key: LabelKey(current: place.pin.current,
-                                                                       name: frame.scene.places[place.place].name),
-                                                   x: box.minX, y: box.minY, scale: layout.unit,
-                                                   alpha: place.pin.appear * place.facing)))
+        for label in placed.labels {
+            let place = placed.ordered[label.k]
+            items.append(.mark(try text.movingMark(label.layout, label.style,
+                                                   key: LabelKey(current: label.current, name: frame.scene.places[place.place].name),
+                                                   x: label.box.minX, y: label.box.minY, scale: layout.unit,
+                                                   alpha: place.pin.appear * place.facing * label.alpha)))
         }
         return items
     }
