@@ -68,7 +68,7 @@ extension SceneMedia {
     public static func load(for scene: Scene, format: FrameFormat? = nil, sceneFile: URL, assets: URL) throws -> SceneMedia {
         let directory = sceneFile.deletingLastPathComponent()
         let format = format ?? scene.video.format
-        let layout = FrameLayout(width: format.width, height: format.height)
+        let layout = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone)
         var media = SceneMedia()
         var icons: [BuiltInVehicle: SVGDocument] = [:]
         var images: [String: ImageSurface] = [:]

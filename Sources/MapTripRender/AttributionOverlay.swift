@@ -31,7 +31,7 @@ public final class AttributionOverlay: OverlayFastPaths {
         let (w, h) = l.size
         let pad = 6 * s
         // The box's top-left is the picture's anchor.
-        let x = frame.layout.width - w - 3 * pad, y = frame.layout.height - h - 2.5 * pad
+        let x = frame.layout.creditRight - w - 3 * pad, y = frame.layout.creditBottom - h - 2.5 * pad
         let box = Box(minX: 0, minY: 0, maxX: w + 2 * pad, maxY: h + pad)
         let key = Key(line: line, warning: warning != nil, unit: s)
         return [try pictures.mark(key, x: x, y: y, extent: box) { cr in

@@ -46,7 +46,7 @@ public final class FrameRenderer {
         self.baseMap = baseMap
         self.media = media
         self.overlays = overlays ?? Self.standardOverlays()
-        layout = FrameLayout(width: format.width, height: format.height)
+        layout = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone)
         routes = Timeline.routes(for: scene)
         surfaces = try (0..<max(1, buffers)).map { _ in
             try ImageSurface(width: format.width, height: format.height)

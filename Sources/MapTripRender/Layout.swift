@@ -1,11 +1,14 @@
 import Foundation
 import MapTripGeometry
+import MapTripScene
 
 /// Where things go in a frame, for every overlay: one unit of size, the safe area and the regions of
-/// the cards. Sizes are in layout units, pixels of a frame whose shorter side is 1080, so a 9:16
-/// phone frame, a square and a 4K frame all look designed, not stretched: text is as large relative
-/// to the frame's shorter side, and stays inside the safe area (5% in from each edge; a tall frame
-/// keeps more clear at the top and bottom, where phone apps put their buttons).
+/// the cards. Sizes are in layout units, pixels of a landscape frame whose shorter side is 1080, so a
+/// square and a 4K frame look designed, not stretched; a taller frame, watched on a phone held
+/// upright, has larger text and pins (up to 1.4 times at 9:16: a phone shows a 9:16 frame no larger
+/// than a 16:9 one, and its viewers expect text made for a phone). Text stays inside the safe area: 5%
+/// in from each edge, a tall frame keeping more clear at the top and bottom, or a platform's zone
+/// (`SafeZone`).
 public struct FrameLayout: Equatable, Sendable {
     /// The shorter side, in layout units.
     public static let reference = 1080.0
@@ -16,16 +19,28 @@ public struct FrameLayout: Equatable, Sendable {
     public let unit: Double
     /// The title-safe area: text and cards stay inside it.
     public let safe: Box
+    /// The bottom-right corner the credit sits in: the frame's, or under a platform's interface the
+    /// safe area's (the credit must show).
+    public let creditRight: Double, creditBottom: Double
 
-    public init(width: Int, height: Int) {
+    public init(width: Int, height: Int, safeZone: SafeZone = .standard) {
         let w = Double(width), h = Double(height)
         self.width = w
         self.height = h
-        unit = min(w, h) / Self.reference
-        let side = 0.05 * w
+        unit = min(w, h) / Self.reference * Self.upright(width: w, height: h)
         let portrait = h > w * 1.2
-        let top = (portrait ? 0.10 : 0.05) * h, bottom = (portrait ? 0.14 : 0.05) * h
-        safe = Box(minX: side, minY: top, maxX: w - side, maxY: h - bottom)
+        let zone = safeZone.insets
+        let left = max(0.05, zone.left) * w, right = max(0.05, zone.right) * w
+        let top = max(portrait ? 0.10 : 0.05, zone.top) * h, bottom = max(portrait ? 0.14 : 0.05, zone.bottom) * h
+        safe = Box(minX: left, minY: top, maxX: w - right, maxY: h - bottom)
+        (creditRight, creditBottom) = safeZone == .standard ? (w, h) : (safe.maxX, safe.maxY)
+    }
+
+    /// How much larger a frame's text and pins are for being upright: 1 for 16:9 and wider, growing
+    /// with the height over the width to 1.4 at 9:16 (1.14 for a square), 1.4 beyond.
+    static func upright(width w: Double, height h: Double) -> Double {
+        let landscape = 9.0 / 16, phone = 16.0 / 9
+        return 1 + 0.4 * min(1, max(0, (h / w - landscape) / (phone - landscape)))
     }
 
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
@@ -40,8 +55,9 @@ public struct FrameLayout: Equatable, Sendable {
     /// The top centre of the title card.
     public var titleTop: Double { safe.minY + size(20) }
 
-    /// The box a caption card sits in, centred on its bottom edge.
-    public var captionBottom: Double { safe.maxY }
+    /// The box a caption card sits in, centred on its bottom edge: above the credit where the credit
+    /// sits in the safe area.
+    public var captionBottom: Double { creditBottom < height ? safe.maxY - size(44) : safe.maxY }
 
     /// Where a photo of this aspect (width / height) goes, clear of the frame's centre (where the
     /// camera holds the place, its pin and its label): in a landscape frame, the right part of the

@@ -179,12 +179,15 @@ public struct Video: Equatable, Sendable {
     public var fps: Int
     /// Pixel ratio: logical (web-map) pixels to frame pixels.
     public var scale: Double
+    /// What the frame keeps clear of the platform's interface it will be shown under.
+    public var safeZone: SafeZone
 
-    public init(width: Int = 1920, height: Int = 1080, fps: Int = 30, scale: Double = 1) {
+    public init(width: Int = 1920, height: Int = 1080, fps: Int = 30, scale: Double = 1, safeZone: SafeZone = .standard) {
         self.width = width
         self.height = height
         self.fps = fps
         self.scale = scale
+        self.safeZone = safeZone
     }
 
     /// The scene's own frames, drawn in BGRA: what a render makes when its output asks for nothing
@@ -299,6 +302,29 @@ public struct SceneError: Error, Equatable, Sendable, CustomStringConvertible, D
 }
 
 /// Common frame shapes by name (`"video": {"preset": "story"}`).
+/// The part of a frame a platform's interface covers, which titles, captions, labels and the counter
+/// keep clear of: `standard` keeps 5% in from each edge (10% at the top and 14% at the bottom of a tall
+/// frame); the others are the platforms' published guidance for 1080x1920 (2026), rounded up, as
+/// fractions of the frame; `social` keeps clear of all three.
+public enum SafeZone: String, CaseIterable, Sendable {
+    case standard, reels, shorts, tiktok, social
+
+    /// The fractions of the frame's width (left, right) and height (top, bottom) kept clear.
+    public var insets: (left: Double, top: Double, right: Double, bottom: Double) {
+        switch self {
+        // Instagram Reels: 14% at the top and 35% at the bottom (the caption, the sound and the
+        // buttons), 6% at the sides.
+        case .reels: (0.06, 0.14, 0.06, 0.35)
+        // YouTube Shorts: the title and channel at the bottom, the buttons on the right.
+        case .shorts: (0.06, 0.10, 0.16, 0.25)
+        // TikTok: 150 px at the top, 440 px at the bottom, 120 px of buttons on the right, 64 px left.
+        case .tiktok: (0.06, 0.08, 0.12, 0.23)
+        case .social: (0.06, 0.14, 0.16, 0.35)
+        case .standard: (0.05, 0.05, 0.05, 0.05)
+        }
+    }
+}
+
 public enum VideoPreset: String, CaseIterable, Sendable {
     case hd, fullhd, story, square, portrait, uhd = "4k"
 

@@ -191,6 +191,11 @@ public enum SceneFormat {
         Field("scale", .number(.within(minScale, maxScale, noun: "scale",
                                        hint: "scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160")),
               default: .number(1), "pixel ratio: 2 renders 3840x2160 with the view of 1920x1080"),
+        Field("safeZone", .choice(SafeZone.allCases.map(\.rawValue), noun: "safe zone",
+                                  hint: "use " + SafeZone.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")),
+              default: .words("standard"),
+              "what titles, captions, labels and the counter keep clear of: `standard` (5% in from each edge), "
+                + "or a platform's interface over a phone video: `reels`, `shorts`, `tiktok`, `social` (all three)"),
     ])
 
     public static let map = Object("map", [

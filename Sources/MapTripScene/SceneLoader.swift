@@ -494,6 +494,7 @@ private struct SceneBuilder {
         if let h = c["height"]?.integer { video.height = h }
         if let fps = c["fps"]?.integer { video.fps = fps }
         if let scale = c["scale"]?.number { video.scale = scale }
+        if let zone = c["safeZone"]?.string, let safeZone = SafeZone(rawValue: zone) { video.safeZone = safeZone }
         return video
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import MapTripGeometry
+import MapTripScene
 @testable import MapTripRender
 
 /// Where overlays go in a frame: label placement and the frame layout (moved from the cinematics
@@ -133,8 +134,8 @@ struct LayoutTests {
     func frameLayout(width: Int, height: Int) {
         let layout = FrameLayout(width: width, height: height)
         let w = Double(width), h = Double(height)
-        #expect(layout.unit == min(w, h) / 1080)
-        #expect(abs(layout.size(10) - 10 * min(w, h) / 1080) < 1e-12)
+        #expect(layout.unit == min(w, h) / 1080 * FrameLayout.upright(width: w, height: h))
+        #expect(abs(layout.size(10) - 10 * layout.unit) < 1e-12)
         let safe = layout.safe
         #expect(layout.frame.contains(safe))
         #expect(safe.minX >= 0.05 * w - 1e-9 && w - safe.maxX >= 0.05 * w - 1e-9)
@@ -168,6 +169,28 @@ struct LayoutTests {
         for (x, y) in [(a.minX, b.minX), (a.minY, b.minY), (a.maxX, b.maxX), (a.maxY, b.maxY)] {
             #expect(abs(2 * x - y) < 1e-9)
         }
-        #expect(FrameLayout(width: 1080, height: 1920).unit == FrameLayout(width: 1920, height: 1080).unit)
+        // Upright frames, watched on a phone, have larger text and pins: 1.4 times at 9:16.
+        let phone = FrameLayout(width: 1080, height: 1920).unit
+        #expect(abs(phone - 1.4 * FrameLayout(width: 1920, height: 1080).unit) < 1e-12)
+        let square = FrameLayout(width: 1080, height: 1080).unit, portrait = FrameLayout(width: 1080, height: 1350).unit
+        #expect(1 < square && square < portrait && portrait < phone)
+        #expect(FrameLayout(width: 2560, height: 1080).unit == 1)
+    }
+
+    @Test(arguments: SafeZone.allCases)
+    func aPlatformsZoneIsKeptClear(zone: SafeZone) {
+        let layout = FrameLayout(width: 1080, height: 1920, safeZone: zone)
+        let standard = FrameLayout(width: 1080, height: 1920)
+        let z = zone.insets
+        #expect(layout.safe.minX >= z.left * 1080 - 1e-9 && layout.safe.maxX <= 1080 * (1 - z.right) + 1e-9)
+        #expect(layout.safe.minY >= z.top * 1920 - 1e-9 && layout.safe.maxY <= 1920 * (1 - z.bottom) + 1e-9)
+        // Never less than the standard margins; `social` inside every platform's zone.
+        #expect(standard.safe.contains(layout.safe))
+        #expect(FrameLayout(width: 1080, height: 1920, safeZone: zone).safe.contains(FrameLayout(width: 1080, height: 1920, safeZone: .social).safe))
+        // The cards keep inside it.
+        #expect(layout.safe.padded(by: 1e-6).contains(layout.photoBox(aspect: 1.5)))
+        #expect(layout.captionBottom <= 1920 * (1 - z.bottom) + 1e-9)
+        // The credit shows: in the frame's corner, or inside a platform's zone.
+        #expect(zone == .standard ? layout.creditBottom == 1920 : layout.safe.contains(Box(minX: layout.creditRight - 1, minY: layout.creditBottom - 1, maxX: layout.creditRight, maxY: layout.creditBottom)))
     }
 }
