@@ -124,7 +124,7 @@ public struct PreviewJob {
         return PreviewSummary(output: url, width: size.width, height: size.height, shots: shots, sheet: layout,
                               frameCount: timeline.frameCount, duration: timeline.duration,
                               seconds: Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18,
-                              warnings: baseMap.warnings, inputs: [scene] + files)
+                              warnings: read.warnings + baseMap.warnings, inputs: [scene] + files)
     }
 
     /// The frames a subject shows, checked against the timeline.

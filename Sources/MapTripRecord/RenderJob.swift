@@ -161,7 +161,7 @@ public struct RenderJob {
         }
         // The picture as the output writes it: its size and rate, the same view.
         let format = try plan.frameFormat(for: loaded.video.format)
-        var warnings: [String] = []
+        var warnings = read.warnings
         if plan.format.audioCodecName == nil, let dropped = audio {
             warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
             audio = nil
@@ -172,10 +172,11 @@ public struct RenderJob {
     /// A scene file as a render reads it (places by name looked up in the environment's gazetteer,
     /// a transparent background when forced), and the files it names.
     static func loadScene(_ url: URL, transparent: Bool, environment: RenderEnvironment) throws
-        -> (scene: Scene, files: [URL]) {
-        var loaded = try SceneLoader.loadForRender(contentsOf: url, resolver: environment.places, paths: environment.paths)
+        -> (scene: Scene, files: [URL], warnings: [String]) {
+        var (loaded, warnings) = try SceneLoader.loadForRenderWithWarnings(contentsOf: url, resolver: environment.places,
+                                                                           paths: environment.paths)
         if transparent { loaded.background = .transparent }
-        return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()))
+        return (loaded, files(named: loaded, sceneDirectory: url.deletingLastPathComponent()), warnings.map(\.description))
     }
 
     /// What the scene is drawn over, in frames of `format`: nothing for a transparent background,
@@ -313,8 +314,17 @@ extension SceneLoader {
     /// (the checks that need C libraries, which the scene module leaves to its callers).
     public static func loadForRender(contentsOf url: URL, resolver: ResolverSource? = nil,
                                      paths: PathPolicy? = nil) throws -> Scene {
-        try load(contentsOf: url, resolver: resolver, projections: ProjChecker(), images: SceneImageCheck(),
-                 styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths)
+        try loadForRenderWithWarnings(contentsOf: url, resolver: resolver, paths: paths).scene
+    }
+
+    /// As `loadForRender`, with the scene's warnings (what `validate` warns of), which a render
+    /// reports without stopping.
+    public static func loadForRenderWithWarnings(contentsOf url: URL, resolver: ResolverSource? = nil,
+                                                 paths: PathPolicy? = nil) throws -> (scene: Scene, warnings: [SceneError]) {
+        let report = check(contentsOf: url, resolver: resolver, projections: ProjChecker(), images: SceneImageCheck(),
+                           styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths)
+        guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
+        return (scene, report.warnings)
     }
 }
 

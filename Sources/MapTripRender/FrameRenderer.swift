@@ -106,6 +106,15 @@ public final class FrameRenderer {
         if let number, let timeline {
             frame.number = number
             frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }
+            if timeline.slots.isEmpty {
+                // A playback without places has no slots: one stretch.
+                frame.stretch = 0..<max(1, timeline.frameCount)
+            } else {
+                let slot = timeline.slots[timeline.slotIndex(at: number)]
+                frame.stretch = number >= slot.endFrame ? slot.endFrame..<max(slot.endFrame + 1, timeline.frameCount)
+                    : number >= slot.arriveFrame ? slot.arriveFrame..<slot.endFrame
+                    : slot.startFrame..<max(slot.startFrame + 1, slot.arriveFrame)
+            }
         }
         return frame
     }

@@ -21,6 +21,9 @@ public struct FrameContext {
     /// changes sides fading across (see `PlacesOverlay`).
     public var number: Int? = nil
     public var frameAt: ((Int) -> FrameContext)? = nil
+    /// The frames from the timeline's last event to its next (a flight, from the timer firing to the
+    /// arrival; a rest, from the arrival to the next firing; the outro), when the frame has a number.
+    public var stretch: Range<Int>? = nil
 }
 
 /// A layer drawn over the base map (route, pins and labels, vehicle, cards, credit). It draws the

@@ -90,14 +90,33 @@ public final class PlacesOverlay: OverlayFastPaths {
     }
 
     /// A label changes sides by fading across, over this many frames (0.3 s): a trip's labels are
-    /// placed on its key frames, one every `span` frames, and a frame between two keys shows each
-    /// label where the keys put it (beside its pin as the frame has it), fading from one side to the
-    /// other where they differ. A function of the frame's number: any frame draws alone the same.
+    /// placed on its key frames, one every `span` frames from each firing of the timer, and the frames
+    /// from a key to the next fade each label from where the key before put it to where this key
+    /// does (beside its pin as the frame has it), where they differ. A change the timer makes (the
+    /// current place's) starts fading as it happens, not before; a rest whose keys agree holds still.
+    /// A function of the frame's number: any frame draws alone the same.
     static func keySpan(fps: Int) -> Int { max(1, Int((Double(fps) * 0.3).rounded())) }
+
+    /// The key at or before `frame` (nil: a frame without a number, or no fading at this rate).
+    static func key(_ frame: FrameContext) -> Int? {
+        guard let n = frame.number, let stretch = frame.stretch, frame.frameAt != nil else { return nil }
+        let span = keySpan(fps: frame.scene.video.fps)
+        guard span > 1 else { return nil }
+        return stretch.lowerBound + (n - stretch.lowerBound) / span * span
+    }
+
+    /// The keys `frame` fades between, and how far (above 0, 1 on the frame before the next key).
+    static func keys(_ frame: FrameContext) -> (from: Int, to: Int, s: Double)? {
+        guard let n = frame.number, let stretch = frame.stretch, let frameAt = frame.frameAt, let a = key(frame) else { return nil }
+        let span = keySpan(fps: frame.scene.video.fps)
+        let end = min(a + span, stretch.upperBound)
+        let from = a > stretch.lowerBound ? a - span : a > 0 ? key(frameAt(a - 1)) ?? a : a
+        return (from, a, smoothstep(Double(n - a + 1) / Double(max(1, end - a))))
+    }
 
     private func placement(_ frame: FrameContext) throws -> Placement {
         var placed = try pinsAndRequests(frame)
-        guard let n = frame.number, let frameAt = frame.frameAt, Self.keySpan(fps: frame.scene.video.fps) > 1 else {
+        guard let frameAt = frame.frameAt, let (a, b, s) = Self.keys(frame) else {
             // A frame on its own: its labels where it places them.
             let spots = choose(placed, frame)
             placed.labels = spots.indices.compactMap { k in
@@ -109,16 +128,13 @@ public final class PlacesOverlay: OverlayFastPaths {
             }
             return placed
         }
-        let span = Self.keySpan(fps: frame.scene.video.fps)
-        let a = n - n % span, b = a + span
-        let s = n == a ? 0 : Self.smoothstep(Double(n - a) / Double(span))
-        let from = try keySpots(a, frameAt), to = s > 0 ? try keySpots(b, frameAt) : from
+        let to = try keySpots(b, frameAt), from = s < 1 ? try keySpots(a, frameAt) : to
         let ids = try identities(frame.scene)
         for k in placed.ordered.indices {
             let p = placed.ordered[k], id = ids[p.place]
-            // A place a key does not show yet (its pin not reached) keeps the frame's own style.
-            let one = from[id] ?? KeyLabel(spot: nil, current: p.pin.current)
-            let other = to[id] ?? KeyLabel(spot: nil, current: p.pin.current)
+            // A place one key does not show (its pin not reached yet, or off the frame) is where the
+            // other key puts it: it comes and goes with its pin.
+            guard let one = from[id] ?? to[id], let other = to[id] ?? from[id] else { continue }
             let emphasis = (one.current ? 1 - s : 0) + (other.current ? s : 0)
             if let i = placed.shown.firstIndex(where: { $0.place == p.place }) {
                 placed.shown[i].emphasis = emphasis
@@ -144,12 +160,10 @@ public final class PlacesOverlay: OverlayFastPaths {
     /// Whether the labels of frame `frame.number` differ from those of the frame before, its values
     /// the same: a label fading across sides there, or one that has just done so.
     public func animates(_ frame: FrameContext) throws -> Bool {
-        guard let n = frame.number, n > 0, let frameAt = frame.frameAt else { return false }
-        let span = Self.keySpan(fps: frame.scene.video.fps)
-        guard span > 1 else { return false }
-        let a = n - n % span, before = (n - 1) - (n - 1) % span
-        if try keySpots(a, frameAt) != keySpots(a + span, frameAt) { return true }
-        return before != a ? try keySpots(before, frameAt) != keySpots(a, frameAt) : false
+        guard let frameAt = frame.frameAt, let (a, b, _) = Self.keys(frame), a != b else { return false }
+        let from = try keySpots(a, frameAt), to = try keySpots(b, frameAt)
+        // As `placement` fades: a place one key does not show is where the other puts it.
+        return Set(from.keys).union(to.keys).contains { id in (from[id] ?? to[id]) != (to[id] ?? from[id]) }
     }
 
     /// The spots of key frame `key`'s labels, by place (see `identities`), kept for the frames around it.

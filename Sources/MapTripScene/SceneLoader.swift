@@ -231,9 +231,6 @@ private struct SceneBuilder {
         scene.tracks = tracks
         if let c = checked["playback"] { scene.playback = playback(c) }
         scene.distance = checked["distance"]?.bool ?? false
-        if let list = checked["places"]?.elements {
-            placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
-        }
         if let map = checked["map"] {
             if let tiles = map["tiles"] {
                 scene.map = self.map(map)
@@ -258,6 +255,10 @@ private struct SceneBuilder {
             if case .proj(let definition) = scene.projection, let projections, let value = map["projection"] {
                 checkProjection(definition, projections, value, places: checked["places"]?.elements ?? [], scene)
             }
+        }
+        // After the map: an automatic zoom stays within what the map can show, and depends on the projection.
+        if let list = checked["places"]?.elements {
+            placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
         }
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] {
@@ -593,7 +594,7 @@ private struct SceneBuilder {
                 let latitude = scene.projection == .webMercator ? place.position.lat : 0
                 place.zoom = AutoCamera.zoom(spanKm: span, latitude: latitude, video: scene.video)
                 // An automatic zoom stays within what the map can show.
-                let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapDeepestZoom : nil)
+                let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapAutomaticZoom : nil)
                 if c["span"] == nil, let deepest { place.zoom = min(place.zoom, deepest) }
             } else if c["span"] != nil, let v = c["span"] {
                 checker.fail(v.json, c.path(of: "span") ?? "span", "give zoom or span, not both",
@@ -811,8 +812,10 @@ private struct SceneBuilder {
                 let at = c["zoom"]?.json ?? c.json
                 let source = scene.map == nil ? "the embedded map's data" : "the tile source's maxZoom"
                 warning(at, JSONPath.appending(key: "zoom", to: path),
-                        "zoom \(JSONText.number((place.zoom * 100).rounded() / 100)) is deeper than \(source) (\(JSONText.number(deepest))): "
-                            + "the map will look coarse", hint: "zoom \(JSONText.number(deepest)) or less")
+                        "\(place.name): zoom \(JSONText.number((place.zoom * 100).rounded() / 100)) is deeper than \(source) (\(JSONText.number(deepest))): "
+                            + "the map will look coarse",
+                        hint: scene.map == nil ? "zoom \(JSONText.number(deepest)) or less, or give \"map\": {\"tiles\": ...} (vector tiles: street level)"
+                            : "zoom \(JSONText.number(deepest)) or less")
             }
         }
         if let map = scene.map, (map.attribution ?? "").trimmingCharacters(in: .whitespaces).isEmpty,
@@ -822,8 +825,11 @@ private struct SceneBuilder {
         }
     }
 
-    /// Natural Earth 1:10m holds detail to about zoom 10; deeper, coastlines turn to straight lines.
-    static let embeddedMapDeepestZoom = 10.0
+    /// Natural Earth's 1:10m coast holds to about zoom 7 (an automatic zoom goes no deeper); one level
+    /// more still reads, with the towns; deeper, coasts turn into blobs and straight segments, and a
+    /// scene asking for it is warned.
+    static let embeddedMapAutomaticZoom = 7.0
+    static let embeddedMapDeepestZoom = 8.0
 
     static func clock(_ seconds: Double) -> String {
         // Beyond any clock (dwells of 1e300 s add up past Int, or to infinity): in seconds.

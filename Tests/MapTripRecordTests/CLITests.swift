@@ -31,6 +31,22 @@ struct CLITests {
         }
     }
 
+    @Test func renderWarnsOfAZoomPastTheEmbeddedMap() throws {
+        try Trip.withDirectory("cli") { dir in
+            var trip = TripScene.korea
+            trip.stops[1].zoom = 9.5
+            try trip.write(to: dir)
+            let result = try CLIProcess.run(["render", "scene.json", "-o", "out.mp4"], in: dir)
+            #expect(result.reason == .exit && result.status == 0, "\(result)")
+            // One warning, naming the place, where the scene asks, with what to do; the video is written.
+            #expect(result.stderr.hasPrefix("maptrip: warning: scene.json:"), "\(result)")
+            #expect(result.stderr.contains("places[1].zoom: Busan: zoom 9.5 is deeper than the embedded map's data (8)"), "\(result)")
+            #expect(result.stderr.contains("\"tiles\""), "\(result)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+            #expect(try VideoReader(path: dir.appendingPathComponent("out.mp4").path).countFrames() == 84)
+        }
+    }
+
     @Test func quietRenderPrintsNothing() throws {
         try Trip.withDirectory("cli") { dir in
             try TripScene.korea.write(to: dir)

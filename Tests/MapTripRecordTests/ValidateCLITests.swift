@@ -76,7 +76,7 @@ struct ValidateCLITests {
             #expect(lines.allSatisfy { $0.contains(": warning: ") }, "\(result)")
             #expect(lines[0].hasPrefix("odd.json:3:10: warning: map: the tile map has no attribution"))
             #expect(lines[1].hasPrefix("odd.json:5:64: warning: places[0].dwell: dwell 0.01 s is under one frame"))
-            #expect(lines[2].hasPrefix("odd.json:6:64: warning: places[1].zoom: zoom 12 is deeper than the tile source's maxZoom (10)"), "\(lines[2])")
+            #expect(lines[2].hasPrefix("odd.json:6:64: warning: places[1].zoom: Busan: zoom 12 is deeper than the tile source's maxZoom (10)"), "\(lines[2])")
             #expect(lines[3].hasPrefix("odd.json:6:78: warning: places[1].flight: the flight of 4 s is longer"), "\(lines[3])")
 
             let json = try CLIProcess.run(["validate", "--json", "odd.json"], in: dir)
