@@ -379,7 +379,7 @@ private struct SceneBuilder {
             for key in ["headingUp", "zoom", "intro"] {
                 guard let value = c[key] else { continue }
                 checker.fail(value.json, path(key), "\(key) is for a camera that follows a mover, and this one follows none",
-                             hint: "add \"follow\": \"NAME\" (a track's name), or remove \"\(key)\"")
+                             hint: "add \"follow\" with a track's name, or remove \"\(key)\"")
                 return nil
             }
         }
@@ -406,7 +406,7 @@ private struct SceneBuilder {
             if frame > lastFrame {
                 checker.fail(k["t"]!.json, tPath, "t \(JSONText.number(t)) is beyond the trip's end: its last frame is at "
                              + String(format: "%.3f s", Double(max(lastFrame, 0)) / Double(fps)),
-                             hint: "keyframes lie within the video; lengthen the trip (dwells, outro) or move the keyframe")
+                             hint: "move the keyframe, or lengthen the trip with longer dwells or an outro")
                 return nil
             }
             let lon = k["lon"]?.number, lat = k["lat"]?.number
