@@ -39,6 +39,7 @@ picture globe Scenes/globe.json 22.0 960
 picture europe-laea Scenes/europe-laea.json 10.3 960
 picture helsinki Scenes/helsinki.json 8.5 960
 picture ride Scenes/ride.json 8.0 960
+picture chase Scenes/chase.json 10.0 960
 
 # Offline tiles made by `maptrip tiles`, then the Korea trip drawn on them.
 "$maptrip" tiles "$work/korea.mbtiles" --min-zoom 0 --max-zoom 9 --bounds 124,32,131,39.5 -q

@@ -45,6 +45,8 @@ public struct Scene: Equatable, Sendable {
     public var tracks: [PlaybackTrack] = []
     /// How `tracks` are played back.
     public var playback = Playback()
+    /// How the camera is directed (`camera`): following a mover, or keyframes (nil: the trip's own).
+    public var camera: SceneCamera?
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }

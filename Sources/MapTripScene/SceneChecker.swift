@@ -191,7 +191,8 @@ struct SceneChecker {
                 guard words.contains(s) else {
                     let list = Wording.alternatives(words.map { "\"\($0)\"" })
                     let hint = rule?.seconds(inText: s).map { Self.secondsHint($0) + ", or \(list)" }
-                    fail(value, path, "unknown \(noun) '\(s)'", hint: hint ?? "give a number of seconds or \(list)")
+                    fail(value, path, "unknown \(noun) '\(s)'",
+                         hint: hint ?? "give a number\(rule?.unit == "seconds" ? " of seconds" : "") or \(list)")
                     return nil
                 }
                 return .string(s, value)

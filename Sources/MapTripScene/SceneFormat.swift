@@ -360,6 +360,38 @@ public enum SceneFormat {
               default: .string("recorded"), "`recorded`: each track at its recorded time; `together`: all from one start (a ghost race)"),
     ])
 
+    public static let keyframe = Object("keyframe", [
+        Field("t", .number(.nonNegative(noun: "t", unit: "seconds")), required: true, missingHint: "add \"t\": 0, the keyframe's second in the video",
+              "the second of the video the camera is here (on the frame grid: exact at that frame)"),
+        Field("lon", .number(.within(-180, 180, noun: "longitude")), default: .words("the keyframe before's"),
+              "the centre's longitude (with lat; required on the first keyframe)"),
+        Field("lat", .number(.within(-90, 90, noun: "latitude")), default: .words("the keyframe before's"),
+              "the centre's latitude (with lon)"),
+        Field("zoom", .number(.within(0, 22, noun: "zoom")), default: .words("the keyframe before's"),
+              "web-map zoom (required on the first keyframe)"),
+        Field("bearing", .number(.within(-360, 360, noun: "bearing")), default: .words("the keyframe before's, 0 first"),
+              "degrees clockwise from north that point up; turns the short way"),
+        Field("ease", .choice(CameraEase.allCases.map(\.rawValue), noun: "ease",
+                              hint: "use " + Wording.alternatives(CameraEase.allCases.map { "\"\($0.rawValue)\"" })),
+              default: .string("inOutCubic"), "how the camera comes here from the keyframe before: an easing, or `fly` (zooms out and in)"),
+    ], typeHint: "a keyframe is { \"t\": 0, \"lon\": ..., \"lat\": ..., \"zoom\": ... }",
+       constraints: [.together(["lat", "lon"])])
+
+    public static let camera = Object("camera", [
+        Field("follow", .string(nonEmpty: true, noun: "follow"),
+              "the name of the track (`tracks[].name`) whose mover the camera follows: centred on it at every frame"),
+        Field("zoom", .numberOr(["speed"], .within(0, 22, noun: "zoom"), noun: "zoom"), default: .number(15),
+              "the following camera's web-map zoom, or `speed`: out as the mover speeds up, in as it slows (the mover crosses half the frame in 4 s of video; zoom 8 to 18)"),
+        Field("headingUp", .boolean, default: .bool(false),
+              "the map turns so that the followed mover's direction of travel points up (smoothed)"),
+        Field("intro", .number(.nonNegative(noun: "intro", unit: "seconds")), default: .number(3),
+              "seconds at the playback's start over which the camera flies in from the whole route to the mover; the scene's `outro` flies back out"),
+        Field("keyframes", .array(of: .object(keyframe),
+                                  nonEmpty: ("keyframes must list at least one keyframe", "add { \"t\": 0, \"lon\": ..., \"lat\": ..., \"zoom\": ... }, or remove the key"),
+                                  what: "an array", itemHint: nil),
+              "the camera at given seconds, eased between, held before the first and after the last; for place trips and playbacks (not with `follow`)"),
+    ], typeHint: "a camera is { \"follow\": \"Anna\", \"headingUp\": true } or { \"keyframes\": [ ... ] }")
+
     public static let scene = Object("scene", [
         Field("$schema", .string(nonEmpty: false, noun: "$schema"), "the JSON Schema, for editors (ignored)"),
         Field("title", .string(nonEmpty: true, noun: "title"), "shown on a card over the first place, fading as the trip starts"),
@@ -390,6 +422,8 @@ public enum SceneFormat {
                                what: "an array", itemHint: nil),
               "recordings played back by their own clock, each a mover (docs/tracks.md)"),
         Field("playback", .object(playback), "how `tracks` are played back"),
+        Field("camera", .object(camera), default: .words("the trip's own"),
+              "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
     ], misplaced: [
         "width": "video", "height": "video", "fps": "video", "scale": "video",
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
@@ -400,5 +434,6 @@ public enum SceneFormat {
         "theme": "style", "span": "a place in \"places\"", "caption": "a place in \"places\"",
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
         "speed": "playback", "skipIdle": "playback", "clock": "playback",
+        "follow": "camera", "headingUp": "camera", "keyframes": "camera",
     ], constraints: [.anyOf([["places"], ["tracks"]])])
 }

@@ -270,6 +270,7 @@ private struct SceneBuilder {
             }
         }
         checkTotals(scene, checked)
+        if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
     }
@@ -348,6 +349,96 @@ private struct SceneBuilder {
         Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
                  start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded)
+    }
+
+    /// `camera`: the mover followed found by its name, the keyframes in time order, each on its own
+    /// frame within the trip, filled in from the one before.
+    mutating func camera(_ c: Checked, _ scene: Scene) -> SceneCamera? {
+        var camera = SceneCamera(headingUp: c["headingUp"]?.bool ?? false, intro: c["intro"]?.number ?? SceneCamera.defaultIntro)
+        if let zoom = c["zoom"] { camera.zoom = zoom.string == "speed" ? .speed : .fixed(zoom.number ?? SceneCamera.defaultZoom) }
+        func path(_ key: String) -> String { c.path(of: key) ?? "camera." + key }
+        if let follow = c["follow"], let name = follow.string {
+            if c["keyframes"] != nil {
+                checker.fail(follow.json, path("follow"), "a camera follows a mover or keyframes, not both",
+                             hint: "remove \"keyframes\", or remove \"follow\"")
+                return nil
+            }
+            guard !scene.tracks.isEmpty else {
+                checker.fail(follow.json, path("follow"), "follow needs a playback, and the scene has no tracks",
+                             hint: "add \"tracks\": [ { \"file\": \"ride.gpx\", \"name\": \"\(name)\" } ]")
+                return nil
+            }
+            let names = scene.tracks.map(\.name)
+            guard let i = names.firstIndex(of: name) else {
+                let hint = EditDistance.nearest(to: name, among: names).map { "did you mean '\($0)'?" }
+                    ?? "the tracks are named " + Wording.alternatives(names.map { "'\($0)'" })
+                checker.fail(follow.json, path("follow"), "no track is named '\(name)'", hint: hint)
+                return nil
+            }
+            camera.follow = i
+        } else {
+            for key in ["headingUp", "zoom", "intro"] {
+                guard let value = c[key] else { continue }
+                checker.fail(value.json, path(key), "\(key) is for a camera that follows a mover, and this one follows none",
+                             hint: "add \"follow\" with a track's name, or remove \"\(key)\"")
+                return nil
+            }
+        }
+        guard let list = c["keyframes"]?.elements else { return camera }
+        let fps = scene.video.fps
+        let lastFrame = tripFrames(scene) - 1
+        var previous: (camera: Camera, t: Double, frame: Int)?
+        let listPath = path("keyframes")
+        for (i, element) in list.enumerated() {
+            guard let k = element, let t = k["t"]?.number else { return nil }
+            let at = JSONPath.appending(index: i, to: listPath)
+            let tPath = k.path(of: "t") ?? JSONPath.appending(key: "t", to: at)
+            let frame = FrameGrid.frames(seconds: t, fps: fps)
+            if let previous, t <= previous.t {
+                checker.fail(k["t"]!.json, tPath, "keyframes must be in time order: t \(JSONText.number(t)) is not after "
+                             + "the keyframe before's \(JSONText.number(previous.t))", hint: "sort the keyframes by t")
+                return nil
+            }
+            if let previous, frame == previous.frame {
+                checker.fail(k["t"]!.json, tPath, "t \(JSONText.number(t)) falls on the same frame as the keyframe before "
+                             + "(frame \(frame) at \(fps) fps)", hint: "move them at least 1/\(fps) s apart")
+                return nil
+            }
+            if frame > lastFrame {
+                checker.fail(k["t"]!.json, tPath, "t \(JSONText.number(t)) is beyond the trip's end: its last frame is at "
+                             + String(format: "%.3f s", Double(max(lastFrame, 0)) / Double(fps)),
+                             hint: "move the keyframe, or lengthen the trip with longer dwells or an outro")
+                return nil
+            }
+            let lon = k["lon"]?.number, lat = k["lat"]?.number
+            let center = lon.flatMap { lon in lat.map { LonLat(lon: lon, lat: $0) } } ?? previous?.camera.center
+            guard let center, let zoom = k["zoom"]?.number ?? previous?.camera.zoom else {
+                checker.fail(k.json, at, "the first keyframe needs lon, lat and zoom (later ones take what they leave out from the one before)",
+                             hint: "add \"lon\": ..., \"lat\": ..., \"zoom\": ...")
+                return nil
+            }
+            let view = Camera(center: center, zoom: zoom, bearing: k["bearing"]?.number ?? previous?.camera.bearing ?? 0)
+            let ease = k["ease"]?.string.flatMap(CameraEase.init(rawValue:)) ?? .inOutCubic
+            camera.keyframes.append(CameraKeyframe(t: t, camera: view, ease: ease))
+            previous = (view, t, frame)
+        }
+        return camera
+    }
+
+    /// The frames of the trip at the scene's rate: the places' dwells and the outro, or the playback's
+    /// span over its speed (uncut: at most that) and the outro.
+    func tripFrames(_ scene: Scene) -> Int {
+        let fps = scene.video.fps
+        guard scene.isPlayback else {
+            return FrameGrid(dwells: scene.places.map(\.dwell) + [scene.outro], fps: fps).frameCount
+        }
+        return Int((Self.playbackSpan(scene) / scene.playback.speed * Double(fps)).rounded()) + 1 + FrameGrid.frames(seconds: scene.outro, fps: fps)
+    }
+
+    /// Recorded seconds from the first fix of the playback's tracks to the last (on its clock).
+    static func playbackSpan(_ scene: Scene) -> Double {
+        let starts = scene.tracks.map { scene.playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
+        return (zip(starts, scene.tracks).map { $0 + $1.duration }.max() ?? 0) - (starts.min() ?? 0)
     }
 
     // MARK: Sections
@@ -742,9 +833,7 @@ private struct SceneBuilder {
     mutating func checkTotals(_ scene: Scene, _ root: Checked) {
         if let tracksValue = root["tracks"]?.json {
             // At most the recordings' whole span over the speed (cut stretches only shorten it).
-            let starts = scene.tracks.map { scene.playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
-            let span = (zip(starts, scene.tracks).map { $0 + $1.duration }.max() ?? 0) - (starts.min() ?? 0)
-            let total = span / scene.playback.speed + scene.outro
+            let total = Self.playbackSpan(scene) / scene.playback.speed + scene.outro
             if total > SceneLoader.maxDuration || total * Double(scene.video.fps) > Double(SceneLoader.maxFrames) {
                 checker.fail(root["playback"]?["speed"]?.json ?? tracksValue, root["playback"] == nil ? "tracks" : "playback.speed",
                              "the playback would last \(Self.clock(total)), over the 24-hour or \(SceneLoader.maxFrames)-frame limit",

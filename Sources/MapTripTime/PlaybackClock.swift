@@ -123,10 +123,17 @@ public struct PlaybackClock: Sendable {
         let local = t - offsets[i]
         let duration = line.times?.last ?? 0
         let state: MoverState = local < 0 ? .waiting : (local >= duration ? .finished : .moving)
-        let progress = duration > 0 ? line.fraction(atTimeFraction: local / duration) ?? 0 : (local < 0 ? 0 : 1)
+        let progress = self.progress(i, at: t)
         let heading = line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
         return MoverValue(vehicle: VehicleValue(place: i, progress: progress, position: line.point(at: progress).position,
                                                 heading: heading), state: state)
+    }
+
+    /// The fraction of track i's line its mover has covered at recorded time t (on the playback's clock).
+    public func progress(_ i: Int, at t: Double) -> Double {
+        let line = lines[i], local = t - offsets[i]
+        let duration = line.times?.last ?? 0
+        return duration > 0 ? line.fraction(atTimeFraction: local / duration) ?? 0 : (local < 0 ? 0 : 1)
     }
 
     /// Every mover and the clock at frame n of the playback.

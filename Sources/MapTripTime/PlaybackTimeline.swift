@@ -62,7 +62,7 @@ extension Timeline {
     /// Frame n of a playback: the fixed camera, every place's pin, every mover, the clock and the cards.
     func playbackValues(_ clock: PlaybackClock, at n: Int) -> FrameValues {
         let (movers, readout) = clock.values(at: n)
-        var values = FrameValues(camera: playbackCamera ?? camera(at: n), current: 0,
+        var values = FrameValues(camera: camera(at: n), current: 0,
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout

@@ -200,6 +200,8 @@ public struct Timeline: Sendable {
     public let playback: PlaybackClock?
     /// The camera over a playback.
     let playbackCamera: Camera?
+    /// The scene's directed camera (`Scene.camera`: following a mover, keyframes), over the trip's own.
+    public private(set) var cameraTrack: CameraTrack?
 
     /// `format`: the frames made (nil: the scene's own, `Video.format`). `projection`: the scene's,
     /// resolved (a PROJ plane is made outside the pure modules); nil takes the scene's when it can be
@@ -212,6 +214,7 @@ public struct Timeline: Sendable {
         } else {
             self.init(flights: scene, format: format, projection: projection)
         }
+        cameraTrack = CameraTrack(scene: scene, timeline: self, format: format)
     }
 
     /// Place to place: each slot's flight in, then its rest.
@@ -331,7 +334,7 @@ public struct Timeline: Sendable {
         let i = slotIndex(at: n)
         let slot = slots[i]
         let arrived = n >= slot.arriveFrame
-        var values = FrameValues(camera: camera(in: slot, at: n), current: i)
+        var values = FrameValues(camera: cameraTrack?.camera(at: n) ?? camera(in: slot, at: n), current: i)
 
         let reached = i + (arrived ? 1 : 0)
         values.pins.reserveCapacity(reached)
@@ -372,6 +375,7 @@ public struct Timeline: Sendable {
 
     public func camera(at frame: Int) -> Camera {
         let n = clamp(frame)
+        if let cameraTrack { return cameraTrack.camera(at: n) }
         if let playbackCamera { return playbackCamera }
         return camera(in: slots[slotIndex(at: n)], at: n)
     }

@@ -75,6 +75,28 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions + outputFaults + tracks
+        + camera
+
+    /// A recording with a time at each of its two points.
+    static let timedRide = gpx(#"<trk><trkseg><trkpt lat="37.6" lon="127"><time>2024-01-01T00:00:00Z</time></trkpt>"#
+                               + #"<trkpt lat="37.7" lon="127.1"><time>2024-01-01T01:00:00Z</time></trkpt></trkseg></trk>"#)
+
+    /// The directed camera (`camera`: follow, keyframes; docs/tracks.md).
+    static let camera: [ErrorCase] = [
+        ErrorCase(group: "The camera", what: "Following a mover no track is named",
+                  files: ["scene.json": text(#"{ "tracks": [ { "file": "ride.gpx", "name": "Anna" } ], "camera": { "follow": "Ana" } }"#),
+                          "ride.gpx": timedRide],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:79: camera.follow: no track is named 'Ana' (did you mean 'Anna'?)"#),
+        ErrorCase(group: "The camera", what: "Following a mover in a scene without tracks",
+                  files: ["scene.json": scene(place, #" "camera": { "follow": "Anna" },"#)],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:25: camera.follow: follow needs a playback, and the scene has no tracks (add "tracks": [ { "file": "ride.gpx", "name": "Anna" } ])"#),
+        ErrorCase(group: "The camera", what: "Keyframes out of time order",
+                  files: ["scene.json": scene(place, #" "camera": { "keyframes": [ { "t": 2, "lon": 127, "lat": 37, "zoom": 5 }, { "t": 1 } ] },"#)],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:83: camera.keyframes[1].t: keyframes must be in time order: t 1 is not after the keyframe before's 2 (sort the keyframes by t)"#),
+        ErrorCase(group: "The camera", what: "A keyframe beyond the trip's end",
+                  files: ["scene.json": scene(place, #" "camera": { "keyframes": [ { "t": 0, "lon": 127, "lat": 37, "zoom": 5 }, { "t": 4 } ] },"#)],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:83: camera.keyframes[1].t: t 4 is beyond the trip's end: its last frame is at 2.967 s (move the keyframe, or lengthen the trip with longer dwells or an outro)"#),
+    ]
 
     /// A FIT file of MapTripTracksTests' fixtures (python-fitparse's test files).
     static func fitFixture(_ name: String) -> [UInt8] {

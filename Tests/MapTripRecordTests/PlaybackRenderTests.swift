@@ -13,9 +13,9 @@ import TestSupport
 struct PlaybackRenderTests {
     static let colors = ["#e4572e", "#2e86ab"]
 
-    /// Renders `tracks` (name, walk, first fix) with `playback` into `dir`; the loaded scene, its
+    /// Renders `tracks` (name, walk, first fix) with `playback` (and `camera`, if given) into `dir`; the loaded scene, its
     /// timeline and the decoded frames.
-    static func render(_ tracks: [(String, TrackFixture, Date)], playback: String,
+    static func render(_ tracks: [(String, TrackFixture, Date)], playback: String, camera: String? = nil,
                        in dir: URL) throws -> (scene: Scene, timeline: Timeline, frames: [BGRAImage]) {
         var entries: [String] = []
         for (i, (name, walk, start)) in tracks.enumerated() {
@@ -24,7 +24,7 @@ struct PlaybackRenderTests {
         }
         let json = """
             { "video": { "width": 1280, "height": 720, "fps": 10 },
-              "tracks": [ \(entries.joined(separator: ", ")) ], "playback": \(playback) }
+              "tracks": [ \(entries.joined(separator: ", ")) ], "playback": \(playback)\(camera.map { ", \"camera\": " + $0 } ?? "") }
             """
         let sceneURL = dir.appendingPathComponent("race.json")
         try json.write(to: sceneURL, atomically: true, encoding: .utf8)

@@ -262,7 +262,7 @@ struct SceneLoaderTests {
              hint: "did you mean 'audio'?"),
         Case(json: #"{"colour": "red", "places": [\#(place)]}"#, path: "colour", at: #""colour""#,
              message: "unknown key 'colour'",
-             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, style, route, vehicle, end, outro, distance, places, tracks, playback"),
+             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, style, route, vehicle, end, outro, distance, places, tracks, playback, camera"),
         // JSON errors come through with the scene's file name.
         Case(json: "{\"places\": [\(place)],}", path: "", at: ",}", message: "trailing comma before '}'"),
     ]

@@ -16,7 +16,7 @@ public struct NumericKey: CustomStringConvertible, Sendable {
     public var loaderPath: String {
         var out = ""
         for k in path {
-            out += (out.isEmpty ? "" : ".") + (k == "places" ? "places[0]" : k)
+            out += (out.isEmpty ? "" : ".") + (k == "places" || k == "keyframes" ? k + "[0]" : k)
         }
         return inArray ? out + "[0]" : out
     }
@@ -63,7 +63,14 @@ public struct NumericKey: CustomStringConvertible, Sendable {
         let head = path[0]
         let seoul = #"{ "lat": 37.5665, "lon": 126.978"#, busan = #"{ "lat": 35.1796, "lon": 129.0756 }"#
         var members: [String] = []
-        if head == "places" {
+        if head == "camera", path.count == 3, path[1] == "keyframes" {
+            // One keyframe, complete but for the key probed.
+            var fields = ["t": "0", "lon": "127", "lat": "37.5", "zoom": "5"].filter { $0.key != path[2] }
+                .sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
+            fields.append("\"\(path[2])\": \(number)")
+            members.append("\"camera\": { \"keyframes\": [ { \(fields.joined(separator: ", ")) } ] }")
+            members.append("\"places\": [ \(seoul) }, \(busan) ]")
+        } else if head == "places" {
             let field = "\"\(path[1])\": \(path.count == 2 ? number : object(path.dropFirst(2)))"
             members.append("\"places\": [ \(seoul), \(field) }, \(busan) ]")
         } else {
