@@ -22,10 +22,7 @@ public struct FrameLayout: Equatable, Sendable {
         self.width = w
         self.height = h
         unit = min(w, h) / Self.reference
-        let side = 0.05 * w
-        let portrait = h > w * 1.2
-        let top = (portrait ? 0.10 : 0.05) * h, bottom = (portrait ? 0.14 : 0.05) * h
-        safe = Box(minX: side, minY: top, maxX: w - side, maxY: h - bottom)
+        safe = SafeArea.box(width: w, height: h)
     }
 
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
