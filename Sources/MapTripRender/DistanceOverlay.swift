@@ -47,9 +47,10 @@ public final class DistanceOverlay: Overlay {
     public static let fontFeatures = "tnum"
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        guard let km = frame.values.distanceKm else { return }
+        guard let km = frame.values.distanceKm, frame.values.readoutOpacity > 0 else { return }
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
         let (x, y) = frame.layout.counterOrigin
-        try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y, in: cr)
+        try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y,
+                             alpha: frame.values.readoutOpacity, in: cr)
     }
 }

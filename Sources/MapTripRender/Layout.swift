@@ -27,20 +27,9 @@ public struct FrameLayout: Equatable, Sendable {
         let w = Double(width), h = Double(height)
         self.width = w
         self.height = h
-        unit = min(w, h) / Self.reference * Self.upright(width: w, height: h)
-        let portrait = h > w * 1.2
-        let zone = safeZone.insets
-        let left = max(0.05, zone.left) * w, right = max(0.05, zone.right) * w
-        let top = max(portrait ? 0.10 : 0.05, zone.top) * h, bottom = max(portrait ? 0.14 : 0.05, zone.bottom) * h
-        safe = Box(minX: left, minY: top, maxX: w - right, maxY: h - bottom)
+        unit = SafeArea.unit(width: w, height: h)
+        safe = SafeArea.box(width: w, height: h, insets: safeZone.insets)
         (creditRight, creditBottom) = safeZone == .standard ? (w, h) : (safe.maxX, safe.maxY)
-    }
-
-    /// How much larger a frame's text and pins are for being upright: 1 for 16:9 and wider, growing
-    /// with the height over the width to 1.4 at 9:16 (1.14 for a square), 1.4 beyond.
-    static func upright(width w: Double, height h: Double) -> Double {
-        let landscape = 9.0 / 16, phone = 16.0 / 9
-        return 1 + 0.4 * min(1, max(0, (h / w - landscape) / (phone - landscape)))
     }
 
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }

@@ -228,7 +228,11 @@ public final class PlacesOverlay: OverlayFastPaths {
             // On the globe, a place turning away towards the limb fades out.
             let facing = frame.viewport.facing(position)
             guard facing > 0 else { continue }
-            shown.append(Shown(place: pin.place, x: p.x, y: p.y, size: 0, pin: pin, facing: facing, emphasis: pin.current ? 1 : 0))
+            // An opening's first pin drops in, falling and fading (`PinDrop`).
+            let drop = pin.drop < 1 ? (offset: layout.size(PinDrop.offset(pin.drop)), alpha: PinDrop.alpha(pin.drop)) : (offset: 0.0, alpha: 1.0)
+            guard drop.alpha > 0 else { continue }
+            shown.append(Shown(place: pin.place, x: p.x, y: p.y + drop.offset, size: 0, pin: pin, facing: facing * drop.alpha,
+                               emphasis: pin.current ? 1 : 0))
         }
         shown = Self.once(shown, places: frame.scene.places)
         for k in shown.indices {

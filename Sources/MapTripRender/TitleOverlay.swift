@@ -9,6 +9,8 @@ import Pango
 /// the last place's rest (fading in).
 public final class TitleOverlay: Overlay {
     private let text = TextCache()
+    /// How much larger the title card is in a scene with an opening.
+    static let openingScale = 1.4
 
     public init() {}
 
@@ -18,11 +20,14 @@ public final class TitleOverlay: Overlay {
             switch value.cue {
             case .title:
                 guard let title = frame.scene.title, !title.isEmpty else { continue }
-                let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size,
+                // With an opening, a real title card (larger type, roomier), fading in over the
+                // establishing shot; without one, the small card of old.
+                let k = frame.scene.opening ? Self.openingScale : 1
+                let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * k,
                                       color: card.color, haloWidth: 0)
-                let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * 0.9, in: cr)
-                TextCard([(l, style)], padX: layout.size(36), padY: layout.size(22), gap: layout.size(14),
-                         radius: layout.size(14))
+                let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * (k > 1 ? 0.8 : 0.9), in: cr)
+                TextCard([(l, style)], padX: layout.size(36 * k * k), padY: layout.size(22 * k), gap: layout.size(14),
+                         radius: layout.size(14 * k))
                     .draw(centerX: layout.width / 2, top: layout.titleTop, background: card.background,
                           alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             case .end:
@@ -40,7 +45,7 @@ public final class TitleOverlay: Overlay {
                 let endCard = TextCard(lines, padX: layout.size(36), padY: layout.size(22), gap: layout.size(14),
                                        radius: layout.size(14))
                 // Below the frame's centre, where the camera holds the last place and its pin.
-                endCard.draw(centerX: layout.width / 2, top: min(layout.height * 0.58, layout.safe.maxY - endCard.height),
+                endCard.draw(centerX: layout.width / 2, top: min(layout.height * SafeArea.endCardTop, layout.safe.maxY - endCard.height),
                              background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             default:
                 continue

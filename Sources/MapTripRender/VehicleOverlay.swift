@@ -23,8 +23,9 @@ public final class VehicleOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let vehicle = frame.values.vehicle, let art = frame.media.vehicles[vehicle.place] else { return }
         guard let p = frame.viewport.pixel(vehicle.position) else { return }
+        // On arrival it eases into the pin, fading and shrinking (`Arrival`).
         try drawIcon(art, at: p, heading: Self.screenHeading(vehicle, frame.viewport), side: frame.layout.size(Self.size),
-                     alpha: 1, in: cr)
+                     alpha: vehicle.opacity, shrink: vehicle.opacity < 1 ? Arrival.size(opacity: vehicle.opacity) : 1, in: cr)
     }
 
     /// The vehicle's heading on the frame (degrees clockwise from up): its heading on the ground,
@@ -43,12 +44,14 @@ public final class VehicleOverlay: Overlay {
 
     /// Draws `art` at its size `side`, centred on frame pixel `p`, turned `heading` degrees clockwise
     /// from up (a playback's movers).
+    /// `shrink`: a share of its size to draw it at (its raster scaled).
     func drawIcon(_ art: VehicleArt, at p: (x: Double, y: Double), heading: Double, side: Double, alpha: Double,
-                  in cr: Context) throws {
+                  shrink: Double = 1, in cr: Context) throws {
         let icon = try raster(art, side: side)
         cr.save()
         cr.translate(p.x, p.y)
         cr.rotate(heading * .pi / 180)
+        if shrink != 1 { cr.scale(shrink, shrink) }
         cr.translate(-Double(icon.width) / 2, -Double(icon.height) / 2)
         cr.setSource(icon, x: 0, y: 0)
         cr.setSourceFilter(.good)

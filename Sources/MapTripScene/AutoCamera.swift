@@ -34,9 +34,12 @@ public enum AutoCamera {
     /// Seconds of an automatic flight over `distanceKm`: about a second for a hop, four across an
     /// ocean (growing with the logarithm of the distance), and never more than 85% of the slot, so the
     /// place is seen at rest.
+    /// The most of its slot an automatic flight takes (the rest is the place's rest).
+    public static let flightShare = 0.85
+
     public static func flight(distanceKm: Double, dwell: Double) -> Double {
         let seconds = 0.8 + 0.45 * log2(1 + max(0, distanceKm) / 50)
         let rounded = (seconds * 20).rounded() / 20  // on a 0.05 s grid, so plans read well
-        return min(min(max(rounded, 1), 6), 0.85 * dwell)
+        return min(min(max(rounded, 1), 6), flightShare * dwell)
     }
 }

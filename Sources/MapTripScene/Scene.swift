@@ -34,6 +34,12 @@ public struct Scene: Equatable, Sendable {
     public var outro: Double
     /// A counter of kilometres travelled so far.
     public var distance: Bool
+    /// The opening: the title card fades in over a slow zoom onto the first place, its pin drops in
+    /// (`Opening`). On in scene files (`"opening": false` turns it off); off for scenes made in code.
+    public var opening = false
+    /// The closing: the camera pulls out to frame the whole trip under the end card, with captions and
+    /// the counter gone first (`Closing`). On in scene files; off for scenes made in code.
+    public var closing = false
     /// How the map is projected: Web Mercator (default), the globe, or a PROJ CRS (`map.projection`).
     public var projection: ProjectionSpec
     /// Degrees between graticule lines (nil: none) (`map.graticule`).
@@ -208,6 +214,9 @@ public struct Place: Equatable, Sendable {
     public var zoom: Double
     /// Seconds of the flight into this place (nil: the scene's).
     public var flight: Double?
+    /// The flight's time was not set but made from the distance (`AutoCamera.flight`): the timeline
+    /// may lengthen it, within the slot, to keep the map's speed on screen within its bound.
+    public var autoFlight = false
     /// The flight's curve (van Wijk's rho: higher zooms out further; nil: 1.42).
     public var curve: Double?
     /// The line of the leg arriving here (nil: the scene's).

@@ -231,6 +231,8 @@ private struct SceneBuilder {
         scene.tracks = tracks
         if let c = checked["playback"] { scene.playback = playback(c) }
         scene.distance = checked["distance"]?.bool ?? false
+        scene.opening = checked["opening"]?.bool ?? true
+        scene.closing = checked["closing"]?.bool ?? true
         if let map = checked["map"] {
             if let tiles = map["tiles"] {
                 scene.map = self.map(map)
@@ -675,7 +677,8 @@ private struct SceneBuilder {
     mutating func placeDetails(_ scene: inout Scene, _ list: [Checked], sceneFlight: Checked?) {
         guard list.count == scene.places.count else { return }
         let positions = scene.places.map(\.position)
-        let sceneAuto = sceneFlight?.string == "auto"
+        // A flight without a set time (the place's or the scene's) takes its time from the distance.
+        let sceneAuto = sceneFlight == nil || sceneFlight?.string == "auto"
         for (i, c) in list.enumerated() {
             var place = scene.places[i]
             if c["zoom"]?.number == nil {
@@ -695,6 +698,7 @@ private struct SceneBuilder {
             if i > 0, flight?.string == "auto" || (flight == nil && sceneAuto) {
                 let km = place.track?.geometry.lengthKm ?? Geodesy.distanceKm(positions[i - 1], place.position)
                 place.flight = AutoCamera.flight(distanceKm: km, dwell: place.dwell)
+                place.autoFlight = true
             }
             place.curve = c["curve"]?.number
             if let r = c["route"] { place.route = route(r, base: scene.route) }

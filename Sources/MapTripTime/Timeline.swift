@@ -44,6 +44,9 @@ public struct PinValue: Equatable, Sendable {
     public var appear: Double
     /// The camera is on this place.
     public var current: Bool
+    /// How far its opening drop has run (`PinDrop`): 0 to 1 (1: landed, as every pin but the first
+    /// place's in an opening is).
+    public var drop: Double = 1
 }
 
 /// A leg's value at one frame: the leg that arrives at place `place`, drawn up to `progress`.
@@ -62,6 +65,8 @@ public struct VehicleValue: Equatable, Sendable {
     public var position: LonLat
     /// Degrees clockwise from north.
     public var heading: Double
+    /// 1 on its way; below 1 as it eases into the pin after arrival (`Arrival`).
+    public var opacity: Double = 1
 }
 
 /// A card's value at one frame.
@@ -124,6 +129,8 @@ public struct FrameValues: Equatable, Sendable {
     public var cards: [CardValue]
     /// Kilometres travelled so far, when the scene counts them.
     public var distanceKm: Double?
+    /// The counter's opacity: below 1 while it fades in over the opening and out before the closing.
+    public var readoutOpacity: Double = 1
     /// A playback's movers (`Scene.tracks`), in track order, and its clock.
     public var movers: [MoverValue] = []
     public var clock: ClockValue?
@@ -203,6 +210,14 @@ public struct Timeline: Sendable {
     /// The scene's directed camera (`Scene.camera`: following a mover, keyframes), over the trip's own.
     public private(set) var cameraTrack: CameraTrack?
 
+    /// The frames made (their size and rate), for the map's speed on screen (`screenSpeed`).
+    public private(set) var format: FrameFormat?
+    /// The opening shot (`Scene.opening`) and the closing one (`Scene.closing`), when made.
+    private(set) var opening: Opening?
+    private(set) var closing: Closing?
+    /// Frames the vehicle takes to ease into the pin on arrival.
+    private(set) var arrivalFrames = 1
+
     /// `format`: the frames made (nil: the scene's own, `Video.format`). `projection`: the scene's,
     /// resolved (a PROJ plane is made outside the pure modules); nil takes the scene's when it can be
     /// made here, Web Mercator's ground otherwise. A scene with `tracks` is a playback (`init(playback:)`).
@@ -233,15 +248,19 @@ public struct Timeline: Sendable {
             // The flight ends by the slot's last frame at the latest, so every place is visited:
             // its pin shows and the camera rests on it, however short its dwell (the video ends
             // centred on the last place).
-            let arrive = i == 0
-                ? start
-                : min(max(start, end - 1), start + FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps))
+            var flightFrames = FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps)
             // On a flat Web Mercator map the camera rests on the frame's pixel grid (within half a
             // pixel of the place): its picture is then a copy of the raster cache's tiles.
             var camera = place.camera
             if case .webMercator = projection {
                 camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
             }
+            if i > 0, place.autoFlight, place.track == nil {
+                flightFrames = Self.autoFlightFrames(flightFrames, from: slots[i - 1].camera, to: camera,
+                                                     rho: place.curve ?? Flight.defaultRho, dwell: place.dwell,
+                                                     format: format, projection: projection)
+            }
+            let arrive = i == 0 ? start : min(max(start, end - 1), start + flightFrames)
             slots.append(Slot(index: i, place: place, startFrame: start, arriveFrame: arrive, endFrame: end, camera: camera))
         }
 
@@ -252,7 +271,7 @@ public struct Timeline: Sendable {
         self.flights = slots.indices.map { i in
             guard i > 0, slots[i].flightFrames > 0 else { return nil }
             return Flight(from: slots[i - 1].camera, to: slots[i].camera, rho: slots[i].place.curve ?? Flight.defaultRho,
-                          viewSize: viewSize, projection: projection)
+                          viewSize: viewSize, easing: Self.easing(slots[i].place), projection: projection)
         }
         let routes = Self.routes(for: scene)
         self.routes = routes
@@ -269,6 +288,29 @@ public struct Timeline: Sendable {
         for i in 1..<max(1, scene.places.count) { before.append(before[i - 1] + (routes[i]?.lengthKm ?? 0)) }
         distanceBefore = before
         popFrames = max(1, (Self.pinPop * Double(fps)).rounded())
+        self.format = format
+        arrivalFrames = Arrival.frames(fps: fps)
+        let last = slots.count - 1
+        var opening: Opening?, closing: Closing?
+        if scene.opening {
+            opening = Opening(camera: slots[0].camera, frames: slots[0].frameCount, fps: fps,
+                              readoutFade: Self.cardFade * Double(fps))
+        }
+        if scene.closing {
+            // The end card's time: the outro, or without one, when there is an end card, the second
+            // half of the last place's rest.
+            let outroStart = slots[last].endFrame
+            let start = outroStart < grid.frameCount ? outroStart
+                : scene.end != nil ? (slots[last].arriveFrame + grid.frameCount + 1) / 2 : grid.frameCount
+            var points = scene.places.map(\.position)
+            for line in routes.compactMap({ $0 }) {
+                let step = max(1, line.points.count / 64)
+                points += Swift.stride(from: 0, to: line.points.count, by: step).map { line.points[$0] } + [line.points[line.points.count - 1]]
+            }
+            closing = Closing(start: start, end: grid.frameCount, from: slots[last].camera, points: points,
+                              area: Closing.area(format: format, endCard: scene.end != nil, safeZone: scene.video.safeZone), format: format,
+                              projection: projection)
+        }
 
         hasTitle = scene.title != nil
         let seconds = Double(fps)
@@ -276,29 +318,39 @@ public struct Timeline: Sendable {
         if hasTitle {
             let firstEnd = Double(slots[0].endFrame)
             let fade = firstEnd >= 3 * Self.titleFade * seconds ? Self.titleFade * seconds : firstEnd / 3
-            cues.append(Cue(kind: .title, start: 0, end: firstEnd, fadeIn: 0, fadeOut: fade))
+            // An opening fades the title in (frame 0 is not the card at full opacity).
+            let fadeIn = opening == nil ? 0 : min(Opening.titleFadeIn * seconds, firstEnd / 3)
+            cues.append(Cue(kind: .title, start: 0, end: firstEnd, fadeIn: fadeIn, fadeOut: fade))
         }
-        let last = slots.count - 1
         for slot in slots {
-            // A rest lasts to the next slot, the last one to the end of the video (outro included).
-            let end = slot.index == last ? grid.frameCount : slot.endFrame
-            guard end > slot.arriveFrame else { continue }
-            // The opening shot has no arrival to fade in from.
-            let fadeIn = slot.index == 0 ? 0 : Self.cardFade * seconds
+            // A rest lasts to the next slot, the last one to the end of the video (outro included), or
+            // to the closing, which the last caption leaves before.
+            var end = slot.index == last ? grid.frameCount : slot.endFrame
+            if slot.index == last, let closing { end = closing.start }
+            // The opening shot has no arrival to fade in from: without an opening its cards show from
+            // the first frame; with one they fade in after the title.
+            var start = slot.arriveFrame, fadeIn = Self.cardFade * seconds
+            if slot.index == 0 {
+                start = opening?.readoutStart ?? 0
+                if opening == nil { fadeIn = 0 }
+            }
+            guard end > start else { continue }
             if slot.place.photo != nil {
-                cues.append(.window(.photo(slot.index), start: slot.arriveFrame, end: end, fadeIn: fadeIn,
+                cues.append(.window(.photo(slot.index), start: start, end: end, fadeIn: fadeIn,
                                     fadeOut: Self.cardFade * seconds))
             }
             if slot.place.caption != nil {
-                cues.append(.window(.caption(slot.index), start: slot.arriveFrame, end: end, fadeIn: fadeIn,
+                cues.append(.window(.caption(slot.index), start: start, end: end, fadeIn: fadeIn,
                                     fadeOut: Self.cardFade * seconds))
             }
         }
         if scene.end != nil {
-            let start = slots[last].arriveFrame
+            let start = closing?.start ?? slots[last].arriveFrame
             cues.append(.window(.end, start: start, end: grid.frameCount, fadeIn: Self.endFade * seconds, fadeOut: 0))
         }
         self.cues = cues
+        self.opening = opening
+        self.closing = closing
     }
 
     /// The line of every leg (nil for place 0): the recording it follows, else the great circle unless
@@ -340,7 +392,9 @@ public struct Timeline: Sendable {
         values.pins.reserveCapacity(reached)
         for j in 0..<reached {
             let appear = j == 0 ? 1 : min(1, Double(n - slots[j].arriveFrame + 1) / popFrames)
-            values.pins.append(PinValue(place: j, appear: appear, current: j == i))
+            var pin = PinValue(place: j, appear: appear, current: j == i)
+            if j == 0, let opening { pin.drop = opening.pinDrop(at: n) }
+            values.pins.append(pin)
         }
 
         // Legs 1...i: finished before this slot, or flying now.
@@ -362,9 +416,18 @@ public struct Timeline: Sendable {
                 } else {
                     values.vehicle = VehicleValue(place: i, progress: progress, position: at.position, heading: at.heading)
                 }
+            } else if hasVehicle[i], arrived, n - slot.arriveFrame < arrivalFrames, trackFlights[i] == nil,
+                      slot.flightFrames > 0, let line = routes[i] {
+                // Easing into the pin: on it, fading and shrinking, for a few frames after arrival.
+                let at = line.point(at: 1)
+                values.vehicle = VehicleValue(place: i, progress: 1, position: at.position, heading: at.heading,
+                                              opacity: Arrival.opacity(n - slot.arriveFrame, frames: arrivalFrames))
             }
         }
-        if countsDistance { values.distanceKm = km }
+        if countsDistance {
+            values.distanceKm = km
+            values.readoutOpacity = readoutOpacity(at: n)
+        }
 
         for cue in cues {
             let o = cue.opacity(at: n)
@@ -401,7 +464,48 @@ public struct Timeline: Sendable {
         Double(n - slot.startFrame) / Double(slot.flightFrames)
     }
 
+    /// The counter's opacity at frame n: fading in over the opening, out before the closing.
+    private func readoutOpacity(at n: Int) -> Double {
+        var o = opening?.readoutOpacity(at: n) ?? 1
+        if let closing {
+            let fade = Self.cardFade * Double(fps)
+            o = min(o, min(max(Double(closing.start - n) / fade, 0), 1))
+        }
+        return o
+    }
+
+    /// How far the map moves on screen from frame n to frame n + 1, in frame pixels (`ScreenSpeed`).
+    public func screenSpeed(at frame: Int) -> Double {
+        guard let format else { return 0 }
+        return ScreenSpeed.pixels(from: camera(at: frame), to: camera(at: frame + 1), format: format, projection: projection)
+    }
+
+    /// The easing of automatic flights: symmetric, starting and ending at rest, its steepest slope 1.33
+    /// times the average (CSS `ease`, that of flights given a time, peaks at 2.29): for the same time
+    /// the map's fastest frame moves 42% less.
+    public static let autoFlightEasing = CubicBezier(0.25, 0, 0.75, 1)
+
+    /// How the flight into `place` eases: `autoFlightEasing` when its time is automatic, else CSS `ease`.
+    static func easing(_ place: Place) -> CubicBezier {
+        place.autoFlight && place.track == nil ? autoFlightEasing : .ease
+    }
+
+    /// The frames of an automatic flight (`Place.autoFlight`): its time from the distance (`frames`),
+    /// lengthened where the map would move faster on screen than `ScreenSpeed`'s bound, up to the
+    /// most an automatic flight may take of its slot (`AutoCamera.flightShare` of the dwell).
+    static func autoFlightFrames(_ frames: Int, from: Camera, to: Camera, rho: Double, dwell: Double,
+                                 format: FrameFormat, projection: Projection) -> Int {
+        let most = FrameGrid.frames(seconds: AutoCamera.flightShare * dwell, fps: format.fps)
+        guard frames < most else { return frames }
+        let viewSize = Double(max(format.width, format.height)) / format.scale
+        let flight = Flight(from: from, to: to, rho: rho, viewSize: viewSize, easing: autoFlightEasing, projection: projection)
+        let needed = ScreenSpeed.frames(format: format, projection: projection, atMost: most) { flight.camera(at: $0) }
+        return min(max(frames, needed), most)
+    }
+
     private func camera(in slot: Slot, at n: Int) -> Camera {
+        if slot.index == 0, let opening, n < opening.moveFrames { return opening.camera(at: n) }
+        if slot.index == slots.count - 1, let closing, n >= closing.start { return closing.camera(at: n) }
         guard n < slot.arriveFrame else { return slot.camera }
         if let track = trackFlights[slot.index] { return track.camera(at: legTime(in: slot, at: n)) }
         guard let flight = flights[slot.index] else { return slot.camera }

@@ -159,7 +159,9 @@ struct MatrixLayer: Sendable, CustomStringConvertible {
 /// The scenes of the matrix, written into a test's folder.
 enum MatrixScene: String, Sendable {
     /// Every overlay: a title, a graticule, three places (a caption and a photo on the second, the
-    /// third's leg dashed), a plane, the distance, an end card.
+    /// third's leg dashed), a plane, the distance, an end card. No opening: its frame 5 is the title
+    /// card over a still map, as every layer's frame is a still one or a flight's (the opening's
+    /// moving frames are OpeningClosingRenderTests').
     case main
     /// The same over raster tiles of a folder (reprojected on the globe and in a PROJ CRS).
     case tiles
@@ -181,6 +183,7 @@ enum MatrixScene: String, Sendable {
           "distance": true,
           "dwell": 2,
           "flight": 1,
+          "opening": false,
           "style": { "graticule": { "color": "#8040a0", "width": 3 } },
           "route": { "width": 14, "travelled": { "color": "#10c060" } },
           "end": { "title": "The end", "subtitle": "three stops" },

@@ -76,8 +76,9 @@ struct LooksTests {
 
     static func render(_ place: LonLat, zoom: Double, extra: String, in dir: URL, name: String = "look") throws -> Rendered {
         LibraryLogging.configure(verbose: false)
+        // No opening: the whole second is the look at `zoom`, its middle frame a still one.
         let json = """
-        {"video": {"width": 640, "height": 360, "fps": 10}, \(extra),
+        {"video": {"width": 640, "height": 360, "fps": 10}, "opening": false, \(extra),
          "places": [{"name": "A", "lat": \(place.lat), "lon": \(place.lon), "zoom": \(zoom), "dwell": 1}]}
         """
         let url = dir.appendingPathComponent(name + ".json"), out = dir.appendingPathComponent(name + ".mp4")

@@ -101,8 +101,10 @@ struct RecorderTests {
 
     // MARK: Pixels
 
-    /// Seoul, then Busan, then Chuncheon (which is in view from Seoul at zoom 7, 480x270).
-    static let pixelTrip = TripScene(width: 480, height: 270, fps: 24, flight: 0.5, stops: [
+    /// Seoul, then Busan, then Chuncheon (which is in view from Seoul at zoom 7, 480x270). No opening:
+    /// the first frame is the rest on Seoul, its pin standing (the opening's first frame is
+    /// OpeningClosingRenderTests').
+    static let pixelTrip = TripScene(width: 480, height: 270, fps: 24, flight: 0.5, opening: false, stops: [
         .init(name: "Seoul", lat: 37.5665, lon: 126.978, dwell: 0.5),
         .init(name: "Busan", lat: 35.1796, lon: 129.0756, dwell: 1),
         .init(name: "Chuncheon", lat: 37.8813, lon: 127.7298, dwell: 1),

@@ -23,13 +23,16 @@ struct TripScene {
     var width = 320
     var height = 180
     var fps = 24
-    /// The scene's flight (nil: the default, 1.5 s).
+    /// The scene's flight (nil: the default, automatic).
     var flight: Double?
+    /// The scene's `opening` (nil: the default, on).
+    var opening: Bool?
     var stops: [Stop]
 
     /// Seoul, Busan, Jeju at zoom 7, dwells 1 / 1.5 / 1 s, 0.5 s flights: 3.5 s, and the camera
-    /// rests on every place (a flight of 1.5 s would take the whole of the last two slots).
-    static let korea = TripScene(flight: 0.5, stops: [
+    /// rests on every place (a flight of 1.5 s would take the whole of the last two slots), from the
+    /// first frame (no opening: the recorder's tests count its still frames).
+    static let korea = TripScene(flight: 0.5, opening: false, stops: [
         Stop(name: "Seoul", lat: 37.5665, lon: 126.978, dwell: 1),
         Stop(name: "Busan", lat: 35.1796, lon: 129.0756, dwell: 1.5),
         Stop(name: "Jeju", lat: 33.4996, lon: 126.5312, dwell: 1),
@@ -39,6 +42,7 @@ struct TripScene {
         var lines = ["{"]
         if let title { lines.append("  \"title\": \(Trip.quoted(title)),") }
         if let flight { lines.append("  \"flight\": \(flight),") }
+        if let opening { lines.append("  \"opening\": \(opening),") }
         lines.append("  \"video\": {\"width\": \(width), \"height\": \(height), \"fps\": \(fps)},")
         lines.append("  \"places\": [")
         for (i, s) in stops.enumerated() {

@@ -134,7 +134,7 @@ struct LayoutTests {
     func frameLayout(width: Int, height: Int) {
         let layout = FrameLayout(width: width, height: height)
         let w = Double(width), h = Double(height)
-        #expect(layout.unit == min(w, h) / 1080 * FrameLayout.upright(width: w, height: h))
+        #expect(layout.unit == min(w, h) / 1080 * SafeArea.upright(width: w, height: h))
         #expect(abs(layout.size(10) - 10 * layout.unit) < 1e-12)
         let safe = layout.safe
         #expect(layout.frame.contains(safe))

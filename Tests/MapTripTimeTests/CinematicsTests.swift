@@ -88,6 +88,10 @@ struct CinematicsTests {
                     // The flight's first frame, nothing moved yet: a vehicle here waits on the place it leaves.
                     #expect(vehicle.progress == 0 && Self.same(vehicle.position, s.places[i - 1].position),
                             "frame \(n)")
+                } else if i > 0, n >= slot.arriveFrame, n - slot.arriveFrame < Arrival.frames(fps: t.fps), let vehicle = v.vehicle {
+                    // Just arrived: easing into the pin, on it, fading.
+                    #expect(vehicle.progress == 1 && vehicle.opacity < 1 && Self.same(vehicle.position, s.places[i].position),
+                            "frame \(n)")
                 } else {
                     #expect(v.vehicle == nil, "frame \(n): no vehicle before the first flight or at rest")
                 }
