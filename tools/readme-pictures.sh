@@ -13,8 +13,9 @@ if ! command -v ffmpeg >/dev/null; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends ffmpeg
 fi
-[ -x .build/release/maptrip ] || swift build -c release --product maptrip
-maptrip=.build/release/maptrip
+# MAPTRIP: another build of maptrip (a debug build draws the same pictures, slower).
+maptrip=${MAPTRIP:-.build/release/maptrip}
+[ -x "$maptrip" ] || swift build -c release --product maptrip
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -40,6 +41,12 @@ picture europe-laea Scenes/europe-laea.json 10.3 960
 picture helsinki Scenes/helsinki.json 8.5 960
 picture ride Scenes/ride.json 8.0 960
 picture chase Scenes/chase.json 10.0 960
+picture europe Scenes/europe.json 3.8 960
+picture world Scenes/world.json 7.5 960
+picture relief Scenes/relief.json 6.0 960
+picture satellite Scenes/satellite.json 6.0 960
+picture race Scenes/race.json 12.0 960
+picture story-social Scenes/story-social.json 6.5 406
 
 # Offline tiles made by `maptrip tiles`, then the Korea trip drawn on them.
 "$maptrip" tiles "$work/korea.mbtiles" --min-zoom 0 --max-zoom 9 --bounds 124,32,131,39.5 -q

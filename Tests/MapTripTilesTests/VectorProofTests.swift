@@ -261,7 +261,7 @@ struct VectorProofTests {
         try Self.withEverySource { sources, dir, _ in
             func render(_ tiles: URL, _ name: String) throws -> [BGRAImage] {
                 let scene = """
-                    { "video": { "width": 320, "height": 180, "fps": 6 }, "dwell": 1, "flight": 1.5,
+                    { "video": { "width": 320, "height": 180, "fps": 6 }, "dwell": 1, "flight": 0.5,
                       "map": { "tiles": "\(tiles.isFileURL ? tiles.path : tiles.absoluteString)", "attribution": "© OpenStreetMap contributors" },
                       "places": [ { "name": "Central Station", "lat": 60.1712, "lon": 24.9414, "zoom": 16.5 },
                                   { "name": "Senate Square", "lat": 60.1693, "lon": 24.9517, "zoom": 17 } ] }
