@@ -261,7 +261,7 @@ struct VectorProofTests {
         try Self.withEverySource { sources, dir, _ in
             func render(_ tiles: URL, _ name: String) throws -> [BGRAImage] {
                 let scene = """
-                    { "video": { "width": 320, "height": 180, "fps": 6 }, "dwell": 1, "flight": 0.5,
+                    { "video": { "width": 320, "height": 180, "fps": 6 }, "dwell": 1, "flight": 1.5,
                       "map": { "tiles": "\(tiles.isFileURL ? tiles.path : tiles.absoluteString)", "attribution": "© OpenStreetMap contributors" },
                       "places": [ { "name": "Central Station", "lat": 60.1712, "lon": 24.9414, "zoom": 16.5 },
                                   { "name": "Senate Square", "lat": 60.1693, "lon": 24.9517, "zoom": 17 } ] }
@@ -271,7 +271,10 @@ struct VectorProofTests {
                 LibraryLogging.configure(verbose: false)
                 let summary = try RenderJob(scene: file, output: out, environment: RenderEnvironment(
                     assets: VectorData.root.appendingPathComponent("Assets"), cacheDirectory: dir.appendingPathComponent("render-cache"))).run()
-                #expect(summary.warnings.isEmpty, "\(name): \(summary.warnings)")
+                // The sources warn of nothing. (The scene's flight is longer than its slot on purpose,
+                // so that the camera moves on every frame: that warning is the scene's.)
+                let fromSources = summary.warnings.filter { !$0.contains(": places[1].flight: the flight of 1.5 s is longer") }
+                #expect(fromSources.isEmpty, "\(name): \(summary.warnings)")
                 let reader = try VideoReader(path: out.path)
                 var frames: [BGRAImage] = []
                 while let image = try reader.nextImage() { frames.append(image) }
