@@ -673,7 +673,7 @@ private struct SceneBuilder {
                 let short = scene.places.indices.filter { overrun($0) > 1e-9 }
                 if short.isEmpty { break }
                 for i in short {
-                    scene.places[i].dwell = ((scene.places[i].dwell + overrun(i)) * 20 + 1e-6).rounded(.up) / 20
+                    scene.places[i].dwell = ((scene.places[i].dwell + overrun(i)) * 20 - 1e-6).rounded(.up) / 20
                 }
                 rests = voices.rests(of: scene)
             }
@@ -681,7 +681,7 @@ private struct SceneBuilder {
         for (i, c) in list.enumerated() where overrun(i) > 1e-9 {
             guard let v = c?["voice"], let voice = scene.places[i].voice else { continue }
             let place = scene.places[i]
-            let needed = ((place.dwell + overrun(i)) * 20 + 1e-6).rounded(.up) / 20
+            let needed = ((place.dwell + overrun(i)) * 20 - 1e-6).rounded(.up) / 20
             checker.fail(v.json, c?.path(of: "voice") ?? "voice",
                          "voice '\(voice.file)' lasts \(String(format: "%.2f", voice.duration)) s, longer than "
                              + "\(place.name)'s rest of \(String(format: "%.2f", rests[i])) s (it would be cut)",
