@@ -19,6 +19,14 @@ struct SoundMixTests {
         return url
     }
 
+    /// 6 s of music (220 Hz at 0.35) and a 1 s voice (1000 Hz at 0.3) from 2 s that ducks it.
+    static func musicAndVoice(_ dir: URL, fadeOut: Double) throws -> SoundMix {
+        let music = try tone(dir, "music.wav", 220, seconds: 6, amplitude: 0.35)
+        let voice = try tone(dir, "voice.wav", 1000, seconds: 1, amplitude: 0.3)
+        return SoundMix(music: AudioSpec(file: music, fadeOut: fadeOut),
+                        sounds: [TimedSound(file: voice, start: 2, ducksMusic: true)])
+    }
+
     /// Encodes the mix (AAC in MP4) as a recording at 30 fps would, and decodes its left channel.
     static func render(_ mix: SoundMix, duration: Double, start: Double = 0, end: Double? = nil,
                        in dir: URL) throws -> [Float] {
@@ -43,10 +51,7 @@ struct SoundMixTests {
     @Test func theMusicDucksUnderAVoiceByTheDocumentedAmount() throws {
         let dir = try TemporaryFolder.make("soundmix")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let music = try Self.tone(dir, "music.wav", 220, seconds: 6, amplitude: 0.35)
-        let voice = try Self.tone(dir, "voice.wav", 1000, seconds: 1, amplitude: 0.3)
-        let mix = SoundMix(music: AudioSpec(file: music, fadeOut: 0),
-                           sounds: [TimedSound(file: voice, start: 2, ducksMusic: true)])
+        let mix = try Self.musicAndVoice(dir, fadeOut: 0)
         let out = try Self.render(mix, duration: 5, in: dir)
         let around = Tones.level(out, 220, 0.5, 1.5), after = Tones.level(out, 220, 3.55, 4.5)
         let under = Tones.level(out, 220, 2.05, 2.95)
@@ -108,10 +113,7 @@ struct SoundMixTests {
     @Test func aStretchIsTheSameSamplesAsTheWhole() throws {
         let dir = try TemporaryFolder.make("soundmix")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let music = try Self.tone(dir, "music.wav", 220, seconds: 6, amplitude: 0.35)
-        let voice = try Self.tone(dir, "voice.wav", 1000, seconds: 1, amplitude: 0.3)
-        let mix = SoundMix(music: AudioSpec(file: music, fadeOut: 1),
-                           sounds: [TimedSound(file: voice, start: 2, ducksMusic: true)])
+        let mix = try Self.musicAndVoice(dir, fadeOut: 1)
         let whole = try Self.render(mix, duration: 5, in: dir)
         let part = try Self.render(mix, duration: 5, start: 1.5, end: 3.5, in: dir)
         #expect(part.count >= 2 * Self.rate)
