@@ -239,7 +239,8 @@ public struct RenderJob {
         var part = frames?.range
         if let stretch {
             guard frames == nil else { throw TimeStretchError.withFrames }
-            guard !live, case .file = plan.target else {
+            if live { throw OutputError.invalidOption("--from and --to render a stretch of the trip to a file, not a live stream") }
+            if case .stream = plan.target {
                 throw OutputError.invalidOption("--from and --to render a stretch of the trip to a file, not a stream")
             }
             part = try stretch.frames(fps: format.fps, frameCount: Timeline(scene: scene, format: format).frameCount).range
