@@ -639,6 +639,10 @@ private struct SceneBuilder {
     /// reads, whose length it gives (0 without a reader).
     mutating func readVoice(_ name: String, _ value: JSONValue, _ path: String) -> PlaceVoice? {
         let hint = "give a sound file (M4A, MP3, WAV, FLAC, Opus...) relative to the scene's folder"
+        // A scene that is not a file on disk (text decoded in code) has no folder to find its voices in.
+        guard FileManager.default.fileExists(atPath: URL(fileURLWithPath: checker.file).path) else {
+            return confine(name, value, path, what: "voice") ? PlaceVoice(file: name) : nil
+        }
         guard let url = regularFile(name, value, path, what: "voice", hint: hint) else { return nil }
         guard let voices else { return PlaceVoice(file: name) }
         let found = voices.read(url)
