@@ -66,6 +66,8 @@ struct SoundMixTests {
         #expect(abs(voiceLevel - 0.3) < 0.02, "voice amplitude \(voiceLevel) in its first 20 ms")
         #expect(Tones.amplitude(out, 1000, 1.75, 1.98) < 0.003, "voice energy before it starts")
         #expect(Tones.amplitude(out, 1000, 3.05, 4) < 0.003, "voice energy after it ends")
+        // Deterministic: the same mix encodes to the same samples.
+        #expect(try Self.render(mix, duration: 5, in: dir) == out)
     }
 
     /// Without music the voices are the sound; the ducking's gain is configurable; a sound that does not
