@@ -459,5 +459,6 @@ public enum SceneFormat {
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
         "speed": "playback", "skipIdle": "playback", "clock": "playback",
         "follow": "camera", "headingUp": "camera", "keyframes": "camera",
+        "voice": "a place in \"places\"", "duck": "voices", "extendRests": "voices",
     ], constraints: [.anyOf([["places"], ["tracks"]])])
 }
