@@ -41,9 +41,11 @@ public final class MediaOutput {
     private var madeFolders: [URL] = []
 
     /// Opens the target and the encoder. `palette`: a GIF's palette from a `GIFPalettePass` over the
-    /// same pictures (required for GIF). `audio`: a sound track for containers that carry one.
+    /// same pictures (required for GIF). `audio`: a sound track for containers that carry one, of a video
+    /// of `duration` seconds; `audioStart`: where in it this output starts (a stretch, `render --from`).
     public init(plan: OutputPlan, width: Int, height: Int, fps: Int, metadata: [String: String] = [:],
-                palette: Frame? = nil, audio: AudioSpec? = nil, duration: Double = 0, firstFrame: Int = 0) throws {
+                palette: Frame? = nil, audio: SoundMix? = nil, duration: Double = 0, audioStart: Double = 0,
+                audioEnd: Double? = nil, firstFrame: Int = 0) throws {
         self.plan = plan
         self.firstFrame = firstFrame
         self.width = width
@@ -111,9 +113,10 @@ public final class MediaOutput {
             encoder = try Encoder(video: settings, globalHeader: muxer.needsGlobalHeader)
             let hvc1 = plan.codec == .hevc && (plan.format == .mp4 || plan.format == .mov)
             stream = try muxer.addStream(from: encoder, codecTag: hvc1 ? "hvc1" : nil)
-            if let audio, let codecName = plan.format.audioCodecName, let codec = AudioCodec(rawValue: codecName) {
-                let track = try AudioTrack(spec: audio, codec: codec, duration: duration,
-                                           globalHeader: muxer.needsGlobalHeader)
+            if let audio, !audio.isEmpty, let codecName = plan.format.audioCodecName,
+               let codec = AudioCodec(rawValue: codecName) {
+                let track = try AudioTrack(mix: audio, codec: codec, duration: duration, start: audioStart,
+                                           end: audioEnd, globalHeader: muxer.needsGlobalHeader)
                 try track.addStream(to: muxer)
                 self.audio = track
             } else {

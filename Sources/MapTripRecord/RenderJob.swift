@@ -88,6 +88,9 @@ public struct RenderJob {
     /// Only these frames of the trip (`--frames A:B`): a part that `maptrip concat` joins to the others.
     /// It starts with a keyframe and its timestamps continue from frame A; it has no sound.
     public var frames: FrameRange? = nil
+    /// Only this stretch of the trip (`--from 0:04 --to 0:19`), as its own file: its timestamps start at
+    /// 0 and it has the same stretch of the trip's sound. Not with `frames`.
+    public var stretch: TimeStretch? = nil
     /// The clock a live render is paced by (tests give a virtual one).
     public var liveClock: PacingClock = WallClock()
 
@@ -162,9 +165,14 @@ public struct RenderJob {
         // The picture as the output writes it: its size and rate, the same view.
         let format = try plan.frameFormat(for: loaded.video.format)
         var warnings = read.warnings
-        if plan.format.audioCodecName == nil, let dropped = audio {
-            warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
-            audio = nil
+        if plan.format.audioCodecName == nil {
+            if let dropped = audio {
+                warnings.append("\(plan.format.summary) has no sound: \(dropped.file.lastPathComponent) is not written")
+                audio = nil
+            }
+            if loaded.places.contains(where: { $0.voice != nil }) {
+                warnings.append("\(plan.format.summary) has no sound: the places' voices are not written")
+            }
         }
         return Prepared(scene: loaded, format: format, plan: plan, audio: audio, poster: posterURL, warnings: warnings)
     }
@@ -199,6 +207,9 @@ public struct RenderJob {
         if let audio = scene.audio {
             files.append(URL(fileURLWithPath: audio.file, relativeTo: sceneDirectory).standardizedFileURL)
         }
+        for voice in scene.places.compactMap(\.voice) {
+            files.append(URL(fileURLWithPath: voice.file, relativeTo: sceneDirectory).standardizedFileURL)
+        }
         return files
     }
 
@@ -225,18 +236,31 @@ public struct RenderJob {
             }
             try frames.check(frameCount: Timeline(scene: scene, format: format).frameCount)
         }
+        var part = frames?.range
+        if let stretch {
+            guard frames == nil else { throw TimeStretchError.withFrames }
+            if live { throw OutputError.invalidOption("--from and --to render a stretch of the trip to a file, not a live stream") }
+            if case .stream = plan.target {
+                throw OutputError.invalidOption("--from and --to render a stretch of the trip to a file, not a stream")
+            }
+            part = try stretch.frames(fps: format.fps, frameCount: Timeline(scene: scene, format: format).frameCount).range
+        }
         let media = try SceneMedia.load(for: scene, format: format, sceneFile: self.scene, assets: environment.assets)
         let baseMap = try Self.baseMap(for: scene, format: format, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, format: format, baseMap: baseMap, media: media,
                                     fastPaths: environment.fastPaths)
         // The overlays' preparation, beside the map's (the first frame waits for what it shows).
-        let part = frames?.range
         recorder.prepareOverlays(frames: part, after: text)
-        var audio = prepared.audio
         var warnings = prepared.warnings
-        if part != nil, let dropped = audio {
-            warnings.append("--frames renders a part without sound: \(dropped.file.lastPathComponent) is not written")
-            audio = nil
+        var sound: SoundMix? = nil
+        if plan.format.audioCodecName != nil {
+            sound = SoundMix.make(scene: scene, timeline: recorder.timeline,
+                                  sceneDirectory: self.scene.deletingLastPathComponent(), music: prepared.audio)
+        }
+        if frames != nil, let dropped = sound, !dropped.isEmpty {
+            let named = dropped.music?.file.lastPathComponent ?? "the places' voices"
+            warnings.append("--frames renders a part without sound: \(named) is not written")
+            sound = nil
         }
 
         var palette: Frame?
@@ -258,8 +282,10 @@ public struct RenderJob {
         let duration = recorder.timeline.duration
         let out = try OpeningOutput(plan: plan, format: format) {
             try MediaOutput(plan: plan, width: format.width, height: format.height, fps: format.fps,
-                            metadata: metadata, palette: palette, audio: audio, duration: duration,
-                            firstFrame: part?.lowerBound ?? 0)
+                            metadata: metadata, palette: palette, audio: sound, duration: duration,
+                            audioStart: stretch == nil ? 0 : Double(part?.lowerBound ?? 0) / Double(format.fps),
+                            audioEnd: stretch == nil ? nil : Double(part?.upperBound ?? 0) / Double(format.fps),
+                            firstFrame: frames?.start ?? 0)
         }
         let sink: FrameSink = live ? PacedSink(out, fps: format.fps, clock: liveClock) : out
         var summary: RecordSummary
@@ -322,7 +348,7 @@ extension SceneLoader {
     public static func loadForRenderWithWarnings(contentsOf url: URL, resolver: ResolverSource? = nil,
                                                  paths: PathPolicy? = nil) throws -> (scene: Scene, warnings: [SceneError]) {
         let report = check(contentsOf: url, resolver: resolver, projections: ProjChecker(), images: SceneImageCheck(),
-                           styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths)
+                           styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths, voices: VoiceFileCheck())
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return (scene, report.warnings)
     }

@@ -53,6 +53,8 @@ public struct Scene: Equatable, Sendable {
     public var playback = Playback()
     /// How the camera is directed (`camera`): following a mover, or keyframes (nil: the trip's own).
     public var camera: SceneCamera?
+    /// How the places' voices (`places[i].voice`) play: their level, the music's ducking, rests.
+    public var voices = Voices()
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }
@@ -181,6 +183,46 @@ public struct SceneAudio: Equatable, Sendable {
     }
 }
 
+/// A place's voice: the file as the scene names it (relative to the scene) and its length in seconds,
+/// read when the scene was loaded (0 when the scene was read without a `VoiceChecking` reader).
+public struct PlaceVoice: Equatable, Sendable {
+    public var file: String
+    public var duration: Double
+
+    public init(file: String, duration: Double = 0) {
+        self.file = file
+        self.duration = duration
+    }
+}
+
+/// The scene's `voices` section: how loud the voices play, how far the music ducks under them and how
+/// fast, and whether a rest too short for its voice is lengthened (else it is an error).
+public struct Voices: Equatable, Sendable {
+    public static let defaultDuckGain = -12.0
+    public static let defaultAttack = 0.25
+    public static let defaultRelease = 0.5
+
+    /// Linear gain of every voice (1: the file's own level).
+    public var volume: Double
+    /// Decibels the music drops by under a voice (0: no ducking; negative).
+    public var duckGain: Double
+    /// Seconds before a voice over which the music goes down (linearly in dB).
+    public var attack: Double
+    /// Seconds after a voice over which the music comes back (linearly in dB).
+    public var release: Double
+    /// A rest shorter than its voice is lengthened to hold it (its dwell grows); false: an error.
+    public var extendRests: Bool
+
+    public init(volume: Double = 1, duckGain: Double = Voices.defaultDuckGain, attack: Double = Voices.defaultAttack,
+                release: Double = Voices.defaultRelease, extendRests: Bool = false) {
+        self.volume = volume
+        self.duckGain = duckGain
+        self.attack = attack
+        self.release = release
+        self.extendRests = extendRests
+    }
+}
+
 public struct Video: Equatable, Sendable {
     public var width: Int
     public var height: Int
@@ -231,6 +273,8 @@ public struct Place: Equatable, Sendable {
     public var bearing: Double
     /// The recording the leg arriving here follows (nil: the great circle or the straight line).
     public var track: TrackLeg?
+    /// A voice played when the camera arrives here (the rest's first frame), over ducked music.
+    public var voice: PlaceVoice?
 
     public init(name: String, position: LonLat, dwell: Double = Scene.defaultDwell,
                 zoom: Double = Place.defaultZoom, flight: Double? = nil, curve: Double? = nil,

@@ -237,6 +237,23 @@ public enum SceneFormat {
         Field("loop", .boolean, default: .bool(false), "repeat a file shorter than the video (else silence follows)"),
     ])
 
+    public static let duck = Object("duck", [
+        Field("gain", .number(.within(-60, 0, noun: "duck gain", hint: "decibels: -12 is a quarter of the amplitude, 0 no ducking")),
+              default: .number(Voices.defaultDuckGain), "decibels the music drops by under a voice"),
+        Field("attack", .number(.within(0, 10, noun: "attack", hint: "seconds, e.g. 0.25")),
+              default: .number(Voices.defaultAttack), "seconds before the voice over which the music goes down (linearly in dB)"),
+        Field("release", .number(.within(0, 10, noun: "release", hint: "seconds, e.g. 0.5")),
+              default: .number(Voices.defaultRelease), "seconds after the voice over which the music comes back"),
+    ])
+
+    public static let voices = Object("voices", [
+        Field("volume", .number(.within(0, 4, noun: "volume", hint: "1 is the files' own level, 0.5 half as loud")),
+              default: .number(1), "gain of every place's voice: 1 is the file's own level"),
+        Field("duck", .object(duck), "how the music ducks under a voice"),
+        Field("extendRests", .boolean, default: .bool(false),
+              "a rest shorter than its voice is lengthened to hold it (its dwell grows; `plan` shows it); false: `validate` reports it as an error"),
+    ])
+
     static let positiveWidth = Rule.positive(atMost: 100, noun: "width")
     static let dashes = Kind.array(of: .number(.positive(atMost: 1000, noun: "a dash length")), nonEmpty: nil,
                                    what: "an array of numbers", itemHint: nil)
@@ -332,6 +349,8 @@ public enum SceneFormat {
               "degrees clockwise from north that point up while the camera rests here; flights turn the short way"),
         Field("track", .string(nonEmpty: true, noun: "track"),
               "a recording (GPX, TCX, FIT, KML, KMZ, GeoJSON, relative to the scene) the leg arriving here follows; without lat/lon the place is its last point"),
+        Field("voice", .string(nonEmpty: true, noun: "voice"),
+              "a sound file (any libavformat reads, relative to the scene) played when the camera arrives here, over ducked music; it must fit the rest unless `voices.extendRests`"),
         Field("pace", .choice(TrackLeg.Pace.allCases.map(\.rawValue), noun: "pace",
                               hint: "use \"distance\" (an even speed along the track) or \"recorded\" (the recording's own clock)"),
               default: .string("distance"), "how the vehicle moves along the track: evenly by distance, or by the recording's clock"),
@@ -405,6 +424,7 @@ public enum SceneFormat {
                                     hint: "use \"transparent\" (no map, for overlaying), or remove the key for the map"),
               default: .string("map"), "`transparent`: no base map, for outputs with alpha"),
         Field("audio", .stringOr(audio, noun: "audio"), "a sound track: a file name, or the object below"),
+        Field("voices", .object(voices), "how the places' voices (`places[].voice`) play: level, the music's ducking, rests"),
         Field("style", .object(style), default: .words("the light theme"), "how the trip looks: a theme and overrides"),
         Field("route", .object(route), "the line of every leg"),
         Field("vehicle", .string(nonEmpty: true, noun: "vehicle"), default: .string("none"),
@@ -439,5 +459,6 @@ public enum SceneFormat {
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
         "speed": "playback", "skipIdle": "playback", "clock": "playback",
         "follow": "camera", "headingUp": "camera", "keyframes": "camera",
+        "voice": "a place in \"places\"", "duck": "voices", "extendRests": "voices",
     ], constraints: [.anyOf([["places"], ["tracks"]])])
 }

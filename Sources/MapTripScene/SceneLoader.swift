@@ -51,9 +51,9 @@ public enum SceneLoader {
     public static func load(contentsOf url: URL, resolver: ResolverSource? = nil,
                             projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
                             styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
-                            paths: PathPolicy? = nil) throws -> Scene {
+                            paths: PathPolicy? = nil, voices: VoiceChecking? = nil) throws -> Scene {
         let report = check(contentsOf: url, resolver: resolver, projections: projections, images: images, styles: styles,
-                           tracks: tracks, paths: paths)
+                           tracks: tracks, paths: paths, voices: voices)
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return scene
     }
@@ -70,7 +70,7 @@ public enum SceneLoader {
     public static func check(contentsOf url: URL, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
                              styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
-                             paths: PathPolicy? = nil) -> SceneReport {
+                             paths: PathPolicy? = nil, voices: VoiceChecking? = nil) -> SceneReport {
         let file = url.isFileURL ? url.relativePath : url.absoluteString
         func failure(_ message: String, hint: String? = nil) -> SceneReport {
             SceneReport(scene: nil, errors: [SceneError(file: file, line: 0, column: 0, path: "", message: message,
@@ -104,18 +104,19 @@ public enum SceneLoader {
             return failure("cannot read the scene: \(reason)", hint: "let this user read the file")
         }
         return check(data, file: file, resolver: resolver, projections: projections, images: images, styles: styles,
-                     tracks: tracks, paths: paths)
+                     tracks: tracks, paths: paths, voices: voices)
     }
 
     /// `projections`: checks a PROJ definition and the places against its area of use (nil: not checked
     /// here; rendering checks it again). `images`: decodes the pictures the scene names (nil: only
     /// their first bytes are checked here). `styles`: reads the MapLibre style `map.style` names (nil:
     /// only that the file is there). `tracks`: reads the recordings places' legs follow (nil: a scene
-    /// with a track is an error, as its geometry is needed).
+    /// with a track is an error, as its geometry is needed). `voices`: reads the places' voices and times
+    /// the rests (nil: only that the files are there; the voices' lengths are 0 and not checked).
     public static func check(_ data: Data, file: String, resolver: ResolverSource? = nil,
                              projections: ProjectionChecking? = nil, images: ImageChecking? = nil,
                              styles: StyleChecking? = nil, tracks: TrackChecking? = nil,
-                             paths: PathPolicy? = nil) -> SceneReport {
+                             paths: PathPolicy? = nil, voices: VoiceChecking? = nil) -> SceneReport {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, file: file)
@@ -126,7 +127,7 @@ public enum SceneLoader {
                                                                message: "\(error)")], warnings: [])
         }
         var builder = SceneBuilder(file: file, resolver: resolver, projections: projections, images: images, styles: styles,
-                                   tracks: tracks, paths: paths)
+                                   tracks: tracks, paths: paths, voices: voices)
         let scene = builder.scene(from: root)
         let errors = builder.checker.errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return SceneReport(scene: errors.isEmpty ? scene : nil, errors: errors,
@@ -163,13 +164,16 @@ private struct SceneBuilder {
     let styles: StyleChecking?
     let tracks: TrackChecking?
     let paths: PathPolicy?
+    let voices: VoiceChecking?
     var warnings: [SceneError] = []
     private var openedResolver: PlaceResolver?
     private var resolverFailed = false
 
     init(file: String, resolver: SceneLoader.ResolverSource?, projections: ProjectionChecking?,
-         images: ImageChecking?, styles: StyleChecking?, tracks: TrackChecking?, paths: PathPolicy?) {
+         images: ImageChecking?, styles: StyleChecking?, tracks: TrackChecking?, paths: PathPolicy?,
+         voices: VoiceChecking?) {
         checker = SceneChecker(file: file)
+        self.voices = voices
         self.resolver = resolver
         self.projections = projections
         self.images = images
@@ -271,7 +275,9 @@ private struct SceneBuilder {
                 checkFile(scene.audio!.file, file.json, path, what: "sound file")
             }
         }
+        if let c = checked["voices"] { scene.voices = self.voices(c) }
         checkTotals(scene, checked)
+        fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
@@ -617,6 +623,76 @@ private struct SceneBuilder {
         return audio
     }
 
+    func voices(_ c: Checked) -> Voices {
+        var voices = Voices()
+        if let v = c["volume"]?.number { voices.volume = v }
+        if let v = c["extendRests"]?.bool { voices.extendRests = v }
+        if let d = c["duck"] {
+            if let v = d["gain"]?.number { voices.duckGain = v }
+            if let v = d["attack"]?.number { voices.attack = v }
+            if let v = d["release"]?.number { voices.release = v }
+        }
+        return voices
+    }
+
+    /// A place's voice (relative to the scene's folder): there, a regular file, and a sound `voices`
+    /// reads, whose length it gives (0 without a reader).
+    mutating func readVoice(_ name: String, _ value: JSONValue, _ path: String) -> PlaceVoice? {
+        let hint = "give a sound file (M4A, MP3, WAV, FLAC, Opus...) relative to the scene's folder"
+        // A scene that is not a file on disk (text decoded in code) has no folder to find its voices in.
+        guard FileManager.default.fileExists(atPath: URL(fileURLWithPath: checker.file).path) else {
+            return confine(name, value, path, what: "voice") ? PlaceVoice(file: name) : nil
+        }
+        guard let url = regularFile(name, value, path, what: "voice", hint: hint) else { return nil }
+        guard let voices else { return PlaceVoice(file: name) }
+        let found = voices.read(url)
+        report(found.errors, [], value, path)
+        guard found.errors.isEmpty, let duration = found.duration else { return nil }
+        return PlaceVoice(file: name, duration: duration)
+    }
+
+    /// Every voice within its place's rest: a rest too short is lengthened (`voices.extendRests`: the
+    /// place's dwell grows, on a 0.05 s grid, until the timeline's rest holds the voice), else reported
+    /// where the scene names the voice. The rests come from `voices`, the timeline's; without it nothing
+    /// is checked.
+    mutating func fitVoices(_ scene: inout Scene, _ list: [Checked?]) {
+        guard let voices, checker.errors.isEmpty, list.count == scene.places.count,
+              scene.places.contains(where: { $0.voice != nil }) else { return }
+        if scene.isPlayback {
+            for (i, c) in list.enumerated() where scene.places[i].voice != nil {
+                guard let v = c?["voice"] else { continue }
+                checker.fail(v.json, c?.path(of: "voice") ?? "voice", "a voice plays when the camera arrives at a place, "
+                             + "and a playback's stops have no arrival", hint: "remove \"voice\", or make a trip from place to place")
+            }
+            return
+        }
+        var rests = voices.rests(of: scene)
+        func overrun(_ i: Int) -> Double {
+            guard let voice = scene.places[i].voice, i < rests.count else { return 0 }
+            return voice.duration - rests[i]
+        }
+        if scene.voices.extendRests {
+            // A longer dwell may lengthen an automatic flight too (within its share of the slot): again.
+            for _ in 0..<8 {
+                let short = scene.places.indices.filter { overrun($0) > 1e-9 }
+                if short.isEmpty { break }
+                for i in short {
+                    scene.places[i].dwell = ((scene.places[i].dwell + overrun(i)) * 20 - 1e-6).rounded(.up) / 20
+                }
+                rests = voices.rests(of: scene)
+            }
+        }
+        for (i, c) in list.enumerated() where overrun(i) > 1e-9 {
+            guard let v = c?["voice"], let voice = scene.places[i].voice else { continue }
+            let place = scene.places[i]
+            let needed = ((place.dwell + overrun(i)) * 20 - 1e-6).rounded(.up) / 20
+            checker.fail(v.json, c?.path(of: "voice") ?? "voice",
+                         "voice '\(voice.file)' lasts \(String(format: "%.2f", voice.duration)) s, longer than "
+                             + "\(place.name)'s rest of \(String(format: "%.2f", rests[i])) s (it would be cut)",
+                         hint: "give \(place.name) a dwell of at least \(JSONText.number(needed)), or set \"voices\": { \"extendRests\": true }")
+        }
+    }
+
     // MARK: Looks and cinematics
 
     func style(_ c: Checked) -> Style {
@@ -706,6 +782,7 @@ private struct SceneBuilder {
             place.caption = c["caption"]?.string
             place.photo = c["photo"]?.string
             if let v = c["photo"] { checkImage(place.photo!, v.json, c.path(of: "photo") ?? "photo", what: "photo") }
+            if let v = c["voice"], let file = v.string { place.voice = readVoice(file, v.json, c.path(of: "voice") ?? "voice") }
             checkVehicle(place.vehicle, c["vehicle"], c.path(of: "vehicle") ?? "vehicle")
             scene.places[i] = place
         }

@@ -37,6 +37,10 @@ public struct Plan: Sendable {
             out += "\"lon\":\(JSONText.number(p.position.lon)),\"zoom\":\(JSONText.number(p.zoom)),"
             out += "\"start\":\(seconds(slot.startFrame)),\"arrive\":\(seconds(slot.arriveFrame)),"
             out += "\"end\":\(seconds(slot.endFrame))"
+            if let voice = p.voice {
+                out += ",\"voice\":{\"file\":\(JSONText.quoted(voice.file)),\"seconds\":\(Self.rounded(voice.duration)),"
+                out += "\"rest\":\(JSONText.number(timeline.restSeconds[slot.index]))}"
+            }
             if let leg = trackLeg(into: slot.index) {
                 out += ",\"track\":{\"file\":\(JSONText.quoted(leg.file)),\"km\":\(Self.rounded(leg.km)),"
                 out += "\"points\":\(leg.points),\"pace\":\(JSONText.quoted(leg.pace))}"
@@ -83,6 +87,13 @@ public struct Plan: Sendable {
         }
         lines += TextTable.render(rows, leftAligned: [1])
         lines += playbackLines()
+        for slot in timeline.slots {
+            guard let voice = slot.place.voice else { continue }
+            let rest = timeline.restFrames(of: slot.index)
+            lines.append("voice at \(slot.index + 1) plays \(TextTable.printable(voice.file)): "
+                         + String(format: "%.3f s from %.3f s, in a rest of %.3f s", voice.duration,
+                                  Double(rest.lowerBound) / Double(fps), Double(rest.count) / Double(fps)))
+        }
         for slot in timeline.slots {
             guard let leg = trackLeg(into: slot.index) else { continue }
             lines.append("leg into \(slot.index + 1) follows track \(TextTable.printable(leg.file)): "

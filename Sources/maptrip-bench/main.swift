@@ -684,6 +684,45 @@ func cinematicsPhase(scenePath: String, runs: Int) throws {
     print(String(format: "cost of the cinematics layers       %+6.1f%%", (mb / ma - 1) * 100))
 }
 
+/// `--sound`: a trip with voices and music (default `Scenes/voices.json`) rendered as it is and without
+/// its sound (no `audio`, no voices; the same frames), alternately `runs` times each at veryfast: what
+/// decoding the voices and music, mixing, ducking and encoding AAC cost, as a ratio.
+func soundPhase(scenePath: String, runs: Int) throws {
+    let silent = try derivedScene(scenePath, name: "silent") { obj in
+        obj.removeValue(forKey: "audio")
+        obj.removeValue(forKey: "voices")
+        // The voices' lengths as dwells, so that the silent trip has the same frames.
+        obj["places"] = (obj["places"] as? [[String: Any]] ?? []).map { place in
+            var p = place
+            p.removeValue(forKey: "voice")
+            return p
+        }
+    }
+    defer { try? FileManager.default.removeItem(atPath: silent) }
+    // The voiced scene's dwells as `plan` shows them (lengthened by the voices) go into the silent one.
+    let voiced = try loadScene(scenePath)
+    let frozen = try derivedScene(silent, name: "silent-dwells") { obj in
+        var places = obj["places"] as? [[String: Any]] ?? []
+        for i in places.indices where i < voiced.places.count { places[i]["dwell"] = voiced.places[i].dwell }
+        obj["places"] = places
+    }
+    defer { try? FileManager.default.removeItem(atPath: frozen) }
+    let v = voiced.video
+    let voices = voiced.places.filter { $0.voice != nil }.count
+    print("maptrip-bench --sound: \(scenePath), \(v.width)x\(v.height) @ \(v.fps) fps, veryfast, \(voices) voices"
+          + (voiced.audio == nil ? "" : " + music") + "; \(runs) alternating runs, medians [range]")
+    try keepDrawnTiles(frozen)
+    var a: [Double] = [], b: [Double] = []
+    for _ in 0..<runs {
+        a.append(try child(["pipeline", frozen, "veryfast", "--tiles", "warm"])["seconds"]!)
+        b.append(try child(["pipeline", scenePath, "veryfast", "--tiles", "warm"])["seconds"]!)
+    }
+    let ma = median(a), mb = median(b)
+    print(String(format: "without sound                       %7.2f s [%.2f-%.2f]", ma, a.min()!, a.max()!))
+    print(String(format: "voices + music, mixed and ducked    %7.2f s [%.2f-%.2f]", mb, b.min()!, b.max()!))
+    print(String(format: "ratio                               %7.3f", mb / ma))
+}
+
 /// `--projections`: drawing a moving frame (base map and overlays, no encoder) of the same trip on
 /// Web Mercator, on the globe and in LAEA Europe, alternately `runs` times: the projections' cost as
 /// ratios to today's Mercator frame (the issue's targets: at most 1.5x for the globe).
@@ -1173,6 +1212,8 @@ let usage = """
       --batch        clips per hour for each mix of jobs and x264 threads  --runs N  --scenes 40
       --designer     a preview against a full render; gazetteer lookups  --runs 3
       --cinematics   the cinematic features' cost against a plain render  --runs 3
+      --sound        a trip with voices and music against the same trip silent  --runs 3
+                     (--scene defaults to Scenes/voices.json here)
       --scene FILE   the scene (default Scenes/world.json)
       --help         this text
     """
@@ -1182,7 +1223,7 @@ let knownOptions: [String: Bool] = [
     "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
     "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
     "--quality": false, "--projections": false, "--stretches": false, "--paged-out": false, "--batch": false,
-    "--designer": false, "--cinematics": false, "--help": false, "-h": false,
+    "--designer": false, "--cinematics": false, "--sound": false, "--help": false, "-h": false,
 ]
 
 func main() throws {
@@ -1263,6 +1304,12 @@ func main() throws {
     if args.contains("--paged-out") {
         try pagedOutPhase(scenePath: scenePath, preset: option("--presets", in: args) ?? "ultrafast",
                           runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 8)
+        return
+    }
+    if args.contains("--sound") {
+        let scene = option("--scene", in: args).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            ?? URL(fileURLWithPath: "Scenes/voices.json").standardizedFileURL.path
+        try soundPhase(scenePath: scene, runs: option("--runs", in: args).flatMap { Int($0) } ?? 3)
         return
     }
     if args.contains("--designer") {

@@ -29,7 +29,7 @@ struct PlanCommand: ParsableCommand {
             let s = try SceneLoader.load(
                 contentsOf: URL(fileURLWithPath: scene),
                 resolver: PlaceResolvers.gazetteer(assets: assets, environment: ProcessInfo.processInfo.environment),
-                projections: ProjChecker(), tracks: TrackFileCheck())
+                projections: ProjChecker(), tracks: TrackFileCheck(), voices: VoiceFileCheck())
             let plan = Plan(scene: s, timeline: Timeline(scene: s, projection: try Projection.make(for: s)))
             print(json ? plan.json(includeFrames: frames) : plan.table(includeFrames: frames))
         } catch {

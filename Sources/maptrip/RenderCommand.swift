@@ -55,6 +55,12 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Only frames START:END of the trip (END excluded), as a part for `maptrip concat`.")
     var frames: String?
 
+    @Option(help: ArgumentHelp("Only the trip from this time (as plan prints it: 0:04, 0:04.5, 12.5), as its own file with its sound.", valueName: "time"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Only the trip up to this time (excluded; with or without --from).", valueName: "time"))
+    var to: String?
+
     @OptionGroup var common: CommonOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -75,6 +81,10 @@ struct RenderCommand: ParsableCommand {
         }
         if let frames {
             do { _ = try FrameRange(parsing: frames) } catch { throw ValidationError("\(error)") }
+        }
+        if from != nil || to != nil {
+            if frames != nil { throw ValidationError(TimeStretchError.withFrames.description) }
+            do { _ = try TimeStretch(from: from, to: to) } catch { throw ValidationError("\(error)") }
         }
     }
 
@@ -98,6 +108,7 @@ struct RenderCommand: ParsableCommand {
                                 audioFile: audio, transparent: transparent, poster: posterRequest, live: live != nil,
                                 draft: draft)
             job.frames = try frames.map(FrameRange.init(parsing:))
+            if from != nil || to != nil { job.stretch = try TimeStretch(from: from, to: to) }
             if watch { return try watchDraft(job, target: target) }
             let signals = SignalCancellation()
             let summary = try job.run(cancellation: signals.cancellation) {

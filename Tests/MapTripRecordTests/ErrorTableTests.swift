@@ -1,5 +1,7 @@
+import FFmpeg
 import Foundation
 import Testing
+import TestSupport
 import TileServerFixture
 
 /// The table of bad inputs and faults (#10): each row is a kind of bad input, the command that meets
@@ -74,7 +76,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + outputsAndOptions + outputFaults + tracks
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + voices + outputsAndOptions + outputFaults + tracks
         + camera
 
     /// A recording with a time at each of its two points.
@@ -285,6 +287,42 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: "maptrip: error: cannot use audio file '<folder>/music.mp3': no such file (a scene's audio path is relative to the scene's folder)"),
     ]
 
+    /// A WAV of `seconds` of a quiet 1000 Hz tone, 48 kHz stereo (a voice), made with maptrip's own writer.
+    static func voiceWAV(seconds: Double) -> [UInt8] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-voice-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let tone = Tones.sine(1000, seconds: seconds, amplitude: 0.2)
+        try? AudioFileWriter.write([tone, tone], sampleRate: 48000, to: path)
+        return (try? Data(contentsOf: URL(fileURLWithPath: path))).map { [UInt8]($0) } ?? []
+    }
+
+    static let voicePlace = #"{ "lat": 37.5665, "lon": 126.978, "dwell": 2, "voice": "hello.m4a" }"#
+    static let voices: [ErrorCase] = [
+        ErrorCase(group: "Voices and trims", what: "A voice that is a video with no sound",
+                  files: ["scene.json": scene(voicePlace), "hello.m4a": silentVideo], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:70: places[0].voice: voice 'hello.m4a' cannot be played: it holds no sound, only pictures or data (use an MP3, AAC, FLAC, WAV or Opus file)"#),
+        ErrorCase(group: "Voices and trims", what: "A voice file that is only an ID3 header",
+                  files: ["scene.json": scene(voicePlace), "hello.m4a": text("ID3") + Array(repeating: 0, count: 100)],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:70: places[0].voice: voice 'hello.m4a' cannot be played: not a media file FFmpeg can read (Invalid data found when processing input; use an MP3, AAC, FLAC, WAV or Opus file, or run with --verbose to see FFmpeg's account)"#),
+        ErrorCase(group: "Voices and trims", what: "A voice file that is not there",
+                  files: ["scene.json": scene(voicePlace)], arguments: render(), message: #"maptrip: error: scene.json:1:70: places[0].voice: voice 'hello.m4a' not found (give a sound file (M4A, MP3, WAV, FLAC, Opus...) relative to the scene's folder)"#),
+        ErrorCase(group: "Voices and trims", what: "A voice longer than its place's rest",
+                  files: ["scene.json": scene(voicePlace), "hello.m4a": voiceWAV(seconds: 2.5)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:70: places[0].voice: voice 'hello.m4a' lasts 2.50 s, longer than Place 1's rest of 2.00 s (it would be cut) (give Place 1 a dwell of at least 2.5, or set "voices": { "extendRests": true })"#),
+        ErrorCase(group: "Voices and trims", what: "--to before --from",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--from", "0:02", "--to", "0:01"),
+                  message: #"maptrip: error: --to 0:01 is not after --from 0:02 (on the frame grid): the stretch would be empty (see 'maptrip render --help')"#),
+        ErrorCase(group: "Voices and trims", what: "--to beyond the trip's end",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--from", "0:01", "--to", "0:09"),
+                  message: #"maptrip: error: --to 0:09 is beyond the trip's end: it lasts 0:03.0 (see maptrip plan)"#),
+        ErrorCase(group: "Voices and trims", what: "A --from that is not a time",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--from", "four"),
+                  message: #"maptrip: error: --from four: write a time as maptrip plan prints it, such as 0:04, 0:04.5 or 12.5 (see 'maptrip render --help')"#),
+        ErrorCase(group: "Voices and trims", what: "--from with --frames",
+                  files: ["scene.json": scene()], arguments: render("scene.json", "--from", "0:01", "--frames", "0:10"),
+                  message: #"maptrip: error: give --from/--to (a stretch as its own file, with sound) or --frames (a part for maptrip concat), not both (see 'maptrip render --help')"#),
+    ]
+
     /// The first bytes of a PNG of this size: signature and header (all a decoder reads before it
     /// allocates the picture), then an end chunk.
     static func pngHeader(width: Int, height: Int) -> [UInt8] {
@@ -462,7 +500,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:49: places[0]." + String(repeating: "k", count: 65) + "…[999923 characters]…"
                       + String(repeating: "k", count: 12) + ": unknown key '" + String(repeating: "k", count: 30) + "…[999965 characters]…"
-                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, bearing, track, pace)"),
+                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, bearing, track, voice, pace)"),
         ErrorCase(group: "Scenes", what: "A pixel ratio of 5e-324 (a view 10^323 frames wide: a crash before)",
                   files: ["scene.json": scene(place, #" "video": { "scale": 5e-324 },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:23: video.scale: scale 5e-324 is outside [0.1, 8] (scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160)"),
