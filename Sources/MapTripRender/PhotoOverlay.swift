@@ -4,16 +4,29 @@ import MapTripGeometry
 import MapTripScene
 import Pango
 
-/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box.
+/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box; or
+/// the place's clip on the same card, its picture at the second the card's value says.
 public final class PhotoOverlay: Overlay {
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let layout = frame.layout
         for value in frame.values.cards {
-            guard case .photo(let i) = value.cue, let image = frame.media.photos[i] else { continue }
+            let image: ImageSurface, aspect: Double
+            switch value.cue {
+            case .photo(let i):
+                guard let photo = frame.media.photos[i] else { continue }
+                image = photo
+                aspect = Double(photo.width) / Double(photo.height)
+            case .clip(let i):
+                guard let clip = frame.media.clips[i] else { continue }
+                image = try clip.picture(at: value.seconds ?? 0)
+                aspect = clip.aspect
+            default:
+                continue
+            }
             let border = layout.size(10)
-            let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
+            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6)

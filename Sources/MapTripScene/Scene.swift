@@ -53,6 +53,8 @@ public struct Scene: Equatable, Sendable {
     public var playback = Playback()
     /// How the camera is directed (`camera`): following a mover, or keyframes (nil: the trip's own).
     public var camera: SceneCamera?
+    /// A video in a corner of the frame (`presenter`).
+    public var presenter: Presenter?
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }
@@ -227,6 +229,8 @@ public struct Place: Equatable, Sendable {
     public var caption: String?
     /// A photo card while the camera rests here: the file as the scene names it (relative to it).
     public var photo: String?
+    /// A video played in the card instead of a photo while the camera rests here.
+    public var clip: Clip?
     /// Degrees clockwise from north that point up while the camera rests here.
     public var bearing: Double
     /// The recording the leg arriving here follows (nil: the great circle or the straight line).
