@@ -71,7 +71,10 @@ public final class ClipPlayer {
     /// The picture at `seconds` into the clip.
     public func image(at seconds: Double) throws -> BGRAImage {
         let t = seconds.isFinite ? seconds : 0
-        if let current = shown, t + Self.tolerance < current.time {
+        if shown == nil, t > Self.seekAhead {
+            // The first picture asked for far into the file: straight there.
+            try seek(to: t)
+        } else if let current = shown, t + Self.tolerance < current.time {
             try seek(to: t)
         } else if let current = shown, !atEnd, t - current.time > Self.seekAhead,
                   next.map({ t - $0.time > Self.seekAhead }) ?? true {

@@ -136,8 +136,8 @@ extension SceneMedia {
                 let presented = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone,
                                             presenter: presenter)
                 guard let box = presented.presenter else { return (1, 1) }
-                // Covering the box: a wide picture as high as it, a tall one as wide.
-                let w = box.maxX - box.minX, h = box.maxY - box.minY
+                // Covering the box inside its ring: a wide picture as high as it, a tall one as wide.
+                let w = box.maxX - box.minX - 2 * presented.presenterRing, h = box.maxY - box.minY - 2 * presented.presenterRing
                 return w / h > aspect ? (w, w / aspect) : (h * aspect, h)
             }
         }

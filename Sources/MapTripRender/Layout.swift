@@ -48,6 +48,9 @@ public struct FrameLayout: Equatable, Sendable {
         return Box(minX: x.rounded(), minY: y.rounded(), maxX: (x + w).rounded(), maxY: (y + h).rounded())
     }
 
+    /// The white ring around the presenter's picture.
+    public var presenterRing: Double { size(5) }
+
     /// The space left beside a box in a corner: `area` cut above or below it where they overlap.
     func area(_ area: Box, clearOf box: Box?) -> Box {
         guard let box, area.overlaps(box) else { return area }

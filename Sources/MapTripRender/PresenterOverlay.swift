@@ -15,7 +15,7 @@ public final class PresenterOverlay: Overlay {
         let image = try clip.picture(at: value.seconds)
         let layout = frame.layout
         let w = box.maxX - box.minX, h = box.maxY - box.minY
-        let ring = layout.size(5), shadow = layout.size(5)
+        let ring = layout.presenterRing, shadow = layout.size(5)
         func outline(_ inset: Double) {
             if presenter.shape == .circle {
                 cr.arc(x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2, radius: w / 2 - inset)
@@ -43,8 +43,15 @@ public final class PresenterOverlay: Overlay {
         outline(ring)
         cr.clip()
         let inner = (w: w - 2 * ring, h: h - 2 * ring)
-        let k = max(inner.w / Double(image.width), inner.h / Double(image.height))
-        cr.translate((box.minX + box.maxX) / 2 - Double(image.width) * k / 2, (box.minY + box.maxY) / 2 - Double(image.height) * k / 2)
+        var k = max(inner.w / Double(image.width), inner.h / Double(image.height))
+        var x = (box.minX + box.maxX) / 2 - Double(image.width) * k / 2, y = (box.minY + box.maxY) / 2 - Double(image.height) * k / 2
+        // A picture made at its size (`SceneMedia`) is drawn on whole pixels, not resampled.
+        if abs(k - 1) < 0.02 {
+            k = 1
+            x = x.rounded()
+            y = y.rounded()
+        }
+        cr.translate(x, y)
         cr.scale(k, k)
         cr.setSource(image, x: 0, y: 0)
         cr.setSourceFilter(.good)

@@ -76,6 +76,6 @@ static inline int maptrip_stream_set_display_rotation(AVStream *stream, double c
     uint8_t *m = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
 #pragma GCC diagnostic pop
     if (!m) return AVERROR(ENOMEM);
-    av_display_rotation_set((int32_t *)m, -clockwise);
+    av_display_rotation_set((int32_t *)m, clockwise); /* set takes the opposite sign of what get returns */
     return 0;
 }
