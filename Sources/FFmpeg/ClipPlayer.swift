@@ -56,9 +56,9 @@ public final class ClipPlayer {
 
     /// What is wrong with a rotation tag, or nil when it is a quarter turn.
     public static func rotationProblem(_ info: VideoStreamInfo) -> String? {
-        if info.mirrored { return "its rotation tag mirrors the picture, which maptrip does not do" }
+        if info.mirrored { return "has a rotation tag that mirrors the picture, which maptrip does not do" }
         if quarterTurns(info) == nil {
-            return "its rotation tag turns the picture \(Int(info.rotation.rounded())) degrees; only quarter turns (90, 180, 270) are played"
+            return "has a rotation tag turning the picture \(Int(info.rotation.rounded())) degrees; only quarter turns (90, 180, 270) are played"
         }
         return nil
     }

@@ -233,7 +233,7 @@ final class VideoClip: ClipFrames, @unchecked Sendable {
         do {
             reader = try VideoReader(path: url.path)
         } catch let error as FFmpegError where error.code == FFmpegError.streamNotFound {
-            return .problem(message: "has no video stream", hint: "give a file with pictures (this one may be sound only)")
+            return .problem(message: "has no video stream", hint: "give a file with pictures; this one may be sound only")
         } catch let error as FFmpegError where error.code == FFmpegError.decoderNotFound {
             return .problem(message: "is in a video format this FFmpeg cannot decode (\(error.message))",
                             hint: "convert it, e.g. ffmpeg -i IN -c:v libx264 OUT.mp4")

@@ -785,7 +785,7 @@ private struct SceneBuilder {
     /// only when the scene is a file on disk.
     mutating func checkVideo(_ name: String, _ value: JSONValue, _ path: String, what: String) -> VideoFacts? {
         guard FileManager.default.fileExists(atPath: checker.file) else { return nil }
-        let hint = "give a video file libavformat reads (MP4, MOV, WebM, MKV, ...), relative to the scene's folder"
+        let hint = "give a video file libavformat reads, such as MP4, MOV, WebM or MKV, relative to the scene's folder"
         guard let url = regularFile(name, value, path, what: what, hint: hint) else { return nil }
         guard let handle = try? FileHandle(forReadingFrom: url) else {
             checker.fail(value, path, "cannot read \(what) '\(name)'", hint: "check its permissions")

@@ -98,7 +98,7 @@ struct ClipTests {
                 Issue.record("a 45-degree tag passed")
                 return
             }
-            #expect(message.contains("45 degrees"))
+            #expect(message.contains("turning the picture 45 degrees"))
             let cut = dir.appendingPathComponent("cut.mp4")
             let bytes = try Data(contentsOf: good)
             try bytes.suffix(bytes.count * 2 / 3).write(to: cut)
