@@ -130,7 +130,8 @@ extension Scene {
             var d = length
             if let fileDuration { d = min(d, fileDuration - offset) }
             guard d > 0, gain > 0 else { return }
-            cues.append(SoundCue(file: URL(fileURLWithPath: file, relativeTo: directory).standardizedFileURL,
+            let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : directory.appendingPathComponent(file)
+            cues.append(SoundCue(file: url.standardizedFileURL,
                                  start: start, offset: offset, duration: d, gain: gain))
         }
         for (i, place) in places.enumerated() {
