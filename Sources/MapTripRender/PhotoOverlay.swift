@@ -48,15 +48,27 @@ public final class PhotoOverlay: Overlay {
             cr.save()
             cr.rectangle(inner.minX, inner.minY, w, h)
             cr.clip()
-            cr.translate(inner.minX, inner.minY)
-            cr.scale(w / Double(image.width), h / Double(image.height))
-            cr.setSource(image, x: 0, y: 0)
-            cr.setSourceFilter(.good)
-            cr.paint()
+            cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: w / Double(image.width), scaleY: h / Double(image.height))
             cr.restore()
-            cr.popGroupToSource()
-            cr.paint(alpha: value.opacity)
-            cr.restore()
+            cr.paintGroup(alpha: value.opacity)
         }
+    }
+}
+
+extension Context {
+    /// `image` painted with its top-left corner at (x, y), scaled (a card's picture, the presenter's).
+    func paintPicture(_ image: ImageSurface, x: Double, y: Double, scaleX: Double, scaleY: Double) {
+        translate(x, y)
+        scale(scaleX, scaleY)
+        setSource(image, x: 0, y: 0)
+        setSourceFilter(.good)
+        paint()
+    }
+
+    /// Ends a card's group: what was drawn in it painted at `alpha`, the state before it restored.
+    func paintGroup(alpha: Double) {
+        popGroupToSource()
+        paint(alpha: alpha)
+        restore()
     }
 }

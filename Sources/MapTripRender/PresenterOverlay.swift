@@ -51,14 +51,8 @@ public final class PresenterOverlay: Overlay {
             x = x.rounded()
             y = y.rounded()
         }
-        cr.translate(x, y)
-        cr.scale(k, k)
-        cr.setSource(image, x: 0, y: 0)
-        cr.setSourceFilter(.good)
-        cr.paint()
+        cr.paintPicture(image, x: x, y: y, scaleX: k, scaleY: k)
         cr.restore()
-        cr.popGroupToSource()
-        cr.paint(alpha: value.opacity)
-        cr.restore()
+        cr.paintGroup(alpha: value.opacity)
     }
 }
