@@ -52,12 +52,21 @@ public struct FrameLayout: Equatable, Sendable {
     public var presenterRing: Double { size(5) }
 
     /// The space left beside a box in a corner: `area` cut above or below it where they overlap.
-    func area(_ area: Box, clearOf box: Box?) -> Box {
-        guard let box, area.overlaps(box) else { return area }
+    func areas(_ area: Box, clearOf box: Box?) -> [Box] {
+        guard let box, area.overlaps(box) else { return [area] }
         let gap = size(20)
         var a = area
-        if box.minY > (area.minY + area.maxY) / 2 { a.maxY = min(a.maxY, box.minY - gap) } else { a.minY = max(a.minY, box.maxY + gap) }
-        return a.maxY > a.minY ? a : area
+        if box.minY > (area.minY + area.maxY) / 2 {
+            a.maxY = min(a.maxY, box.minY - gap)
+        } else {
+            // Top-left, the counter moves under it (`counterOrigin`): below both.
+            let counter = counterBox(clearOf: box)
+            a.minY = max(a.minY, box.maxY + gap, counter.minY > box.maxY && a.overlaps(counter) ? counter.maxY + gap : 0)
+        }
+        // Or beside it (a tall frame's full-width area, where the card may sit level with it).
+        var b = area
+        if box.minX > (area.minX + area.maxX) / 2 { b.maxX = min(b.maxX, box.minX - gap) } else { b.minX = max(b.minX, box.maxX + gap) }
+        return [a, b].filter { $0.maxY > $0.minY && $0.maxX > $0.minX && !$0.overlaps(box) }
     }
 
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
@@ -83,21 +92,26 @@ public struct FrameLayout: Equatable, Sendable {
     /// `clearOf`: the presenter's box, which the card keeps clear of.
     public func photoBox(aspect: Double, clearOf presenter: Box? = nil) -> Box {
         let a = aspect.isFinite && aspect > 0 ? aspect : 1
-        var area: Box
+        let area: Box
         if isPortrait {
             area = Box(minX: safe.minX, minY: safe.minY + size(20), maxX: safe.maxX, maxY: height / 2 - size(110))
         } else {
             let left = width / 2 + size(150)
             area = Box(minX: left, minY: safe.minY + size(60), maxX: safe.maxX, maxY: safe.maxY - size(170))
         }
-        area = self.area(area, clearOf: presenter)
-        var w = area.maxX - area.minX, h = w / a
-        if h > area.maxY - area.minY {
-            h = area.maxY - area.minY
-            w = h * a
+        /// The largest box of the aspect in an area, centred in it.
+        func fit(_ area: Box) -> Box {
+            var w = area.maxX - area.minX, h = w / a
+            if h > area.maxY - area.minY {
+                h = area.maxY - area.minY
+                w = h * a
+            }
+            let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
+            return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
         }
-        let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
-        return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
+        // Clear of the presenter: the larger card of the spaces beside and above or below it.
+        let fits = areas(area, clearOf: presenter).map(fit)
+        return fits.max { ($0.maxX - $0.minX) < ($1.maxX - $1.minX) } ?? fit(area)
     }
 
     /// The box the distance counter takes at most (its text is up to "40,075 km"): below the presenter
