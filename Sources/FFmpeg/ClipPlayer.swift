@@ -20,7 +20,9 @@ public final class ClipPlayer {
     /// Clockwise quarter turns the rotation tag asks for (0...3).
     public let quarterTurns: Int
     private var reader: VideoReader
-    private let scaler = Scaler()
+    /// Bilinear without swscale's accurate rounding and full chroma: a 1080p frame scaled to a card
+    /// each frame of a render took most of the decoding's CPU with them.
+    private let scaler = Scaler(flags: Int32(SWS_BILINEAR))
     /// The frame shown last and the one after it (nil at the end of the file), with their times.
     private var shown: (frame: Frame, time: Double)?
     private var next: (frame: Frame, time: Double)?

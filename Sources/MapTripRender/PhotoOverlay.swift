@@ -48,7 +48,14 @@ public final class PhotoOverlay: Overlay {
             cr.save()
             cr.rectangle(inner.minX, inner.minY, w, h)
             cr.clip()
-            cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: w / Double(image.width), scaleY: h / Double(image.height))
+            let sx = w / Double(image.width), sy = h / Double(image.height)
+            if case .clip = value.cue, abs(sx - 1) < 0.02, abs(sy - 1) < 0.02 {
+                // A clip's picture is made at the card's size (`SceneMedia`): drawn on whole pixels, not
+                // resampled every frame.
+                cr.paintPicture(image, x: inner.minX.rounded(), y: inner.minY.rounded(), scaleX: 1, scaleY: 1)
+            } else {
+                cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: sx, scaleY: sy)
+            }
             cr.restore()
             cr.paintGroup(alpha: value.opacity)
         }
