@@ -54,6 +54,9 @@ public final class Decoder {
         avcodec_free_context(&c)
     }
 
+    /// After a flush (avcodec_flush_buffers, as a seek does): the decoder takes packets again.
+    func restart() { draining = false }
+
     /// Sends a packet; nil starts draining (flush: the remaining frames come out, then end of stream).
     /// Returns false when the decoder wants frames received first (EAGAIN).
     @discardableResult

@@ -108,6 +108,15 @@ public final class Muxer {
         return pb.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
     }
 
+    /// Tags stream `index` with a display matrix (the rotation tag players honour) turning its picture
+    /// `clockwise` degrees; before `writeHeader`.
+    public func setDisplayRotation(stream index: Int, clockwise: Double) throws {
+        guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index] else {
+            throw FFmpegError(code: FFmpegError.invalidArgument, operation: "setDisplayRotation stream \(index)")
+        }
+        try FFmpegError.check(maptrip_stream_set_display_rotation(stream, clockwise), "av_stream_new_side_data displaymatrix")
+    }
+
     /// The stream's time base (final only after `writeHeader`).
     public func timeBase(ofStream index: Int) -> Rational {
         guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index]

@@ -21,6 +21,16 @@ public struct VideoStreamInfo: Equatable, Sendable {
     public var colorTags: ColorTags
     /// The container format name, e.g. "mov,mp4,m4a,3gp,3g2,mj2".
     public var formatName: String
+    /// Degrees the picture is turned clockwise for display, in [0, 360) (the display matrix, a phone's
+    /// rotation tag; 0 without one).
+    public var rotation: Double = 0
+    /// The display matrix mirrors the picture.
+    public var mirrored = false
+    /// The stream's first timestamp in seconds (0 when unknown): a frame's time in the clip is its pts
+    /// less this.
+    public var startTime: Double = 0
+    /// The file has a sound stream too.
+    public var hasAudio = false
 }
 
 /// Owns an input AVFormatContext and a decoder for its best video stream: demux and decode a video file.
@@ -70,7 +80,7 @@ public final class VideoReader {
             if !frameRate.isValid { frameRate = Rational(stream.pointee.r_frame_rate) }
             let containerDuration = StatedDuration.container(opened)
             let streamDuration = StatedDuration.stream(stream)
-            info = VideoStreamInfo(
+            var streamInfo = VideoStreamInfo(
                 codecName: avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown",
                 profileName: avcodec_profile_name(p.codec_id, p.profile).map { String(cString: $0) },
                 width: Int(p.width), height: Int(p.height),
@@ -82,6 +92,15 @@ public final class VideoReader {
                 timeBase: timeBase,
                 colorTags: ColorTags(parameters: parameters),
                 formatName: String(cString: opened.pointee.iformat.pointee.name))
+            var clockwise = 0.0, mirrored: Int32 = 0
+            if maptrip_stream_display_rotation(stream, &clockwise, &mirrored) != 0 {
+                streamInfo.rotation = clockwise
+                streamInfo.mirrored = mirrored != 0
+            }
+            let start = stream.pointee.start_time
+            if start != maptrip_av_nopts_value() { streamInfo.startTime = Double(start) * timeBase.doubleValue }
+            streamInfo.hasAudio = av_find_best_stream(opened, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0) >= 0
+            info = streamInfo
         } catch {
             avformat_close_input(&self.context)
             throw error
@@ -110,6 +129,27 @@ public final class VideoReader {
     public func nextImage() throws -> BGRAImage? {
         guard let frame = try nextFrame() else { return nil }
         return try scaler.bgraImage(from: frame)
+    }
+
+    /// The time of a decoded frame in the clip, in seconds from its first frame (nil without a timestamp).
+    public func seconds(of frame: Frame) -> Double? {
+        guard let pts = frame.bestEffortTimestamp ?? frame.pts else { return nil }
+        return Double(pts) * info.timeBase.doubleValue - info.startTime
+    }
+
+    /// Moves to the last key frame at or before `seconds` into the clip (from its first frame): the
+    /// frames that follow are decoded from there. Only the part of the file from that key frame on is
+    /// read, however long the file is.
+    public func seek(to seconds: Double) throws {
+        guard let context else { return }
+        let base = info.timeBase.doubleValue
+        let target = base > 0 ? Int64(((max(0, seconds) + info.startTime) / base).rounded(.down)) : 0
+        try FFmpegError.check(av_seek_frame(context, streamIndex, target, AVSEEK_FLAG_BACKWARD),
+                              "av_seek_frame \(path) to \(seconds) s")
+        avcodec_flush_buffers(decoder.context)
+        decoder.restart()
+        inputEnded = false
+        ended = false
     }
 
     /// Decodes the rest of the file and returns how many frames it held.

@@ -29,14 +29,16 @@ public final class VideoWriter {
         ["mp4", "mov", "ipod", "ismv"].contains(format) ? ["movflags": "+faststart"] : [:]
     }
 
-    /// Opens the encoder, creates the file and writes the header.
+    /// Opens the encoder, creates the file and writes the header. `rotation`: a display matrix turning
+    /// the picture that many degrees clockwise for display (the tag a phone writes).
     public init(path: String, format: String = "mp4", settings: VideoEncoderSettings,
-                muxerOptions: [String: String]? = nil) throws {
+                muxerOptions: [String: String]? = nil, rotation: Double? = nil) throws {
         self.path = path
         self.settings = settings
         muxer = try Muxer(path: path, format: format)
         encoder = try Encoder(video: settings, globalHeader: muxer.needsGlobalHeader)
         stream = try muxer.addStream(from: encoder)
+        if let rotation { try muxer.setDisplayRotation(stream: stream, clockwise: rotation) }
         try muxer.writeHeader(options: muxerOptions ?? Self.defaultMuxerOptions(format: format))
     }
 

@@ -14,6 +14,16 @@ public struct MediaError: Error, CustomStringConvertible, LocalizedError, Diagno
     public let path: String
     public let file: String
     public let reason: String
+    /// The file is a video (a clip, the presenter).
+    public var video = false
+
+    public init(scene: String, path: String, file: String, reason: String, video: Bool = false) {
+        self.scene = scene
+        self.path = path
+        self.file = file
+        self.reason = reason
+        self.video = video
+    }
 
     public var description: String { diagnostics[0].description }
     public var errorDescription: String? { description }
@@ -21,7 +31,7 @@ public struct MediaError: Error, CustomStringConvertible, LocalizedError, Diagno
     /// `scene: places[2].photo: cannot use 'x.png': reason (use a PNG, JPEG or WebP image, or fix the path)`.
     public var diagnostics: [Diagnostic] {
         [Diagnostic(message: "cannot use '\(file)': \(reason)", file: scene, path: path,
-                    hint: "use a PNG, JPEG or WebP image, or fix the path")]
+                    hint: video ? "use a video file libavformat reads, or fix the path" : "use a PNG, JPEG or WebP image, or fix the path")]
     }
 }
 
@@ -42,6 +52,16 @@ public final class SceneImageCheck: ImageChecking, @unchecked Sendable {
         lock.withLock { found[key] = .some(problem) }
         return problem
     }
+
+    public func video(at url: URL) -> VideoCheck? {
+        let key = url.standardizedFileURL
+        if let known = lock.withLock({ videos[key] }) { return known }
+        let found = VideoClip.check(key)
+        lock.withLock { videos[key] = found }
+        return found
+    }
+
+    private var videos: [URL: VideoCheck] = [:]
 
     private func decodeProblem(_ url: URL) -> (message: String, hint: String?)? {
         let data: Data
@@ -103,6 +123,24 @@ extension SceneMedia {
         for (i, track) in scene.tracks.enumerated() {
             media.movers[i] = try art(track.vehicle, path: "tracks[\(i)].vehicle")
         }
+        // Videos are opened (their first picture decoded) now; their frames are decoded as drawn.
+        for (i, place) in scene.places.enumerated() {
+            guard let clip = place.clip else { continue }
+            media.clips[i] = try VideoClip.open(clip.file, relativeTo: directory, scene: sceneFile, path: "places[\(i)].clip") { aspect in
+                let box = layout.photoBox(aspect: aspect), border = layout.size(10)
+                return (box.maxX - box.minX - 2 * border, box.maxY - box.minY - 2 * border)
+            }
+        }
+        if let presenter = scene.presenter {
+            media.presenter = try VideoClip.open(presenter.file, relativeTo: directory, scene: sceneFile, path: "presenter.file") { aspect in
+                let presented = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone,
+                                            presenter: presenter)
+                guard let box = presented.presenter else { return (1, 1) }
+                // Covering the box inside its ring: a wide picture as high as it, a tall one as wide.
+                let w = box.maxX - box.minX - 2 * presented.presenterRing, h = box.maxY - box.minY - 2 * presented.presenterRing
+                return w / h > aspect ? (w, w / aspect) : (h * aspect, h)
+            }
+        }
         return media
     }
 
@@ -136,5 +174,88 @@ extension SceneMedia {
         }
         out.flush()
         return out
+    }
+}
+
+/// A video the scene names, played by time through a `ClipPlayer` at the size it is shown, behind a
+/// lock (frames may be drawn from several threads); its pictures are made once per frame of the file
+/// and the last one kept.
+final class VideoClip: ClipFrames, @unchecked Sendable {
+    let aspect: Double
+    private let player: ClipPlayer
+    private let lock = NSLock()
+    private var last: (picture: BGRAImage, surface: ImageSurface)?
+
+    init(player: ClipPlayer) {
+        self.player = player
+        aspect = Double(player.width) / Double(player.height)
+    }
+
+    func picture(at seconds: Double) throws -> ImageSurface {
+        try lock.withLock {
+            let image = try player.image(at: seconds)
+            if let last, last.picture == image { return last.surface }
+            let surface = try image.pixels.withUnsafeBytes {
+                try ImageSurface(width: image.width, height: image.height, bgra: $0, stride: image.stride)
+            }
+            last = (image, surface)
+            return surface
+        }
+    }
+
+    /// Opens `name` (relative to `directory`) to be shown at the size `size` gives for its aspect (as
+    /// displayed); a file that cannot be played is a `MediaError` at `path`.
+    static func open(_ name: String, relativeTo directory: URL, scene: URL, path: String,
+                     size: (Double) -> (Double, Double)) throws -> VideoClip {
+        let url = URL(fileURLWithPath: name, relativeTo: directory)
+        func failure(_ reason: String) -> MediaError {
+            MediaError(scene: scene.relativePath, path: path, file: name, reason: reason, video: true)
+        }
+        if let reason = FileKind(path: url.path).notAFile { throw failure(reason) }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw failure("no such file") }
+        if case .problem(let message, _) = check(url) { throw failure(message) }
+        do {
+            let info = try VideoReader(path: url.path).info
+            let shown = ClipPlayer.displaySize(info)
+            let (w, h) = size(Double(shown.width) / Double(max(1, shown.height)))
+            let player = try ClipPlayer(path: url.path, width: max(2, Int(w.rounded())), height: max(2, Int(h.rounded())))
+            return VideoClip(player: player)
+        } catch {
+            throw failure("\((error as? FFmpegError)?.message ?? "\(error)")")
+        }
+    }
+
+    /// What the scene's check says of a video: its size as shown, length and sound, or what is wrong
+    /// (no video stream, damaged, a rotation tag that is not a quarter turn, no picture decoded). Only
+    /// the file's header and first picture are read, however long it is.
+    static func check(_ url: URL) -> VideoCheck {
+        let reader: VideoReader
+        do {
+            reader = try VideoReader(path: url.path)
+        } catch let error as FFmpegError where error.code == FFmpegError.streamNotFound {
+            return .problem(message: "has no video stream", hint: "give a file with pictures; this one may be sound only")
+        } catch let error as FFmpegError where error.code == FFmpegError.decoderNotFound {
+            return .problem(message: "is in a video format this FFmpeg cannot decode (\(error.message))",
+                            hint: "convert it, e.g. ffmpeg -i IN -c:v libx264 OUT.mp4")
+        } catch {
+            let said = (error as? FFmpegError)?.message ?? "\(error)"
+            return .problem(message: "cannot be read as a video (\(said))",
+                            hint: "it may be damaged or cut short: play it, or convert it again")
+        }
+        if let problem = ClipPlayer.rotationProblem(reader.info) {
+            return .problem(message: problem, hint: "turn it with ffmpeg -i IN -vf transpose=1 OUT.mp4, or remove the tag")
+        }
+        do {
+            guard try reader.nextFrame() != nil else {
+                return .problem(message: "holds no picture that decodes", hint: "it may be damaged or cut short: play it, or convert it again")
+            }
+        } catch {
+            let said = (error as? FFmpegError)?.message ?? "\(error)"
+            return .problem(message: "is damaged: its first picture does not decode (\(said))",
+                            hint: "it may be damaged or cut short: play it, or convert it again")
+        }
+        let shown = ClipPlayer.displaySize(reader.info)
+        return .facts(VideoFacts(width: shown.width, height: shown.height, duration: reader.info.duration,
+                                 hasSound: reader.info.hasAudio))
     }
 }

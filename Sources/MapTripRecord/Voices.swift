@@ -52,9 +52,10 @@ public struct VoiceFileCheck: VoiceChecking {
 }
 
 extension SoundMix {
-    /// A scene's sound: its music (`music`, the scene's `audio` or `--audio`) and each place's voice,
+    /// A scene's sound: its music (`music`, the scene's `audio` or `--audio`), each place's voice,
     /// starting on the first frame of its rest in `timeline` (the render's), ducking the music as the
-    /// scene's `voices` section says.
+    /// scene's `voices` section says, and the sound of clips not muted and of the presenter where
+    /// they play (`Timeline.soundCues`).
     public static func make(scene: Scene, timeline: Timeline, sceneDirectory: URL, music: AudioSpec?) -> SoundMix {
         var sounds: [TimedSound] = []
         for (i, place) in scene.places.enumerated() {
@@ -65,6 +66,11 @@ extension SoundMix {
                                      start: Double(rest.lowerBound) / Double(timeline.fps),
                                      duration: voice.duration > 0 ? voice.duration : nil,
                                      gain: scene.voices.volume, ducksMusic: true))
+        }
+        // The clips' and the presenter's sound where they play (not ducking the music: a voice does).
+        for cue in timeline.soundCues(for: scene, directory: sceneDirectory) {
+            sounds.append(TimedSound(file: cue.file, start: cue.start, offset: cue.offset, duration: cue.duration,
+                                     gain: cue.gain, ducksMusic: false))
         }
         let v = scene.voices
         return SoundMix(music: music, sounds: sounds, ducking: Ducking(gain: v.duckGain, attack: v.attack, release: v.release))

@@ -49,7 +49,7 @@ public final class DistanceOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let km = frame.values.distanceKm, frame.values.readoutOpacity > 0 else { return }
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
-        let (x, y) = frame.layout.counterOrigin
+        let (x, y) = frame.layout.counterOrigin(clearOf: frame.presenterBox)
         try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y,
                              alpha: frame.values.readoutOpacity, in: cr)
     }

@@ -30,7 +30,7 @@ public final class FrameRenderer {
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
         return [GraticuleOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false), TownsOverlay(places: places), places,
                 VehicleOverlay(), MoverOverlay(drawsLines: false),
-                PhotoOverlay(), CaptionOverlay(), DistanceOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
+                PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 
     /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,
@@ -46,7 +46,8 @@ public final class FrameRenderer {
         self.baseMap = baseMap
         self.media = media
         self.overlays = overlays ?? Self.standardOverlays()
-        layout = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone)
+        layout = FrameLayout(width: format.width, height: format.height, safeZone: scene.video.safeZone,
+                             presenter: scene.presenter)
         routes = Timeline.routes(for: scene)
         surfaces = try (0..<max(1, buffers)).map { _ in
             try ImageSurface(width: format.width, height: format.height)

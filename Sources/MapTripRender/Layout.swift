@@ -22,14 +22,51 @@ public struct FrameLayout: Equatable, Sendable {
     /// The bottom-right corner the credit sits in: the frame's, or under a platform's interface the
     /// safe area's (the credit must show).
     public let creditRight: Double, creditBottom: Double
+    /// The box the scene's presenter sits in (`presenterBox`), nil without one.
+    public let presenter: Box?
 
-    public init(width: Int, height: Int, safeZone: SafeZone = .standard) {
+    /// `presenter`: the scene's, placed in its corner of the safe area.
+    public init(width: Int, height: Int, safeZone: SafeZone = .standard, presenter: Presenter? = nil) {
         let w = Double(width), h = Double(height)
         self.width = w
         self.height = h
         unit = SafeArea.unit(width: w, height: h)
         safe = SafeArea.box(width: w, height: h, insets: safeZone.insets)
         (creditRight, creditBottom) = safeZone == .standard ? (w, h) : (safe.maxX, safe.maxY)
+        let safe = self.safe
+        self.presenter = presenter.map { Self.presenterBox($0, safe: safe, width: w, height: h) }
+    }
+
+    /// Where a presenter sits: in its corner of the safe area, `size` of the frame's shorter side high,
+    /// as wide as its picture (a circle: square), at most half the safe area wide.
+    static func presenterBox(_ p: Presenter, safe: Box, width: Double, height: Double) -> Box {
+        let h = min(p.size * min(width, height), (safe.maxY - safe.minY) / 2)
+        let w = min(p.shape == .circle ? h : h * p.aspect, (safe.maxX - safe.minX) / 2)
+        let left = p.corner == .bottomLeft || p.corner == .topLeft
+        let top = p.corner == .topLeft || p.corner == .topRight
+        let x = left ? safe.minX : safe.maxX - w, y = top ? safe.minY : safe.maxY - h
+        return Box(minX: x.rounded(), minY: y.rounded(), maxX: (x + w).rounded(), maxY: (y + h).rounded())
+    }
+
+    /// The white ring around the presenter's picture.
+    public var presenterRing: Double { size(5) }
+
+    /// The space left beside a box in a corner: `area` cut above or below it where they overlap.
+    func areas(_ area: Box, clearOf box: Box?) -> [Box] {
+        guard let box, area.overlaps(box) else { return [area] }
+        let gap = size(20)
+        var a = area
+        if box.minY > (area.minY + area.maxY) / 2 {
+            a.maxY = min(a.maxY, box.minY - gap)
+        } else {
+            // Top-left, the counter moves under it (`counterOrigin`): below both.
+            let counter = counterBox(clearOf: box)
+            a.minY = max(a.minY, box.maxY + gap, counter.minY > box.maxY && a.overlaps(counter) ? counter.maxY + gap : 0)
+        }
+        // Or beside it (a tall frame's full-width area, where the card may sit level with it).
+        var b = area
+        if box.minX > (area.minX + area.maxX) / 2 { b.maxX = min(b.maxX, box.minX - gap) } else { b.minX = max(b.minX, box.maxX + gap) }
+        return [a, b].filter { $0.maxY > $0.minY && $0.maxX > $0.minX && !$0.overlaps(box) }
     }
 
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
@@ -52,7 +89,8 @@ public struct FrameLayout: Equatable, Sendable {
     /// camera holds the place, its pin and its label): in a landscape frame, the right part of the
     /// safe area, vertically centred above the caption; in a tall frame, above the centre, the full
     /// width of the safe area. The box holds the photo and its frame.
-    public func photoBox(aspect: Double) -> Box {
+    /// `clearOf`: the presenter's box, which the card keeps clear of.
+    public func photoBox(aspect: Double, clearOf presenter: Box? = nil) -> Box {
         let a = aspect.isFinite && aspect > 0 ? aspect : 1
         let area: Box
         if isPortrait {
@@ -61,22 +99,47 @@ public struct FrameLayout: Equatable, Sendable {
             let left = width / 2 + size(150)
             area = Box(minX: left, minY: safe.minY + size(60), maxX: safe.maxX, maxY: safe.maxY - size(170))
         }
-        var w = area.maxX - area.minX, h = w / a
-        if h > area.maxY - area.minY {
-            h = area.maxY - area.minY
-            w = h * a
+        /// The largest box of the aspect in an area, centred in it.
+        func fit(_ area: Box) -> Box {
+            var w = area.maxX - area.minX, h = w / a
+            if h > area.maxY - area.minY {
+                h = area.maxY - area.minY
+                w = h * a
+            }
+            let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
+            return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
         }
-        let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
-        return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
+        // Clear of the presenter: the larger card of the spaces beside and above or below it.
+        let fits = areas(area, clearOf: presenter).map(fit)
+        return fits.max { ($0.maxX - $0.minX) < ($1.maxX - $1.minX) } ?? fit(area)
     }
 
-    /// The box the distance counter takes at most (its text is up to "40,075 km").
-    public var counterBox: Box {
-        Box(minX: safe.minX, minY: safe.minY, maxX: safe.minX + size(250), maxY: safe.minY + size(64))
+    /// The box the distance counter takes at most (its text is up to "40,075 km"): below the presenter
+    /// when it sits in the top-left corner (`clearOf`).
+    public func counterBox(clearOf presenter: Box? = nil) -> Box {
+        let (x, y) = counterOrigin(clearOf: presenter)
+        return Box(minX: x, minY: y, maxX: x + size(250), maxY: y + size(64))
     }
+
+    public var counterBox: Box { counterBox() }
 
     /// The top-left corner of the distance counter.
-    public var counterOrigin: (x: Double, y: Double) { (safe.minX, safe.minY) }
+    public func counterOrigin(clearOf presenter: Box? = nil) -> (x: Double, y: Double) {
+        let box = Box(minX: safe.minX, minY: safe.minY, maxX: safe.minX + size(250), maxY: safe.minY + size(64))
+        guard let presenter, box.overlaps(presenter) else { return (safe.minX, safe.minY) }
+        return (safe.minX, presenter.maxY + size(16))
+    }
+
+    public var counterOrigin: (x: Double, y: Double) { counterOrigin() }
+
+    /// How wide a caption card may be, centred: the safe area's width, or beside a presenter in a bottom
+    /// corner (the card's band of rows meets it), as wide as keeps clear of it on both sides.
+    public func captionWidth(clearOf presenter: Box? = nil) -> Double {
+        guard let presenter, presenter.maxY > captionBottom - size(200) else { return textWidth }
+        let half = min(width / 2 - presenter.maxX, presenter.minX - width / 2)
+        // A presenter across the middle (it cannot be: at most half the safe area wide) leaves the width.
+        return half > 0 ? max(size(200), 2 * (half - size(20))) : textWidth
+    }
 }
 
 /// Places labels next to their anchors so that none overlaps another or leaves the frame: each label

@@ -24,6 +24,10 @@ public struct FrameContext {
     /// The frames from the timeline's last event to its next (a flight, from the timer firing to the
     /// arrival; a rest, from the arrival to the next firing; the outro), when the frame has a number.
     public var stretch: Range<Int>? = nil
+
+    /// Where the presenter sits on this frame (nil: not showing): cards, captions, labels and the
+    /// counter keep clear of it.
+    public var presenterBox: Box? { values.presenter == nil ? nil : layout.presenter }
 }
 
 /// A layer drawn over the base map (route, pins and labels, vehicle, cards, credit). It draws the

@@ -4,16 +4,29 @@ import MapTripGeometry
 import MapTripScene
 import Pango
 
-/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box.
+/// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box; or
+/// the place's clip on the same card, its picture at the second the card's value says.
 public final class PhotoOverlay: Overlay {
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let layout = frame.layout
         for value in frame.values.cards {
-            guard case .photo(let i) = value.cue, let image = frame.media.photos[i] else { continue }
+            let image: ImageSurface, aspect: Double
+            switch value.cue {
+            case .photo(let i):
+                guard let photo = frame.media.photos[i] else { continue }
+                image = photo
+                aspect = Double(photo.width) / Double(photo.height)
+            case .clip(let i):
+                guard let clip = frame.media.clips[i] else { continue }
+                image = try clip.picture(at: value.seconds ?? 0)
+                aspect = clip.aspect
+            default:
+                continue
+            }
             let border = layout.size(10)
-            let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
+            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6)
@@ -35,15 +48,34 @@ public final class PhotoOverlay: Overlay {
             cr.save()
             cr.rectangle(inner.minX, inner.minY, w, h)
             cr.clip()
-            cr.translate(inner.minX, inner.minY)
-            cr.scale(w / Double(image.width), h / Double(image.height))
-            cr.setSource(image, x: 0, y: 0)
-            cr.setSourceFilter(.good)
-            cr.paint()
+            let sx = w / Double(image.width), sy = h / Double(image.height)
+            if case .clip = value.cue, abs(sx - 1) < 0.02, abs(sy - 1) < 0.02 {
+                // A clip's picture is made at the card's size (`SceneMedia`): drawn on whole pixels, not
+                // resampled every frame.
+                cr.paintPicture(image, x: inner.minX.rounded(), y: inner.minY.rounded(), scaleX: 1, scaleY: 1)
+            } else {
+                cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: sx, scaleY: sy)
+            }
             cr.restore()
-            cr.popGroupToSource()
-            cr.paint(alpha: value.opacity)
-            cr.restore()
+            cr.paintGroup(alpha: value.opacity)
         }
+    }
+}
+
+extension Context {
+    /// `image` painted with its top-left corner at (x, y), scaled (a card's picture, the presenter's).
+    func paintPicture(_ image: ImageSurface, x: Double, y: Double, scaleX: Double, scaleY: Double) {
+        translate(x, y)
+        scale(scaleX, scaleY)
+        setSource(image, x: 0, y: 0)
+        setSourceFilter(.good)
+        paint()
+    }
+
+    /// Ends a card's group: what was drawn in it painted at `alpha`, the state before it restored.
+    func paintGroup(alpha: Double) {
+        popGroupToSource()
+        paint(alpha: alpha)
+        restore()
     }
 }

@@ -6,6 +6,19 @@ import Foundation
 public protocol ImageChecking: Sendable {
     /// What is wrong with the picture at `url` and what to do about it, or nil when it decodes whole.
     func problem(with url: URL) -> (message: String, hint: String?)?
+    /// What the video at `url` holds (its first picture decoded), or what is wrong with it; nil: videos
+    /// are not checked here (the render opens them before its first frame).
+    func video(at url: URL) -> VideoCheck?
+}
+
+extension ImageChecking {
+    public func video(at url: URL) -> VideoCheck? { nil }
+}
+
+/// A video a scene names, as its check found it.
+public enum VideoCheck: Equatable, Sendable {
+    case facts(VideoFacts)
+    case problem(message: String, hint: String?)
 }
 
 /// Reads a MapLibre GL style the scene names (`map.style`), so that `validate` and a render's start

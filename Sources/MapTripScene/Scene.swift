@@ -55,6 +55,8 @@ public struct Scene: Equatable, Sendable {
     public var camera: SceneCamera?
     /// How the places' voices (`places[i].voice`) play: their level, the music's ducking, rests.
     public var voices = Voices()
+    /// A video in a corner of the frame (`presenter`).
+    public var presenter: Presenter?
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }
@@ -269,6 +271,8 @@ public struct Place: Equatable, Sendable {
     public var caption: String?
     /// A photo card while the camera rests here: the file as the scene names it (relative to it).
     public var photo: String?
+    /// A video played in the card instead of a photo while the camera rests here.
+    public var clip: Clip?
     /// Degrees clockwise from north that point up while the camera rests here.
     public var bearing: Double
     /// The recording the leg arriving here follows (nil: the great circle or the straight line).

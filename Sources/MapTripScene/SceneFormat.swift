@@ -345,6 +345,13 @@ public enum SceneFormat {
         Field("caption", .string(nonEmpty: true, noun: "caption"), "a lower-third card while the camera rests here"),
         Field("photo", .string(nonEmpty: true, noun: "photo"),
               "a PNG, JPEG or WebP shown on a card while the camera rests here, relative to the scene"),
+        Field("clip", .string(nonEmpty: true, noun: "clip"),
+              "a video (any format libavformat reads, relative to the scene) played on the card where a photo goes while the camera rests here; a clip shorter than the rest holds its last frame"),
+        Field("from", .number(.nonNegative(noun: "from", unit: "seconds")), default: .number(0),
+              "seconds into the clip shown as the rest starts"),
+        Field("muted", .boolean, default: .bool(true), "the clip's sound is left out; `false` mixes it in at `volume`"),
+        Field("volume", .number(.within(0, 4, noun: "volume", hint: "1 is the clip's own level, 0.5 half as loud")),
+              default: .number(1), "the clip's gain when not muted: 1 is its own level"),
         Field("bearing", .number(.within(-360, 360, noun: "bearing")), default: .number(0),
               "degrees clockwise from north that point up while the camera rests here; flights turn the short way"),
         Field("track", .string(nonEmpty: true, noun: "track"),
@@ -356,6 +363,26 @@ public enum SceneFormat {
               default: .string("distance"), "how the vehicle moves along the track: evenly by distance, or by the recording's clock"),
     ], misplaced: [:], typeHint: "a place is { \"lat\": ..., \"lon\": ... }, { \"name\": \"Busan\" } or { \"track\": \"ride.gpx\" }",
        constraints: [.together(["lat", "lon"]), .anyOf([["lat", "lon"], ["name"], ["track"]])])
+
+    public static let presenter = Object("presenter", [
+        Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"me.mp4\"",
+              "a video of the presenter (any format libavformat reads, relative to the scene); at second t of the trip it shows second `from` + t"),
+        Field("corner", .choice(Presenter.Corner.allCases.map(\.rawValue), noun: "corner",
+                                hint: "use " + Wording.alternatives(Presenter.Corner.allCases.map { "\"\($0.rawValue)\"" })),
+              default: .string("bottom-left"), "the corner of the safe area it sits in; captions, labels and the counter keep clear of it"),
+        Field("size", .number(.within(0.05, 0.5, noun: "size", hint: "a share of the frame's shorter side: 0.25 is a quarter")),
+              default: .number(Presenter.defaultSize), "its height as a share of the frame's shorter side"),
+        Field("shape", .choice(Presenter.Shape.allCases.map(\.rawValue), noun: "shape", hint: "use \"circle\" or \"rounded\""),
+              default: .string("circle"), "`circle` (the middle of the picture) or `rounded` (the whole picture, rounded corners)"),
+        Field("places", .array(of: .string(nonEmpty: true, noun: "a place's name"),
+                               nonEmpty: ("places must name at least one place", "name places, or remove the key for the whole trip"),
+                               what: "an array of place names", itemHint: nil),
+              default: .words("the whole trip"), "the places (by name) during whose slots it shows"),
+        Field("from", .number(.nonNegative(noun: "from", unit: "seconds")), default: .number(0),
+              "seconds into the file at the trip's start"),
+        Field("volume", .number(.within(0, 4, noun: "volume", hint: "1 is the file's own level, 0 silent")),
+              default: .number(1), "the gain of its sound: 1 is the file's own level, 0 silent"),
+    ], typeHint: "a presenter is { \"file\": \"me.mp4\", \"corner\": \"bottom-left\" }")
 
     public static let track = Object("track", [
         Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"anna.gpx\"",
@@ -448,7 +475,9 @@ public enum SceneFormat {
         Field("playback", .object(playback), "how `tracks` are played back"),
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
+        Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
     ], misplaced: [
+        "clip": "a place in \"places\"", "muted": "a place in \"places\"", "corner": "presenter", "shape": "presenter",
         "width": "video", "height": "video", "fps": "video", "scale": "video",
         "tiles": "map", "attribution": "map", "tileSize": "map", "minZoom": "map", "maxZoom": "map",
         "subdomains": "map", "contact": "map", "projection": "map", "graticule": "map", "towns": "map",

@@ -276,6 +276,7 @@ private struct SceneBuilder {
             }
         }
         if let c = checked["voices"] { scene.voices = self.voices(c) }
+        if let c = checked["presenter"] { scene.presenter = presenter(c, scene) }
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
@@ -783,8 +784,105 @@ private struct SceneBuilder {
             place.photo = c["photo"]?.string
             if let v = c["photo"] { checkImage(place.photo!, v.json, c.path(of: "photo") ?? "photo", what: "photo") }
             if let v = c["voice"], let file = v.string { place.voice = readVoice(file, v.json, c.path(of: "voice") ?? "voice") }
+            place.clip = clip(c, hasPhoto: place.photo != nil)
             checkVehicle(place.vehicle, c["vehicle"], c.path(of: "vehicle") ?? "vehicle")
             scene.places[i] = place
+        }
+    }
+
+    /// A place's `clip` and the keys that go with it (`from`, `muted`, `volume`), the file checked.
+    mutating func clip(_ c: Checked, hasPhoto: Bool) -> Clip? {
+        guard let value = c["clip"], let file = value.string else {
+            for key in ["from", "muted", "volume"] {
+                guard let v = c[key] else { continue }
+                checker.fail(v.json, c.path(of: key) ?? key, "\(key) is for a clip, and this place has none",
+                             hint: "add \"clip\": \"harbour.mp4\", or remove \"\(key)\"")
+            }
+            return nil
+        }
+        let path = c.path(of: "clip") ?? "clip"
+        if hasPhoto {
+            checker.fail(value.json, path, "a place's card shows a photo or a clip, not both",
+                         hint: "remove \"photo\", or remove \"clip\"")
+            return nil
+        }
+        var clip = Clip(file: file, from: c["from"]?.number ?? 0, muted: c["muted"]?.bool ?? true,
+                        volume: c["volume"]?.number ?? 1)
+        if let facts = checkVideo(file, value.json, path, what: "clip") {
+            clip.width = facts.width
+            clip.height = facts.height
+            clip.duration = facts.duration
+            clip.hasSound = facts.hasSound
+            if let d = facts.duration, clip.from >= d, let from = c["from"] {
+                checker.fail(from.json, c.path(of: "from") ?? "from",
+                             "from \(JSONText.number(clip.from)) s is past the clip's end (it lasts \(String(format: "%.3f", d)) s)",
+                             hint: "start the clip earlier")
+            }
+        }
+        return clip
+    }
+
+    /// `presenter`: its keys, the places it shows at found by name, the file checked.
+    mutating func presenter(_ c: Checked, _ scene: Scene) -> Presenter? {
+        guard let fileValue = c["file"], let file = fileValue.string else { return nil }
+        var presenter = Presenter(file: file)
+        if let v = c["corner"]?.string.flatMap(Presenter.Corner.init(rawValue:)) { presenter.corner = v }
+        if let v = c["size"]?.number { presenter.size = v }
+        if let v = c["shape"]?.string.flatMap(Presenter.Shape.init(rawValue:)) { presenter.shape = v }
+        presenter.from = c["from"]?.number ?? 0
+        presenter.volume = c["volume"]?.number ?? 1
+        if let list = c["places"]?.elements {
+            let names = scene.places.map(\.name)
+            var indices: [Int] = []
+            let listPath = c.path(of: "places") ?? "presenter.places"
+            for (k, element) in list.enumerated() {
+                guard let element, let name = element.string else { continue }
+                guard let i = names.firstIndex(of: name) else {
+                    let hint = EditDistance.nearest(to: name, among: names).map { "did you mean '\($0)'?" }
+                        ?? "the places are named " + Wording.alternatives(names.map { "'\($0)'" })
+                    checker.fail(element.json, JSONPath.appending(index: k, to: listPath), "no place is named '\(name)'", hint: hint)
+                    continue
+                }
+                if !indices.contains(i) { indices.append(i) }
+            }
+            presenter.places = indices.sorted()
+        }
+        let path = c.path(of: "file") ?? "presenter.file"
+        if let facts = checkVideo(file, fileValue.json, path, what: "presenter video") {
+            presenter.width = facts.width
+            presenter.height = facts.height
+            presenter.duration = facts.duration
+            presenter.hasSound = facts.hasSound
+        }
+        return presenter
+    }
+
+    /// A video the scene names must exist, not be a picture, and (through `images`, when given) open
+    /// with a video stream whose first picture decodes and whose rotation tag is a quarter turn. Checked
+    /// only when the scene is a file on disk.
+    mutating func checkVideo(_ name: String, _ value: JSONValue, _ path: String, what: String) -> VideoFacts? {
+        guard FileManager.default.fileExists(atPath: checker.file) else { return nil }
+        let hint = "give a video file libavformat reads, such as MP4, MOV, WebM or MKV, relative to the scene's folder"
+        guard let url = regularFile(name, value, path, what: what, hint: hint) else { return nil }
+        guard let handle = try? FileHandle(forReadingFrom: url) else {
+            checker.fail(value, path, "cannot read \(what) '\(name)'", hint: "check its permissions")
+            return nil
+        }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if let kind = ImageKind(magic: head) {
+            checker.fail(value, path, "\(what) '\(name)' is a \(kind.rawValue.uppercased()) picture, not a video",
+                         hint: what == "clip" ? "show a still picture with \"photo\"" : "give a video file")
+            return nil
+        }
+        switch images?.video(at: url) {
+        case .facts(let facts)?:
+            return facts
+        case .problem(let message, let hint)?:
+            checker.fail(value, path, "\(what) '\(name)' \(message)", hint: hint)
+            return nil
+        case nil:
+            return nil
         }
     }
 

@@ -66,10 +66,8 @@ extension Timeline {
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout
-        for cue in cues {
-            let o = cue.opacity(at: n)
-            if o > 0 { values.cards.append(CardValue(cue: cue.kind, opacity: o)) }
-        }
+        values.cards = cardValues(at: n)
+        values.presenter = presenterTrack?.value(at: n)
         return values
     }
 }

@@ -73,6 +73,14 @@ public struct VehicleValue: Equatable, Sendable {
 public struct CardValue: Equatable, Sendable {
     public var cue: Cue.Kind
     public var opacity: Double
+    /// For a clip: the second of its file shown (nil for other cards).
+    public var seconds: Double? = nil
+
+    public init(cue: Cue.Kind, opacity: Double, seconds: Double? = nil) {
+        self.cue = cue
+        self.opacity = opacity
+        self.seconds = seconds
+    }
 }
 
 /// Something shown for a stretch of the video with a fade in and out: the title card, a place's
@@ -82,6 +90,8 @@ public struct Cue: Equatable, Sendable {
         case title
         case caption(Int)
         case photo(Int)
+        /// Place i's clip, on the card where a photo goes.
+        case clip(Int)
         case end
     }
 
@@ -134,6 +144,8 @@ public struct FrameValues: Equatable, Sendable {
     /// A playback's movers (`Scene.tracks`), in track order, and its clock.
     public var movers: [MoverValue] = []
     public var clock: ClockValue?
+    /// The presenter in its corner, while it shows.
+    public var presenter: PresenterValue?
 
     public init(camera: Camera, current: Int, pins: [PinValue] = [], legs: [LegValue] = [],
                 vehicle: VehicleValue? = nil, cards: [CardValue] = [], distanceKm: Double? = nil) {
@@ -209,6 +221,10 @@ public struct Timeline: Sendable {
     let playbackCamera: Camera?
     /// The scene's directed camera (`Scene.camera`: following a mover, keyframes), over the trip's own.
     public private(set) var cameraTrack: CameraTrack?
+    /// Each place's clip (nil: none), for the second its card shows.
+    public private(set) var placeClips: [Clip?] = []
+    /// When the presenter shows (nil: the scene has none).
+    public private(set) var presenterTrack: PresenterTrack?
 
     /// The frames made (their size and rate), for the map's speed on screen (`screenSpeed`).
     public private(set) var format: FrameFormat?
@@ -230,6 +246,11 @@ public struct Timeline: Sendable {
             self.init(flights: scene, format: format, projection: projection)
         }
         cameraTrack = CameraTrack(scene: scene, timeline: self, format: format)
+        placeClips = scene.places.map(\.clip)
+        if let presenter = scene.presenter {
+            presenterTrack = PresenterTrack(presenter, slots: scene.isPlayback ? [] : slots, frameCount: frameCount,
+                                            fps: fps, fade: Self.cardFade * Double(fps))
+        }
     }
 
     /// Place to place: each slot's flight in, then its rest.
@@ -335,9 +356,9 @@ public struct Timeline: Sendable {
                 if opening == nil { fadeIn = 0 }
             }
             guard end > start else { continue }
-            if slot.place.photo != nil {
-                cues.append(.window(.photo(slot.index), start: start, end: end, fadeIn: fadeIn,
-                                    fadeOut: Self.cardFade * seconds))
+            if slot.place.photo != nil || slot.place.clip != nil {
+                cues.append(.window(slot.place.clip != nil ? .clip(slot.index) : .photo(slot.index), start: start, end: end,
+                                    fadeIn: fadeIn, fadeOut: Self.cardFade * seconds))
             }
             if slot.place.caption != nil {
                 cues.append(.window(.caption(slot.index), start: start, end: end, fadeIn: fadeIn,
@@ -429,10 +450,8 @@ public struct Timeline: Sendable {
             values.readoutOpacity = readoutOpacity(at: n)
         }
 
-        for cue in cues {
-            let o = cue.opacity(at: n)
-            if o > 0 { values.cards.append(CardValue(cue: cue.kind, opacity: o)) }
-        }
+        values.cards = cardValues(at: n)
+        values.presenter = presenterTrack?.value(at: n)
         return values
     }
 

@@ -191,7 +191,9 @@ func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) thr
     let sceneURL = URL(fileURLWithPath: scenePath)
     let map = try BaseMaps.make(for: scene, format: scene.video.format, sceneDirectory: sceneURL.deletingLastPathComponent(),
                                 environment: try renderEnvironment())
-    let recorder = try Recorder(scene: scene, baseMap: map)
+    // The pictures the scene names (photos, clips, the presenter), as the render draws them.
+    let media = try SceneMedia.load(for: scene, sceneFile: sceneURL, assets: try assetsURL())
+    let recorder = try Recorder(scene: scene, baseMap: map, media: media)
     let sink = try CaptureSink(path: framesPath, width: scene.video.width, height: scene.video.height)
     _ = try recorder.record(to: sink)
     try Data(sink.flags).write(to: URL(fileURLWithPath: flagsPath))
@@ -1193,6 +1195,108 @@ func jsonReport(scenePath: String, presets: [String], runs: Int, with4K: Bool) t
     print(String(decoding: data, as: UTF8.self))
 }
 
+/// A video for `--clips`: `seconds` of a moving picture at `fps` (a diagonal gradient sweeping across,
+/// a bar running down: every frame differs everywhere, as footage does), H.264 ultrafast CRF 23.
+func writeBenchClip(_ path: String, width: Int, height: Int, fps: Int, seconds: Int) throws {
+    var settings = VideoEncoderSettings(width: width, height: height, frameRate: Rational(Int32(fps), 1), preset: "ultrafast",
+                                        crf: 23, profile: nil, gopSeconds: 2)
+    settings.options = ["bf": "0"]
+    let writer = try VideoWriter(path: path, settings: settings)
+    let frame = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+    for n in 0..<(fps * seconds) {
+        try frame.makeWritable()
+        for plane in 0..<3 {
+            let w = plane == 0 ? width : width / 2, h = plane == 0 ? height : height / 2
+            guard let data = frame.data(plane: plane) else { continue }
+            let stride = frame.linesize(plane: plane)
+            for y in 0..<h {
+                let row = data + y * stride
+                let bar = abs(y - (n * 7) % h) < h / 40
+                for x in 0..<w {
+                    row[x] = bar ? 235 : UInt8(truncatingIfNeeded: plane == 0 ? (x + y + n * 9) / 4 + 16 : 128 + ((x - y + n * (plane * 5)) % 64) - 32)
+                }
+            }
+        }
+        try writer.send(frame: frame, pts: Int64(n))
+    }
+    try writer.finish()
+}
+
+/// child: clipdecode SCENE: the scene's clips and presenter played as a render plays them (each
+/// frame's pictures decoded, scaled, turned into surfaces), without drawing or encoding: what the
+/// decoding costs, apart.
+func clipDecode(_ scenePath: String) throws {
+    let scene = try loadScene(scenePath)
+    let start = now(), cpu0 = cpuSeconds()
+    let media = try SceneMedia.load(for: scene, sceneFile: URL(fileURLWithPath: scenePath), assets: try assetsURL())
+    let timeline = Timeline(scene: scene)
+    var pictures = 0
+    for n in 0..<timeline.frameCount {
+        let values = timeline.values(at: n)
+        for card in values.cards {
+            if case .clip(let i) = card.cue, let clip = media.clips[i] {
+                _ = try clip.picture(at: card.seconds ?? 0)
+                pictures += 1
+            }
+        }
+        if let p = values.presenter, let clip = media.presenter {
+            _ = try clip.picture(at: p.seconds)
+            pictures += 1
+        }
+    }
+    print("{\"seconds\":\(now() - start),\"cpu\":\(cpuSeconds() - cpu0),\"pictures\":\(pictures),\"peakMB\":\(peakMB())}")
+}
+
+/// `--clips`: Scenes/clips.json at 1920x1080 with a 1080p clip in its cards and a 720x720 presenter
+/// (made here), the pipeline against the encoder alone on its captured pictures at veryfast, `runs`
+/// rounds alternated; and the clips' decoding measured apart (`clipdecode`). The issue's target: the
+/// pipeline within 1.20 of the encoder alone.
+func clipsPhase(runs: Int) throws {
+    let folder = NSTemporaryDirectory() + "maptrip-bench-clips-\(getpid())"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let clip = folder + "/clip1080.mp4", me = folder + "/presenter.mp4"
+    try writeBenchClip(clip, width: 1920, height: 1080, fps: 30, seconds: 10)
+    try writeBenchClip(me, width: 720, height: 720, fps: 30, seconds: 22)
+    let base = URL(fileURLWithPath: "Scenes/clips.json").standardizedFileURL.path
+    let scenePath = try derivedScene(base, name: "clips1080") { obj in
+        obj.removeValue(forKey: "$schema")
+        var places = obj["places"] as! [[String: Any]]
+        for i in places.indices where places[i]["clip"] != nil { places[i]["clip"] = clip }
+        obj["places"] = places
+        var presenter = obj["presenter"] as! [String: Any]
+        presenter["file"] = me
+        presenter.removeValue(forKey: "places")
+        obj["presenter"] = presenter
+    }
+    defer { try? FileManager.default.removeItem(atPath: scenePath) }
+    let v = try loadScene(scenePath).video
+    let cap = try Capture(scenePath, tag: "clips")
+    defer { cap.remove() }
+    print("maptrip-bench --clips: Scenes/clips.json at \(v.width)x\(v.height) @ \(v.fps) fps, \(cap.frames) frames "
+          + "(\(cap.drawn) drawn), a 1920x1080 30 fps clip in two cards, a 720x720 presenter the whole trip; veryfast; "
+          + "\(runs) rounds alternated, medians [range]")
+    try keepDrawnTiles(scenePath)
+    var enc: [[String: Double]] = [], pipe: [[String: Double]] = [], dec: [[String: Double]] = []
+    for round in 0..<runs {
+        let kinds: [() throws -> Void] = [
+            { enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", "veryfast"])) },
+            { pipe.append(try child(["pipeline", scenePath, "veryfast", "--tiles", "warm"])) },
+            { dec.append(try child(["clipdecode", scenePath])) },
+        ]
+        for k in 0..<kinds.count { try kinds[(round + k) % kinds.count]() }
+    }
+    let r = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
+    let es = median(enc.map { $0["seconds"]! }), ps = median(pipe.map { $0["seconds"]! })
+    print(String(format: "encoder alone               %7.2f s   CPU %6.2f s", es, median(enc.map { $0["cpu"]! })))
+    print(String(format: "pipeline (clips, presenter) %7.2f s   CPU %6.2f s   peak %4.0f MB", ps, median(pipe.map { $0["cpu"]! }),
+                 median(pipe.map { $0["peakMB"]! })))
+    print(String(format: "pipeline / encoder time     %7.3f [%.3f-%.3f]   (target: within 1.20)", median(r), r.min()!, r.max()!))
+    print(String(format: "decoding apart              %7.2f s   CPU %6.2f s   %.0f pictures, peak %4.0f MB",
+                 median(dec.map { $0["seconds"]! }), median(dec.map { $0["cpu"]! }), dec.last?["pictures"] ?? 0,
+                 median(dec.map { $0["peakMB"]! })))
+}
+
 /// What `--help` prints: the phases and their options. Anything else starting with `--` is refused.
 let usage = """
     usage: maptrip-bench [phase] [options]        (run it from the checkout: it reads Scenes/ and Assets/)
@@ -1214,6 +1318,7 @@ let usage = """
       --cinematics   the cinematic features' cost against a plain render  --runs 3
       --sound        a trip with voices and music against the same trip silent  --runs 3
                      (--scene defaults to Scenes/voices.json here)
+      --clips        a 1080p clip in the cards and a presenter against the encoder alone; decoding apart  --runs 3
       --scene FILE   the scene (default Scenes/world.json)
       --help         this text
     """
@@ -1223,7 +1328,7 @@ let knownOptions: [String: Bool] = [
     "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
     "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
     "--quality": false, "--projections": false, "--stretches": false, "--paged-out": false, "--batch": false,
-    "--designer": false, "--cinematics": false, "--sound": false, "--help": false, "-h": false,
+    "--designer": false, "--cinematics": false, "--sound": false, "--clips": false, "--help": false, "-h": false,
 ]
 
 func main() throws {
@@ -1255,6 +1360,7 @@ func main() throws {
         case "preview": try previewOnce(a[1], Double(a[2])!)
         case "places": try placesOnce()
         case "batch": try batchOnce(a[1], Int(a[2])!, Int(a[3])!)
+        case "clipdecode": try clipDecode(a[1])
         default: throw Failure(description: "unknown child mode")
         }
         return
@@ -1285,6 +1391,10 @@ func main() throws {
     if args.contains("--batch") {
         try batchPhase(runs: option("--runs", in: args).flatMap { Int($0) } ?? 1,
                        scenes: option("--scenes", in: args).flatMap { Int($0) } ?? 40)
+        return
+    }
+    if args.contains("--clips") {
+        try clipsPhase(runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 3)
         return
     }
     if args.contains("--cinematics") {

@@ -76,7 +76,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ["render", scene, "-o", "out.mp4"] + more
     }
 
-    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + audio + voices + outputsAndOptions + outputFaults + tracks
+    static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + clips + audio + voices + outputsAndOptions + outputFaults + tracks
         + camera
 
     /// A recording with a time at each of its two points.
@@ -344,12 +344,58 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
     static let photo = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.png" }"#
     static let photoJPEG = #"{ "lat": 37.5665, "lon": 126.978, "photo": "photo.jpg" }"#
+    /// An example photo, whole.
+    static let examplePhoto: [UInt8] = (try? Data(contentsOf: Trip.assets.deletingLastPathComponent()
+        .appendingPathComponent("Scenes/photos/busan.jpg"))).map { [UInt8]($0) } ?? []
     /// The first third of an example photo.
     static let cutJPEG: [UInt8] = {
         let url = Trip.assets.deletingLastPathComponent().appendingPathComponent("Scenes/photos/busan.jpg")
         let bytes = (try? Data(contentsOf: url)).map { [UInt8]($0) } ?? []
         return Array(bytes.prefix(bytes.count / 3))
     }()
+
+    static let clipPlace = #"{ "lat": 37.5665, "lon": 126.978, "clip": "clip.mp4" }"#
+    /// A clip of the project's own encoding (`TestClips`), its bytes; `rotation`: its display matrix.
+    static func clipBytes(rotation: Double? = nil) -> [UInt8] {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-clip-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try? TestClips.write(url, width: 32, height: 32, fps: 10, frames: 4, rotation: rotation)
+        return (try? Data(contentsOf: url)).map { [UInt8]($0) } ?? []
+    }
+    /// A WAV file of a tenth of a second of silence (8 kHz, 16-bit mono).
+    static let silentWAV: [UInt8] = {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        let samples = [UInt8](repeating: 0, count: 1600)
+        return text("RIFF") + le(36 + samples.count, 4) + text("WAVEfmt ") + le(16, 4) + le(1, 2) + le(1, 2) + le(8000, 4)
+            + le(16000, 4) + le(2, 2) + le(16, 2) + text("data") + le(samples.count, 4) + samples
+    }()
+
+    static let clips: [ErrorCase] = [
+        ErrorCase(group: "Videos the scene names", what: "A clip that is not there",
+                  files: ["scene.json": scene(clipPlace)], arguments: render(),
+                  message: "maptrip: error: scene.json:1:57: places[0].clip: clip 'clip.mp4' not found (give a video file libavformat reads, such as MP4, MOV, WebM or MKV, relative to the scene's folder)"),
+        ErrorCase(group: "Videos the scene names", what: "A clip whose header is gone (the last two thirds of an MP4)",
+                  files: ["scene.json": scene(clipPlace), "clip.mp4": { let b = clipBytes(); return Array(b.suffix(b.count * 2 / 3)) }()],
+                  arguments: render(), message: "maptrip: error: scene.json:1:57: places[0].clip: clip 'clip.mp4' cannot be read as a video (Invalid data found when processing input) (it may be damaged or cut short: play it, or convert it again)"),
+        ErrorCase(group: "Videos the scene names", what: "A clip with no video stream (a WAV file)",
+                  files: ["scene.json": scene(clipPlace), "clip.mp4": silentWAV], arguments: render(), message: "maptrip: error: scene.json:1:57: places[0].clip: clip 'clip.mp4' has no video stream (give a file with pictures; this one may be sound only)"),
+        ErrorCase(group: "Videos the scene names", what: "A clip that is a picture",
+                  files: ["scene.json": scene(clipPlace), "clip.mp4": pngHeader(width: 64, height: 64)], arguments: render(), message: #"maptrip: error: scene.json:1:57: places[0].clip: clip 'clip.mp4' is a PNG picture, not a video (show a still picture with "photo")"#),
+        ErrorCase(group: "Videos the scene names", what: "A clip whose rotation tag turns it 45 degrees",
+                  files: ["scene.json": scene(clipPlace), "clip.mp4": clipBytes(rotation: 45)], arguments: render(), message: "maptrip: error: scene.json:1:57: places[0].clip: clip 'clip.mp4' has a rotation tag turning the picture 45 degrees; only quarter turns (90, 180, 270) are played (turn it with ffmpeg -i IN -vf transpose=1 OUT.mp4, or remove the tag)"),
+        ErrorCase(group: "Videos the scene names", what: "A clip beside a photo on the same place",
+                  files: ["scene.json": scene(#"{ "lat": 37.5665, "lon": 126.978, "clip": "clip.mp4", "photo": "photo.png" }"#),
+                          "clip.mp4": clipBytes(), "photo.png": examplePhoto], arguments: render(), message: #"maptrip: error: scene.json:1:57: places[0].clip: a place's card shows a photo or a clip, not both (remove "photo", or remove "clip")"#),
+        ErrorCase(group: "Videos the scene names", what: "A clip started past its end",
+                  files: ["scene.json": scene(#"{ "lat": 37.5665, "lon": 126.978, "clip": "clip.mp4", "from": 3 }"#),
+                          "clip.mp4": clipBytes()], arguments: render(), message: "maptrip: error: scene.json:1:77: places[0].from: from 3 s is past the clip's end (it lasts 0.400 s) (start the clip earlier)"),
+        ErrorCase(group: "Videos the scene names", what: "A presenter shown at a place the scene does not have",
+                  files: ["scene.json": scene(place, #" "presenter": { "file": "me.mp4", "places": ["Busan"] },"#), "me.mp4": clipBytes()],
+                  arguments: render(), message: "maptrip: error: scene.json:1:47: presenter.places[0]: no place is named 'Busan' (the places are named 'Place 1')"),
+        ErrorCase(group: "Videos the scene names", what: "A presenter video that is sound only",
+                  files: ["scene.json": scene(place, #" "presenter": { "file": "me.wav" },"#), "me.wav": silentWAV],
+                  arguments: render(), message: "maptrip: error: scene.json:1:26: presenter.file: presenter video 'me.wav' has no video stream (give a file with pictures; this one may be sound only)"),
+    ]
 
     static let media: [ErrorCase] = [
         ErrorCase(group: "Images the scene names", what: "A 30,000 x 30,000 PNG (refused before it is decoded into 3.6 GB)",
@@ -500,7 +546,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:49: places[0]." + String(repeating: "k", count: 65) + "…[999923 characters]…"
                       + String(repeating: "k", count: 12) + ": unknown key '" + String(repeating: "k", count: 30) + "…[999965 characters]…"
-                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, bearing, track, voice, pace)"),
+                      + String(repeating: "k", count: 5) + "' (allowed keys here: name, lat, lon, country, region, dwell, zoom, span, flight, curve, route, vehicle, caption, photo, clip, from, muted, volume, bearing, track, voice, pace)"),
         ErrorCase(group: "Scenes", what: "A pixel ratio of 5e-324 (a view 10^323 frames wide: a crash before)",
                   files: ["scene.json": scene(place, #" "video": { "scale": 5e-324 },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:23: video.scale: scale 5e-324 is outside [0.1, 8] (scale is the pixel ratio: 2 renders the view of 1920x1080 at 3840x2160)"),

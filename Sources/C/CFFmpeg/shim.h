@@ -18,6 +18,8 @@
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersrc.h>
 #include <libavfilter/buffersink.h>
+#include <libavutil/display.h>
+#include <math.h>
 
 /* Macros Swift cannot import, as inline functions. */
 static inline int maptrip_averror(int posix_error) { return AVERROR(posix_error); }
@@ -47,3 +49,33 @@ static inline const uint8_t *const *maptrip_frame_const_data(const AVFrame *fram
 }
 static inline uint8_t *const *maptrip_frame_data_array(AVFrame *frame) { return frame->data; }
 static inline const int *maptrip_frame_linesizes(const AVFrame *frame) { return frame->linesize; }
+
+/* A video stream's display matrix (the rotation tag): 1 and the degrees it turns the picture
+   clockwise for display (ffmpeg's own -autorotate angle), and whether it mirrors it; 0 without one.
+   (av_stream_get_side_data: FFmpeg 5's API, wrapped here so its deprecation stays in C.) */
+static inline int maptrip_stream_display_rotation(const AVStream *stream, double *clockwise, int *mirrored) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    size_t size = 0;
+    const uint8_t *m = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+#pragma GCC diagnostic pop
+    if (!m || size < 9 * sizeof(int32_t)) return 0;
+    const int32_t *matrix = (const int32_t *)m;
+    double angle = -av_display_rotation_get(matrix);
+    if (isnan(angle)) angle = 0;
+    angle = fmod(angle, 360); if (angle < 0) angle += 360;
+    *clockwise = angle;
+    *mirrored = ((double)matrix[0] * matrix[4] - (double)matrix[1] * matrix[3]) < 0;
+    return 1;
+}
+
+/* Tags a stream (before the header is written) with a display matrix turning it `clockwise` degrees. */
+static inline int maptrip_stream_set_display_rotation(AVStream *stream, double clockwise) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    uint8_t *m = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+#pragma GCC diagnostic pop
+    if (!m) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)m, clockwise); /* set takes the opposite sign of what get returns */
+    return 0;
+}
