@@ -17,6 +17,35 @@ public enum AutoCamera {
         return min(max(z, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
     }
 
+    /// An automatic zoom for an upright frame (taller than wide), where the trip fills the frame: the
+    /// span puts the nearer neighbour near the sides; where it lies up or down the frame instead, the
+    /// camera comes closer, until that neighbour is as far inside the safe area's top or bottom
+    /// (`SafeArea`, with the scene's `safeZone`) as the span puts it inside the sides, never
+    /// further out than `zoom`. A wide frame keeps `zoom`.
+    public static func upright(_ zoom: Double, for i: Int, positions: [LonLat], video: Video) -> Double {
+        let w = Double(video.width), h = Double(video.height)
+        guard h > w, positions.indices.contains(i) else { return zoom }
+        let neighbours = [i - 1, i + 1].filter { positions.indices.contains($0) }
+        guard let j = neighbours.min(by: { Geodesy.distanceKm(positions[$0], positions[i]) < Geodesy.distanceKm(positions[$1], positions[i]) })
+        else { return zoom }
+        let a = WebMercator.project(positions[i]), b = WebMercator.project(positions[j])
+        var dx = abs(b.x - a.x)
+        dx = min(dx, 1 - dx)
+        let dy = abs(b.y - a.y)
+        guard dx > 0 || dy > 0 else { return zoom }
+        // Logical pixels the neighbour may be from the centre: across, as the span places it; up or
+        // down, the same share of the safe area's half height.
+        let share = 1 / 2.2
+        let safe = SafeArea.box(width: w, height: h, insets: video.safeZone.insets)
+        let across = share * w / video.scale
+        let along = share * 2 * min(safe.maxY - h / 2, h / 2 - safe.minY) / video.scale
+        var fit = Double.infinity
+        if dx > 0 { fit = min(fit, log2(across / (dx * WebMercator.tileSize))) }
+        if dy > 0 { fit = min(fit, log2(along / (dy * WebMercator.tileSize))) }
+        guard fit.isFinite, fit > zoom else { return zoom }
+        return min(fit, SceneFormat.zoomRange.upperBound)
+    }
+
     /// Kilometres across the shorter side for a place with no zoom: about twice the distance to its
     /// nearer neighbour (so the place it came from or goes to is near the frame's edge), between a
     /// city's and a subcontinent's; a trip of one place shows a region.

@@ -764,6 +764,9 @@ private struct SceneBuilder {
                 // ground's scale near the centre.
                 let latitude = scene.projection == .webMercator ? place.position.lat : 0
                 place.zoom = AutoCamera.zoom(spanKm: span, latitude: latitude, video: scene.video)
+                if c["span"] == nil, scene.projection == .webMercator {
+                    place.zoom = AutoCamera.upright(place.zoom, for: i, positions: positions, video: scene.video)
+                }
                 // An automatic zoom stays within what the map can show.
                 let deepest = scene.map?.maxZoom.map(Double.init) ?? (scene.map == nil ? Self.embeddedMapAutomaticZoom : nil)
                 if c["span"] == nil, let deepest { place.zoom = min(place.zoom, deepest) }

@@ -264,6 +264,7 @@ public struct Timeline: Sendable {
         let grid = FrameGrid(dwells: scene.places.map(\.dwell) + (scene.outro > 0 ? [scene.outro] : []), fps: fps)
         var slots: [Slot] = []
         slots.reserveCapacity(scene.places.count)
+        let focus = SafeFocus.offset(format: format, safeZone: scene.video.safeZone)
         for (i, place) in scene.places.enumerated() {
             let start = grid.boundaries[i], end = grid.boundaries[i + 1]
             // The flight ends by the slot's last frame at the latest, so every place is visited:
@@ -272,7 +273,8 @@ public struct Timeline: Sendable {
             var flightFrames = FrameGrid.frames(seconds: place.flight ?? scene.flight, fps: fps)
             // On a flat Web Mercator map the camera rests on the frame's pixel grid (within half a
             // pixel of the place): its picture is then a copy of the raster cache's tiles.
-            var camera = place.camera
+            // At the centre of a platform's safe area (`SafeFocus`).
+            var camera = SafeFocus.camera(place.camera, offset: focus, format: format, projection: projection)
             if case .webMercator = projection {
                 camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
             }

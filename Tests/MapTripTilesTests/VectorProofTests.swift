@@ -282,8 +282,25 @@ struct VectorProofTests {
             }
             let a = try render(sources[0].tiles, "mbtiles"), b = try render(sources[2].tiles, "http")
             #expect(a.count == b.count && a.count >= 10, "\(a.count) and \(b.count) frames")
-            for (n, (x, y)) in zip(a, b).enumerated() {
-                #expect(x == y, "frame \(n) differs")
+            // The pictures drawn are the same (`sameFrameFromEverySource` compares them exactly); the
+            // decoded frames are the same but for the encoder: run beside other tests in one process,
+            // a few frames of the two MP4s have come out a few levels apart in a few hundred pixels
+            // (54-65 dB PSNR, the frames drawn hash-identical), while two renders in separate processes
+            // give the same bytes. So: equal, or as near as that. A different tile or label is 30-45 dB.
+            for (n, (x, y)) in zip(a, b).enumerated() where x != y {
+                var squared = 0.0, count = 0
+                for py in 0..<min(x.height, y.height) {
+                    for px in 0..<min(x.width, y.width) {
+                        let p = x.pixel(x: px, y: py), q = y.pixel(x: px, y: py)
+                        let d = [Double(p.r) - Double(q.r), Double(p.g) - Double(q.g), Double(p.b) - Double(q.b)]
+                        if d != [0, 0, 0] { count += 1 }
+                        squared += d.reduce(0) { $0 + $1 * $1 }
+                    }
+                }
+                let mse = squared / Double(3 * x.width * x.height)
+                let psnr = 10 * log10(255 * 255 / max(mse, 1e-12))
+                #expect(psnr >= 48 && count < x.width * x.height / 50,
+                        "frame \(n): \(count) pixels differ, \(String(format: "%.1f", psnr)) dB")
             }
             // The streets are there: the still at Senate Square is not one flat colour.
             let last = try #require(a.last)
