@@ -50,10 +50,13 @@ enum TestClips {
     }
 
     /// Every frame of a video as ffmpeg's own command decodes it (no maptrip code), scaled to
-    /// `width` x `height` (bilinear), in BGRA: the reference the tests compare renders with. Nil
-    /// where the ffmpeg command is missing.
+    /// `width` x `height` (bilinear), in BGRA: the reference the tests compare renders with. The
+    /// test command installs ffmpeg (.ci/test); without it the proofs fail rather than pass unseen.
     static func ffmpegFrames(_ url: URL, width: Int, height: Int, filter: String? = nil) throws -> [BGRAImage]? {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey:
+                "/usr/bin/ffmpeg is missing: the clips' proofs compare with its decoding (bash .ci/test installs it)"])
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         let scale = "scale=\(width):\(height):flags=bilinear"

@@ -113,4 +113,43 @@ struct VoiceRenderTests {
             #expect(difference < -25, "the stretch's sound is \(difference) dB from the whole's")
         }
     }
+
+    /// A clip with sound (a 660 Hz tone, made by ffmpeg's command line, independent of maptrip) in
+    /// Busan's card: muted by default; with `"muted": false` its sound plays from Busan's rest, beside
+    /// the voice and the music.
+    @Test func aClipsSoundIsMixedInOnlyWhenNotMuted() throws {
+        try Trip.withDirectory("clip-sound") { dir in
+            let ffmpeg = Process()
+            ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=3", "-f", "lavfi",
+                                "-i", "sine=frequency=660:duration=3:sample_rate=48000", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                "-c:a", "aac", "-shortest", dir.appendingPathComponent("clip.mp4").path]
+            try ffmpeg.run()
+            ffmpeg.waitUntilExit()
+            #expect(ffmpeg.terminationStatus == 0)
+            for muted in [true, false] {
+                try Self.writeTrip(dir)
+                let file = dir.appendingPathComponent("scene.json")
+                var text = try String(contentsOf: file, encoding: .utf8)
+                text = text.replacingOccurrences(of: #""voice": "busan.wav"}"#,
+                                                 with: #""voice": "busan.wav", "clip": "clip.mp4", "muted": \#(muted)}"#)
+                try Data(text.utf8).write(to: file)
+                let arrive = try Self.slots(dir)[1].arrive
+                let result = try CLIProcess.run(["render", "scene.json", "-o", "trip.mp4", "-q"], in: dir)
+                #expect(result.status == 0, "\(result)")
+                let sound = try Self.sound(dir.appendingPathComponent("trip.mp4"))
+                // ffmpeg's sine is 1/8 of full scale; the voice and the music are other tones.
+                let during = Tones.amplitude(sound, 660, arrive + 0.1, arrive + 1.0)
+                let before = Tones.amplitude(sound, 660, arrive - 0.5, arrive - 0.05)
+                if muted {
+                    #expect(during < 0.003, "a muted clip's tone at \(during)")
+                } else {
+                    #expect(abs(during - 0.125) < 0.02, "the clip's tone at \(during) in Busan's rest")
+                    #expect(before < 0.003, "the clip's tone at \(before) before Busan's rest")
+                }
+                // The voice plays on beside it.
+                #expect(abs(Tones.amplitude(sound, 1000, arrive, arrive + 0.02) - 0.3) < 0.02)
+            }
+        }
+    }
 }
