@@ -1066,6 +1066,13 @@ private struct SceneBuilder {
                             + "\(JSONText.number(place.dwell)) s: it is cut to the slot and the place never rests",
                         hint: "shorten the flight or lengthen the dwell")
             }
+            // A playback (`tracks`) draws its places as labelled stops, without cards.
+            if scene.isPlayback, let value = c["clip"]?.json ?? c["photo"]?.json {
+                let key = c["clip"] != nil ? "clip" : "photo"
+                warning(value, JSONPath.appending(key: key, to: path),
+                        "\(key) is not shown: a playback of tracks has no place cards",
+                        hint: "remove \"\(key)\", or give the trip as places without \"tracks\"")
+            }
             if c["track"] == nil, let value = c["pace"]?.json {
                 warning(value, JSONPath.appending(key: "pace", to: path), "pace is ignored: this place's leg follows no track",
                         hint: "add \"track\": \"ride.gpx\", or remove \"pace\"")

@@ -53,6 +53,21 @@ struct PlaybackSceneTests {
         #expect(report.scene?.playback == Playback())
     }
 
+    @Test func aClipOrPhotoOnAPlaybacksPlaceWarnsThatItIsNotShown() throws {
+        let report = try Self.check("""
+            { "tracks": [ { "file": "anna.gpx" } ],
+              "places": [ { "name": "Cafe", "lat": 60.171, "lon": 24.941, "clip": "cafe.mp4" } ] }
+            """, files: ["anna.gpx": Self.anna.gpx, "cafe.mp4": "(a video, unread: no video check is given here)"])
+        let warning = report.warnings.first { $0.path == "places[0].clip" }
+        #expect(warning?.message == "clip is not shown: a playback of tracks has no place cards", "\(report.warnings) \(report.errors)")
+        #expect(warning?.line == 2)
+        // The same place in a trip of places: a card, no warning.
+        let places = try Self.check("""
+            { "places": [ { "name": "Cafe", "lat": 60.171, "lon": 24.941, "clip": "cafe.mp4" } ] }
+            """, files: ["cafe.mp4": "(a video, unread: no video check is given here)"])
+        #expect(!places.warnings.contains { $0.path == "places[0].clip" }, "\(places.warnings)")
+    }
+
     @Test func aTrackWithoutTimesIsAnErrorAtItsFile() throws {
         let untimed = TrackFixture.walk(seed: 63, count: 50, start: LonLat(lon: 24.94, lat: 60.17), timed: false)
         let scene = """
