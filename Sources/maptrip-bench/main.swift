@@ -1261,7 +1261,11 @@ func clipsPhase(runs: Int) throws {
     let base = URL(fileURLWithPath: "Scenes/clips.json").standardizedFileURL.path
     let scenePath = try derivedScene(base, name: "clips1080") { obj in
         obj.removeValue(forKey: "$schema")
+        // The pictures' cost: the voices and music are `--sound`'s to measure.
+        obj.removeValue(forKey: "audio")
+        obj.removeValue(forKey: "voices")
         var places = obj["places"] as! [[String: Any]]
+        for i in places.indices { places[i].removeValue(forKey: "voice") }
         for i in places.indices where places[i]["clip"] != nil { places[i]["clip"] = clip }
         obj["places"] = places
         var presenter = obj["presenter"] as! [String: Any]
