@@ -25,9 +25,7 @@ public enum AutoCamera {
     public static func upright(_ zoom: Double, for i: Int, positions: [LonLat], video: Video) -> Double {
         let w = Double(video.width), h = Double(video.height)
         guard h > w, positions.indices.contains(i) else { return zoom }
-        let neighbours = [i - 1, i + 1].filter { positions.indices.contains($0) }
-        guard let j = neighbours.min(by: { Geodesy.distanceKm(positions[$0], positions[i]) < Geodesy.distanceKm(positions[$1], positions[i]) })
-        else { return zoom }
+        guard let j = nearerNeighbour(of: i, positions: positions)?.index else { return zoom }
         let a = WebMercator.project(positions[i]), b = WebMercator.project(positions[j])
         var dx = abs(b.x - a.x)
         dx = min(dx, 1 - dx)
@@ -35,7 +33,7 @@ public enum AutoCamera {
         guard dx > 0 || dy > 0 else { return zoom }
         // Logical pixels the neighbour may be from the centre: across, as the span places it; up or
         // down, the same share of the safe area's half height.
-        let share = 1 / 2.2
+        let share = 1 / spanPerNeighbour
         let safe = SafeArea.box(width: w, height: h, insets: video.safeZone.insets)
         let across = share * w / video.scale
         let along = share * 2 * min(safe.maxY - h / 2, h / 2 - safe.minY) / video.scale
@@ -52,12 +50,22 @@ public enum AutoCamera {
     public static let spanRange = 30.0...6000.0
     public static let loneSpanKm = 1000.0
 
+    /// The span over the distance to the nearer neighbour.
+    static let spanPerNeighbour = 2.2
+
     public static func span(for i: Int, positions: [LonLat]) -> Double {
-        var nearest = Double.infinity
-        if i > 0 { nearest = min(nearest, Geodesy.distanceKm(positions[i - 1], positions[i])) }
-        if i + 1 < positions.count { nearest = min(nearest, Geodesy.distanceKm(positions[i], positions[i + 1])) }
-        guard nearest.isFinite, nearest > 0 else { return loneSpanKm }
-        return min(max(2.2 * nearest, spanRange.lowerBound), spanRange.upperBound)
+        guard let nearest = nearerNeighbour(of: i, positions: positions)?.km, nearest.isFinite, nearest > 0 else {
+            return loneSpanKm
+        }
+        return min(max(spanPerNeighbour * nearest, spanRange.lowerBound), spanRange.upperBound)
+    }
+
+    /// Place i's nearer neighbour in the trip (the place before it or after it) and the kilometres to
+    /// it, the one before on a tie; nil for a trip of one place.
+    static func nearerNeighbour(of i: Int, positions: [LonLat]) -> (index: Int, km: Double)? {
+        [i - 1, i + 1].filter { positions.indices.contains($0) }
+            .map { j in (index: j, km: Geodesy.distanceKm(positions[min(i, j)], positions[max(i, j)])) }
+            .min { $0.km < $1.km }
     }
 
     /// Seconds of an automatic flight over `distanceKm`: about a second for a hop, four across an
