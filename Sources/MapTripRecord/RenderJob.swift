@@ -258,7 +258,8 @@ public struct RenderJob {
                                   sceneDirectory: self.scene.deletingLastPathComponent(), music: prepared.audio)
         }
         if frames != nil, let dropped = sound, !dropped.isEmpty {
-            let named = dropped.music?.file.lastPathComponent ?? "the places' voices"
+            let named = dropped.music?.file.lastPathComponent
+                ?? (dropped.sounds.contains(where: \.ducksMusic) ? "the places' voices" : "the clips' and presenter's sound")
             warnings.append("--frames renders a part without sound: \(named) is not written")
             sound = nil
         }

@@ -150,6 +150,18 @@ struct VoiceRenderTests {
                 // The voice plays on beside it.
                 #expect(abs(Tones.amplitude(sound, 1000, arrive, arrive + 0.02) - 0.3) < 0.02)
             }
+            // A part for `concat` has no sound, and says whose: here only the clip's.
+            let clipOnly = """
+                { "video": {"width": 320, "height": 180, "fps": 30}, "flight": 0.5, "opening": false, "closing": false,
+                  "places": [ {"name": "Seoul", "lat": 37.5665, "lon": 126.978, "zoom": 7, "dwell": 1},
+                              {"name": "Busan", "lat": 35.1796, "lon": 129.0756, "zoom": 7, "dwell": 2,
+                               "clip": "clip.mp4", "muted": false} ] }
+                """
+            try Data(clipOnly.utf8).write(to: dir.appendingPathComponent("clip-only.json"))
+            let part = try CLIProcess.run(["render", "clip-only.json", "--frames", "0:30", "-o", "part.mp4"], in: dir)
+            #expect(part.status == 0, "\(part)")
+            #expect(part.stderr.contains("--frames renders a part without sound: the clips' and presenter's sound is not written"),
+                    "\(part.stderr)")
         }
     }
 }
