@@ -174,8 +174,7 @@ public struct MediaInfo: Equatable, Sendable, Codable {
                 var frameRate = Rational(s.avg_frame_rate)
                 if !frameRate.isValid { frameRate = Rational(s.r_frame_rate) }
                 let pixelFormat = PixelFormat(rawValue: p.format)
-                let formatHasAlpha = av_pix_fmt_desc_get(pixelFormat.av)
-                    .map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
+                let formatHasAlpha = pixelFormat.hasAlpha
                 let alphaMode = Self.lookUp("alpha_mode", in: tags).map { Int($0) == 1 } ?? false
                 video.append(VideoStream(
                     index: index, codecName: codecName, profileName: profileName,

@@ -23,6 +23,11 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
+    /// Whether its pixels carry alpha (AV_PIX_FMT_FLAG_ALPHA).
+    public var hasAlpha: Bool {
+        av_pix_fmt_desc_get(av).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
+    }
+
     /// AV_PIX_FMT_NONE (named `unknown` so it cannot be mistaken for `Optional.none`).
     public static let unknown = PixelFormat(AV_PIX_FMT_NONE)
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)

@@ -47,7 +47,8 @@ public final class VideoReader {
 
     /// `decoder`: an FFmpeg decoder name to use instead of the default for the stream's codec
     /// (`libvpx-vp9` decodes VP9's alpha channel, which FFmpeg's own vp9 decoder ignores).
-    public init(path: String, decoder decoderName: String? = nil) throws {
+    /// `threads`: the decoder's threads (0: the codec chooses; 1: decoded on the caller's thread).
+    public init(path: String, decoder decoderName: String? = nil, threads: Int = 0) throws {
         self.path = path
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input \(path)")
@@ -65,12 +66,12 @@ public final class VideoReader {
             streamIndex = index
             let parameters = stream.pointee.codecpar!
             if let decoderName {
-                decoder = try Decoder(name: decoderName, threads: 0) { context in
+                decoder = try Decoder(name: decoderName, threads: threads) { context in
                     try FFmpegError.check(avcodec_parameters_to_context(context, parameters),
                                           "avcodec_parameters_to_context")
                 }
             } else {
-                decoder = try Decoder(parameters: parameters)
+                decoder = try Decoder(parameters: parameters, threads: threads)
             }
             packet = try Packet()
 

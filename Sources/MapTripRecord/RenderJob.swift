@@ -37,6 +37,10 @@ public struct RenderEnvironment: Sendable {
     public var drawnTiles: DrawnTileCache?
     /// The shortcuts renders take (see `FastPaths`; the CLI reads `MAPTRIP_FAST_PATHS`).
     public var fastPaths: FastPaths = .all
+    /// What becomes of the scene's pictures once loaded, before the first frame (nil: nothing). The
+    /// benchmark decodes the clips' pictures ahead with it, to measure the drawing apart from the
+    /// decoding.
+    public var preparedMedia: (@Sendable (SceneMedia, Scene, FrameFormat) throws -> SceneMedia)?
 
     public init(assets: URL, contact: String? = nil, cacheDirectory: URL? = nil, strictTiles: Bool = false,
                 tileTimeout: Double? = nil, processEnvironment: [String: String] = [:],
@@ -245,7 +249,8 @@ public struct RenderJob {
             }
             part = try stretch.frames(fps: format.fps, frameCount: Timeline(scene: scene, format: format).frameCount).range
         }
-        let media = try SceneMedia.load(for: scene, format: format, sceneFile: self.scene, assets: environment.assets)
+        var media = try SceneMedia.load(for: scene, format: format, sceneFile: self.scene, assets: environment.assets)
+        if let prepare = environment.preparedMedia { media = try prepare(media, scene, format) }
         let baseMap = try Self.baseMap(for: scene, format: format, sceneFile: self.scene, environment: environment)
         let recorder = try Recorder(scene: scene, format: format, baseMap: baseMap, media: media,
                                     fastPaths: environment.fastPaths)

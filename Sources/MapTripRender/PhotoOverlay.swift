@@ -6,22 +6,33 @@ import Pango
 
 /// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box; or
 /// the place's clip on the same card, its picture at the second the card's value says.
-public final class PhotoOverlay: Overlay {
+public final class PhotoOverlay: OverlayFastPaths {
+    private let cards = CardPictures()
+
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
+        for mark in try marks(frame) ?? [] { mark.paint(in: cr) }
+    }
+
+    /// Each card as one picture: a soft shadow, the white frame, then the photo or the clip's picture,
+    /// painted at the card's opacity.
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
         let layout = frame.layout
+        var marks: [Mark] = []
         for value in frame.values.cards {
-            let image: ImageSurface, aspect: Double
+            let image: ImageSurface, aspect: Double, still: AnyHashable?
             switch value.cue {
             case .photo(let i):
                 guard let photo = frame.media.photos[i] else { continue }
                 image = photo
                 aspect = Double(photo.width) / Double(photo.height)
+                still = i
             case .clip(let i):
                 guard let clip = frame.media.clips[i] else { continue }
                 image = try clip.picture(at: value.seconds ?? 0)
                 aspect = clip.aspect
+                still = nil
             default:
                 continue
             }
@@ -29,36 +40,34 @@ public final class PhotoOverlay: Overlay {
             let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
-            let shadow = layout.size(6)
-            cr.save()
-            // The group bounded to the card and its shadow (whole pixels): a group's extents are
-            // otherwise the clip's, the whole frame, and a frame drawn into I420 blends all of it.
-            cr.rectangle(whole: Box(minX: box.minX, minY: box.minY, maxX: box.maxX + shadow / 2, maxY: box.maxY + shadow))
-            cr.clip()
-            cr.pushGroup()
-            // A soft shadow, the white frame, then the picture.
-            cr.roundedRectangle(box.minX + shadow / 2, box.minY + shadow, box.maxX - box.minX, box.maxY - box.minY,
-                                radius: layout.size(8))
-            cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.28))
-            cr.fill()
-            cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: layout.size(8))
-            cr.setSource(Color(red: 1, green: 1, blue: 1))
-            cr.fill()
-            let w = inner.maxX - inner.minX, h = inner.maxY - inner.minY
-            cr.save()
-            cr.rectangle(inner.minX, inner.minY, w, h)
-            cr.clip()
-            let sx = w / Double(image.width), sy = h / Double(image.height)
-            if case .clip = value.cue, abs(sx - 1) < 0.02, abs(sy - 1) < 0.02 {
-                // A clip's picture is made at the card's size (`SceneMedia`): drawn on whole pixels, not
-                // resampled every frame.
-                cr.paintPicture(image, x: inner.minX.rounded(), y: inner.minY.rounded(), scaleX: 1, scaleY: 1)
-            } else {
-                cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: sx, scaleY: sy)
-            }
-            cr.restore()
-            cr.paintGroup(alpha: value.opacity)
+            let shadow = layout.size(6), radius = layout.size(8)
+            // The card and its shadow.
+            let bounds = Box(minX: box.minX, minY: box.minY, maxX: box.maxX + shadow / 2, maxY: box.maxY + shadow)
+            let mark = try cards.mark(bounds: bounds, geometry: [box.minX, box.minY, box.maxX, box.maxY, shadow, radius],
+                                      still: still, alpha: value.opacity, under: { cr in
+                cr.roundedRectangle(box.minX + shadow / 2, box.minY + shadow, box.maxX - box.minX, box.maxY - box.minY,
+                                    radius: radius)
+                cr.setSource(Color(red: 0, green: 0, blue: 0, alpha: 0.28))
+                cr.fill()
+                cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: radius)
+                cr.setSource(Color(red: 1, green: 1, blue: 1))
+                cr.fill()
+            }, picture: { cr in
+                let w = inner.maxX - inner.minX, h = inner.maxY - inner.minY
+                cr.rectangle(inner.minX, inner.minY, w, h)
+                cr.clip()
+                let sx = w / Double(image.width), sy = h / Double(image.height)
+                if case .clip = value.cue, abs(sx - 1) < 0.02, abs(sy - 1) < 0.02 {
+                    // A clip's picture is made at the card's size (`SceneMedia`): drawn on whole pixels,
+                    // not resampled every frame.
+                    cr.paintPicture(image, x: inner.minX.rounded(), y: inner.minY.rounded(), scaleX: 1, scaleY: 1)
+                } else {
+                    cr.paintPicture(image, x: inner.minX, y: inner.minY, scaleX: sx, scaleY: sy)
+                }
+            })
+            marks.append(mark)
         }
+        return marks
     }
 }
 

@@ -202,14 +202,26 @@ public final class TownsOverlay: OverlayFastPaths {
 
     public init(places: PlacesOverlay?) { self.places = places }
 
+    /// The last placement and what it was made for: a frame at rest places the same towns as the frame
+    /// before it (frames drawn at rest for a clip or a presenter placed them anew each time).
+    private var lastPlacement: (viewport: Viewport, unit: Double, obstacles: [Box], placed: [PlacedTown])?
+    private let lastPlacementLock = NSLock()
+
     /// The towns on `frame` (none when its base map has no towns layer).
     public func placed(_ frame: FrameContext) throws -> [PlacedTown] {
         guard let layer = (frame.baseMap as? ShapefileBaseMap)?.towns else { return [] }
         let ts = layer.style.textStyle, unit = frame.layout.unit
         let obstacles = try places?.tripBoxes(frame) ?? []
-        return try layer.place(frame.viewport, unit: unit, avoiding: obstacles) { name in
+        let viewport = frame.viewport
+        if let last = lastPlacementLock.withLock({ lastPlacement }), last.viewport == viewport, last.unit == unit,
+           last.obstacles == obstacles {
+            return last.placed
+        }
+        let placed = try layer.place(viewport, unit: unit, avoiding: obstacles) { name in
             try text.layout(name, ts, scale: unit).size
         }
+        lastPlacementLock.withLock { lastPlacement = (viewport, unit, obstacles, placed) }
+        return placed
     }
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
