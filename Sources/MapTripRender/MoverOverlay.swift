@@ -101,7 +101,7 @@ public final class ClockOverlay: Overlay {
         guard let clock = frame.values.clock, clock.opacity > 0 else { return }
         let since = frame.scene.playback.start == .together
         let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since)
-        try ReadoutCard.draw(words, text: text, frame: frame, left: frame.layout.safe.minX, bottom: frame.layout.safe.maxY,
+        try ReadoutCard.draw(words, text: text, frame: frame, left: frame.layout.safe.minX, bottom: frame.clockBottom,
                              alpha: clock.opacity, in: cr)
     }
 }
