@@ -57,7 +57,15 @@ public final class ReadoutOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let values = frame.values.readouts, let series = series(frame.scene),
               let box = frame.layout.readoutBox(series.items, clearOf: frame.presenterBox) else { return }
+        // The panel gives way to the end card as it fades in over the outro.
+        let alpha = 1 - frame.values.opacity(of: .end)
+        guard alpha > 0 else { return }
+        if alpha < 1 { cr.pushGroup() }
         try Self.draw(values, series: series, scene: frame.scene, layout: frame.layout, box: box, text: text, in: cr)
+        if alpha < 1 {
+            cr.popGroupToSource()
+            cr.paint(alpha: alpha)
+        }
     }
 
     /// The panel with `values` in `box`.
@@ -167,14 +175,11 @@ extension FrameContext {
         return layout.readoutBox(scene.shownReadouts, clearOf: presenterBox)
     }
 
-    /// The bottom of the clock's card (at the bottom left of the safe area): above the readout panel
-    /// where a card at its full width (`clockWidth`) would meet it.
-    var clockBottom: Double {
+    /// The bottom of the clock's card (at the bottom left of the safe area), `width` wide: above the
+    /// readout panel where it would meet it.
+    func clockBottom(width: Double) -> Double {
         let bottom = layout.safe.maxY
-        guard let panel = readoutBox, panel.minX < layout.safe.minX + layout.size(Self.clockWidth) else { return bottom }
+        guard let panel = readoutBox, panel.minX < layout.safe.minX + width + layout.size(16) else { return bottom }
         return min(bottom, panel.minY - layout.size(16))
     }
-
-    /// The widest the clock's card is, in layout units ("23:59:59 UTC").
-    static let clockWidth = 300.0
 }
