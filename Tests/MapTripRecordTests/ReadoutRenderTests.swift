@@ -65,6 +65,47 @@ struct ReadoutRenderTests {
         }
     }
 
+    @Test func planShowsAFITFilesSensorsAsItsWriterWroteThem() throws {
+        // fit-tool's file (MapTripTracksTests' fixtures) and the values it was written with.
+        let written = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../MapTripTracksTests/Fixtures/written").standardizedFileURL
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: written.appendingPathComponent("expected.json")))
+                               as? [String: Any])
+        let fixes = try #require((all["fit-tool.fit"] as? [String: Any])?["segments"] as? [[[String: Any]]]).flatMap { $0 }
+        let iso = ISO8601DateFormatter()
+        let stamps = try fixes.map { try #require(($0["time"] as? String).flatMap(iso.date(from:))) }
+        let walk = TrackFixture(points: try fixes.map { LonLat(lon: try #require($0["lon"] as? Double), lat: try #require($0["lat"] as? Double)) },
+                                times: stamps.map { $0.timeIntervalSince(stamps[0]) })
+        func channel(_ key: String) -> [Double?] { fixes.map { ($0[key] as? NSNumber)?.doubleValue } }
+        let ride = RideFixture(walk: walk, altitudes: channel("ele"), heartRates: channel("hr"), cadences: channel("cad"),
+                               powers: channel("power"))
+        try Trip.withDirectory("readouts-fit") { dir in
+            try FileManager.default.copyItem(at: written.appendingPathComponent("fit-tool.fit"), to: dir.appendingPathComponent("ride.fit"))
+            let json = """
+                { "video": { "width": 640, "height": 360, "fps": 10 }, "tracks": [ { "file": "ride.fit" } ],
+                  "playback": { "speed": 30 }, "readouts": [ "distance", "altitude", "heartRate", "cadence", "power" ] }
+                """
+            try json.write(to: dir.appendingPathComponent("fit.json"), atomically: true, encoding: .utf8)
+            let result = try CLIProcess.run(["plan", "fit.json", "--json"], in: dir)
+            #expect(result.status == 0, "\(result)")
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let samples = try #require((plan["readouts"] as? [String: Any])?["samples"] as? [[String: Any]])
+            let frames = try #require((plan["playback"] as? [String: Any])?["frames"] as? Int)
+            #expect(samples.count > 10)
+            func number(_ s: [String: Any], _ key: String) throws -> Double { try #require((s[key] as? NSNumber)?.doubleValue, "\(key)") }
+            for s in samples {
+                let n = try #require(s["frame"] as? Int)
+                let e = ride.expected(at: n == frames - 1 ? ride.duration : Double(n) * 30 / 10)
+                // FIT keeps positions in semicircles (1 cm) and altitude in fifths of a metre.
+                #expect(abs(try number(s, "km") - e.km) < 1e-4, "frame \(n)")
+                #expect(abs(try number(s, "altitude") - e.altitude!) <= 0.2, "frame \(n)")
+                #expect(abs(try number(s, "heartRate") - e.heartRate!) < 1e-4, "frame \(n)")
+                #expect(abs(try number(s, "cadence") - e.cadence!) < 1e-4, "frame \(n)")
+                #expect(abs(try number(s, "power") - e.power!) < 1e-4, "frame \(n)")
+            }
+        }
+    }
+
     /// The panel's pixels that differ by more than 48 in a channel between a decoded frame and a surface.
     static func differing(_ image: BGRAImage, _ surface: ImageSurface, in box: Box) -> Int {
         surface.flush()

@@ -10,6 +10,16 @@ public struct RideFixture: Sendable {
     public var altitudes: [Double?]
     public var heartRates: [Double?]
     public var cadences: [Double?]
+    public var powers: [Double?] = []
+
+    /// A recording's fixes and channels as its writer wrote them.
+    public init(walk: TrackFixture, altitudes: [Double?], heartRates: [Double?], cadences: [Double?], powers: [Double?]) {
+        self.walk = walk
+        self.altitudes = altitudes
+        self.heartRates = heartRates
+        self.cadences = cadences
+        self.powers = powers
+    }
 
     public init(seed: UInt64, count: Int = 240, start: LonLat = LonLat(lon: 24.94, lat: 60.17)) {
         walk = TrackFixture.walk(seed: seed, count: count, start: start, stepKm: 0.03)
@@ -67,7 +77,7 @@ public struct RideFixture: Sendable {
 
     public struct Expected: Sendable {
         public var elapsed: Double, km: Double, kmh: Double
-        public var altitude: Double?, heartRate: Double?, cadence: Double?
+        public var altitude: Double?, heartRate: Double?, cadence: Double?, power: Double?
     }
 
     /// Seconds from the first fix to the last.
@@ -84,6 +94,7 @@ public struct RideFixture: Sendable {
         let kmh = b > a ? (Self.linear(distance, b)! - Self.linear(distance, a)!) / (b - a) * 3600 : 0
         func channel(_ c: [Double?]) -> [(Double, Double)] { zip(times, c).compactMap { t, v in v.map { (t, $0) } } }
         return Expected(elapsed: t, km: Self.linear(distance, t)!, kmh: kmh, altitude: Self.linear(channel(altitudes), t),
-                        heartRate: Self.linear(channel(heartRates), t), cadence: Self.linear(channel(cadences), t))
+                        heartRate: Self.linear(channel(heartRates), t), cadence: Self.linear(channel(cadences), t),
+                        power: Self.linear(channel(powers), t))
     }
 }
