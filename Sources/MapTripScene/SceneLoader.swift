@@ -280,7 +280,13 @@ private struct SceneBuilder {
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
-        if let list = checked["readouts"] { readouts(list, checked["units"], &scene) }
+        if let list = checked["readouts"] {
+            readouts(list, checked["units"], &scene)
+        } else if let units = checked["units"]?.json {
+            warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
+                                       message: "units is ignored: they are the readouts', and the scene has none",
+                                       hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
+        }
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
     }
@@ -1134,16 +1140,24 @@ extension SceneBuilder {
                          hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ], or remove \"readouts\"")
             return
         }
-        scene.readouts = items.compactMap { $0 }
         scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
         let track = scene.tracks[scene.readoutTrack]
         for (k, item) in items.enumerated() {
-            guard let item, !item.isRecorded(in: track.geometry), let value = list.elements?[k]?.json else { continue }
-            let what = item == .profile ? "altitudes" : item.label.lowercased()
-            warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
-                                       path: JSONPath.appending(index: k, to: "readouts"),
-                                       message: "\(item.rawValue) is not shown: track '\(track.file)' has no \(what)",
-                                       hint: "use a recording with them, or remove \"\(item.rawValue)\""))
+            guard let item, let value = list.elements?[k]?.json else { continue }
+            func warn(_ message: String, hint: String) {
+                warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
+                                           path: JSONPath.appending(index: k, to: "readouts"), message: message, hint: hint))
+            }
+            if scene.readouts.contains(item) {
+                warn("\(item.rawValue) is listed twice: it is shown once", hint: "remove this one")
+                continue
+            }
+            scene.readouts.append(item)
+            if !item.isRecorded(in: track.geometry) {
+                let what = item == .profile ? "altitudes" : item.label.lowercased()
+                warn("\(item.rawValue) is not shown: track '\(track.file)' has no \(what)",
+                     hint: "use a recording that has them, or remove \"\(item.rawValue)\"")
+            }
         }
     }
 }

@@ -39,4 +39,17 @@ struct ReadoutSceneTests {
         let scene = try #require(report.scene)
         #expect(scene.readoutTrack == 0 && scene.shownReadouts == [.speed] && scene.units == .metric)
     }
+
+    @Test func aRepeatedReadoutAndUnitsWithoutReadoutsAreWarnings() throws {
+        let twice = try PlaybackSceneTests.check("""
+            { "tracks": [ { "file": "ride.gpx" } ], "readouts": [ "speed", "cadence", "speed" ] }
+            """, files: Self.files)
+        #expect(twice.errors.isEmpty && twice.warnings.map(\.path) == ["readouts[2]"], "\(twice.warnings)")
+        #expect(twice.scene?.readouts == [.speed, .cadence])
+        let units = try PlaybackSceneTests.check("""
+            { "tracks": [ { "file": "ride.gpx" } ], "units": "imperial" }
+            """, files: Self.files)
+        #expect(units.errors.isEmpty && units.warnings.map(\.path) == ["units"], "\(units.warnings)")
+        #expect(units.scene?.readouts == [])
+    }
 }
