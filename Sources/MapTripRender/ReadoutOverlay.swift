@@ -41,7 +41,12 @@ extension FrameLayout {
 /// tabular figures (the digits do not jitter as they change), and its unit; and the whole track's
 /// elevation profile, the travelled part in the mover's colour, a mark where the mover is.
 public final class ReadoutOverlay: Overlay {
+    /// The labels and units (a few, kept), and the values (new ones every frame: started afresh once
+    /// `valueLayouts` are kept, so that a long ride does not keep a layout of every value it showed).
     private let text = TextCache()
+    private var values = TextCache()
+    static let valueLayouts = 256
+    var keptValueLayouts: Int { values.layoutCount }
     private var made: (tracks: [PlaybackTrack], readouts: [ReadoutItem], units: Units, series: ReadoutSeries?)?
 
     public init() {}
@@ -61,7 +66,9 @@ public final class ReadoutOverlay: Overlay {
         let alpha = 1 - frame.values.opacity(of: .end)
         guard alpha > 0 else { return }
         if alpha < 1 { cr.pushGroup() }
-        try Self.draw(values, series: series, scene: frame.scene, layout: frame.layout, box: box, text: text, in: cr)
+        if self.values.layoutCount > Self.valueLayouts { self.values = TextCache() }
+        try Self.draw(values, series: series, scene: frame.scene, layout: frame.layout, box: box, text: text,
+                      numbers: self.values, in: cr)
         if alpha < 1 {
             cr.popGroupToSource()
             cr.paint(alpha: alpha)
@@ -70,7 +77,7 @@ public final class ReadoutOverlay: Overlay {
 
     /// The panel with `values` in `box`.
     static func draw(_ values: ReadoutValues, series: ReadoutSeries, scene: Scene, layout: FrameLayout, box: Box,
-                     text: TextCache, in cr: Context) throws {
+                     text: TextCache, numbers: TextCache, in cr: Context) throws {
         let card = scene.style.caption
         cr.save()
         defer { cr.restore() }
@@ -96,9 +103,9 @@ public final class ReadoutOverlay: Overlay {
             text.draw(l, label, x: x, y: y, scale: layout.unit, in: cr)
             guard let (value, unitText) = values.text(item, units: series.units) else { continue }
             // The value's and the unit's baselines on one line, under the label.
-            let v = try text.layout(value, number, scale: layout.unit, in: cr)
+            let v = try numbers.layout(value, number, scale: layout.unit, in: cr)
             let baseline = y + layout.size(22) + Double(v.baseline)
-            text.draw(v, number, x: x, y: baseline - Double(v.baseline), scale: layout.unit, in: cr)
+            numbers.draw(v, number, x: x, y: baseline - Double(v.baseline), scale: layout.unit, in: cr)
             if !unitText.isEmpty {
                 let u = try text.layout(unitText, unit, scale: layout.unit, in: cr)
                 text.draw(u, unit, x: x + v.size.width + layout.size(6), y: baseline - Double(u.baseline), scale: layout.unit, in: cr)

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import MapTripGeometry
 import MapTripScene
+import MapTripTime
+import TestSupport
 @testable import MapTripRender
 
 /// Where the readout panel goes: inside the safe area in every frame shape, at its bottom right, above a
@@ -36,5 +38,27 @@ struct ReadoutLayoutTests {
         #expect(!beside.overlaps(try #require(left.presenter)))
         #expect((beside == box) == !box.overlaps(try #require(left.presenter)))
         if !layout.isPortrait { #expect(beside == box) }
+    }
+
+    @Test func aLongRideKeepsABoundedNumberOfValueLayouts() throws {
+        let ride = RideFixture(seed: 81, count: 400)
+        var geometry = TrackGeometry(points: ride.walk.points, times: ride.walk.times, start: TrackFixture.start)
+        geometry.altitudes = ride.altitudes
+        geometry.heartRates = ride.heartRates
+        var scene = Scene(video: Video(width: 320, height: 180, fps: 30), places: [])
+        scene.tracks = [PlaybackTrack(file: "ride.gpx", name: "ride", color: PlaybackTrack.palette[0], geometry: geometry)]
+        scene.playback = Playback(speed: 5)
+        scene.readouts = [.speed, .distance, .elapsed, .altitude, .heartRate]
+        let timeline = Timeline(scene: scene)
+        let overlay = ReadoutOverlay()
+        let renderer = try FrameRenderer(scene: scene, baseMap: TransparentBaseMap(), overlays: [overlay])
+        #expect(timeline.frameCount > 1000)
+        var most = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 2) {
+            try renderer.render(timeline.values(at: n))
+            most = max(most, overlay.keptValueLayouts)
+        }
+        // Every frame shows new values (the elapsed time at least), yet at most the bound is kept.
+        #expect(most > ReadoutOverlay.valueLayouts / 2 && most <= ReadoutOverlay.valueLayouts + 5, "\(most)")
     }
 }
