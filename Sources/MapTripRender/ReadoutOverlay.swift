@@ -59,32 +59,37 @@ public final class ReadoutOverlay: Overlay {
         return series
     }
 
+    /// What does not change from frame to frame, drawn once: the panel with its labels and the faint
+    /// whole profile, and the profile in the mover's colour (shown up to the mover).
+    private var still: (key: StillKey, panel: ImageSurface, travelled: ImageSurface?)?
+    private struct StillKey: Equatable {
+        var box: Box, items: [ReadoutItem], unit: Double, track: Int
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let values = frame.values.readouts, let series = series(frame.scene),
               let box = frame.layout.readoutBox(series.items, clearOf: frame.presenterBox) else { return }
         // The panel gives way to the end card as it fades in over the outro.
         let alpha = 1 - frame.values.opacity(of: .end)
         guard alpha > 0 else { return }
-        if alpha < 1 { cr.pushGroup() }
+        let key = StillKey(box: box, items: series.items, unit: frame.layout.unit, track: series.track)
+        if still?.key != key { still = try Self.still(series, scene: frame.scene, layout: frame.layout, box: box, text: text).map { (key, $0.0, $0.1) } }
+        guard let still else { return }
         if self.values.layoutCount > Self.valueLayouts { self.values = TextCache() }
-        try Self.draw(values, series: series, scene: frame.scene, layout: frame.layout, box: box, text: text,
-                      numbers: self.values, in: cr)
+        cr.save()
+        defer { cr.restore() }
+        if alpha < 1 { cr.pushGroup() }
+        try Self.draw(values, series: series, scene: frame.scene, layout: frame.layout, box: box, still: (still.panel, still.travelled),
+                      text: text, numbers: self.values, in: cr)
         if alpha < 1 {
             cr.popGroupToSource()
             cr.paint(alpha: alpha)
         }
     }
 
-    /// The panel with `values` in `box`.
-    static func draw(_ values: ReadoutValues, series: ReadoutSeries, scene: Scene, layout: FrameLayout, box: Box,
-                     text: TextCache, numbers: TextCache, in cr: Context) throws {
+    /// The label and value styles, and where cell k's label sits.
+    static func styles(_ scene: Scene) -> (label: TextStyle, number: TextStyle, unit: TextStyle) {
         let card = scene.style.caption
-        cr.save()
-        defer { cr.restore() }
-        cr.newPath()
-        cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: layout.size(12))
-        cr.setSource(card.background)
-        cr.fill()
         var label = TextStyle(family: scene.style.font, weight: "Semi-Bold", size: 15, color: card.color.withAlpha(card.color.alpha * 0.7),
                               haloWidth: 0)
         label.features = DistanceOverlay.fontFeatures
@@ -93,15 +98,66 @@ public final class ReadoutOverlay: Overlay {
         var unit = number
         unit.weight = "Semi-Bold"
         unit.size = 20
+        return (label, number, unit)
+    }
+
+    static func cellOrigin(_ k: Int, box: Box, layout: FrameLayout) -> (x: Double, y: Double) {
         let pad = layout.size(FrameLayout.readoutPad)
-        let cellW = layout.size(FrameLayout.readoutCell.width), cellH = layout.size(FrameLayout.readoutCell.height)
-        let cells = series.items.filter { $0 != .profile }
-        for (k, item) in cells.enumerated() {
-            let x = box.minX + pad + Double(k % FrameLayout.readoutColumns) * cellW
-            let y = box.minY + pad + Double(k / FrameLayout.readoutColumns) * cellH
-            let l = try text.layout(item.label, label, scale: layout.unit, in: cr)
-            text.draw(l, label, x: x, y: y, scale: layout.unit, in: cr)
+        return (box.minX + pad + Double(k % FrameLayout.readoutColumns) * layout.size(FrameLayout.readoutCell.width),
+                box.minY + pad + Double(k / FrameLayout.readoutColumns) * layout.size(FrameLayout.readoutCell.height))
+    }
+
+    /// The profile's box in the panel.
+    static func profileArea(box: Box, layout: FrameLayout) -> Box {
+        let pad = layout.size(FrameLayout.readoutPad)
+        return Box(minX: box.minX + pad, minY: box.maxY - pad - layout.size(FrameLayout.readoutProfile),
+                   maxX: box.maxX - pad, maxY: box.maxY - pad)
+    }
+
+    /// The panel's still parts, in pictures the size of `box` (its top left at their origin): the card,
+    /// its labels and the faint whole profile; and the whole profile in the mover's colour (nil without one).
+    static func still(_ series: ReadoutSeries, scene: Scene, layout: FrameLayout, box: Box, text: TextCache) throws
+        -> (ImageSurface, ImageSurface?)? {
+        let w = Int((box.maxX - box.minX).rounded(.up)), h = Int((box.maxY - box.minY).rounded(.up))
+        guard w > 0, h > 0 else { return nil }
+        let card = scene.style.caption, (label, _, _) = styles(scene)
+        let hasProfile = series.items.contains(.profile) && series.profile.count > 1
+        let area = profileArea(box: box, layout: layout)
+        let panel = try ImageSurface(width: w, height: h)
+        try panel.withContext { cr in
+            cr.translate(-box.minX, -box.minY)
+            cr.newPath()
+            cr.roundedRectangle(box.minX, box.minY, box.maxX - box.minX, box.maxY - box.minY, radius: layout.size(12))
+            cr.setSource(card.background)
+            cr.fill()
+            for (k, item) in series.items.filter({ $0 != .profile }).enumerated() {
+                let (x, y) = cellOrigin(k, box: box, layout: layout)
+                let l = try text.layout(item.label, label, scale: layout.unit, in: cr)
+                text.draw(l, label, x: x, y: y, scale: layout.unit, in: cr)
+            }
+            if hasProfile { profileShape(series, in: area, layout: layout, cr); cr.setSource(card.color.withAlpha(0.18)); cr.fill() }
+        }
+        guard hasProfile else { return (panel, nil) }
+        let travelled = try ImageSurface(width: w, height: h)
+        try travelled.withContext { cr in
+            cr.translate(-box.minX, -box.minY)
+            profileShape(series, in: area, layout: layout, cr)
+            cr.setSource(scene.tracks[series.track].color.withAlpha(0.85))
+            cr.fill()
+        }
+        return (panel, travelled)
+    }
+
+    /// The panel with `values` in `box`: its still parts, the profile travelled up to the mover and the
+    /// mark there, and the values with their units.
+    static func draw(_ values: ReadoutValues, series: ReadoutSeries, scene: Scene, layout: FrameLayout, box: Box,
+                     still: (panel: ImageSurface, travelled: ImageSurface?), text: TextCache, numbers: TextCache, in cr: Context) throws {
+        let (_, number, unit) = styles(scene)
+        cr.setSource(still.panel, x: box.minX, y: box.minY)
+        cr.paint()
+        for (k, item) in series.items.filter({ $0 != .profile }).enumerated() {
             guard let (value, unitText) = values.text(item, units: series.units) else { continue }
+            let (x, y) = cellOrigin(k, box: box, layout: layout)
             // The value's and the unit's baselines on one line, under the label.
             let v = try numbers.layout(value, number, scale: layout.unit, in: cr)
             let baseline = y + layout.size(22) + Double(v.baseline)
@@ -111,46 +167,20 @@ public final class ReadoutOverlay: Overlay {
                 text.draw(u, unit, x: x + v.size.width + layout.size(6), y: baseline - Double(u.baseline), scale: layout.unit, in: cr)
             }
         }
-        guard series.items.contains(.profile), series.profile.count > 1 else { return }
-        let top = box.maxY - pad - layout.size(FrameLayout.readoutProfile)
-        let area = Box(minX: box.minX + pad, minY: top, maxX: box.maxX - pad, maxY: box.maxY - pad)
-        drawProfile(series, km: values.km, color: scene.tracks[series.track].color, ink: card.color, in: area, layout: layout, cr)
-    }
-
-    /// The elevation profile in `area`: the whole track faint, the part up to `km` in `color`, a
-    /// vertical line and a dot where the mover is.
-    static func drawProfile(_ series: ReadoutSeries, km: Double, color: Color, ink: Color, in area: Box,
-                            layout: FrameLayout, _ cr: Context) {
-        let profile = series.profile
-        let lo = profile.map(\.metres).min() ?? 0, hi = profile.map(\.metres).max() ?? 0
-        let span = max(hi - lo, 1), length = max(series.lengthKm, 1e-9)
-        let inset = layout.size(6)
-        func x(_ k: Double) -> Double { area.minX + (area.maxX - area.minX) * min(max(k / length, 0), 1) }
-        func y(_ m: Double) -> Double { area.maxY - inset - (area.maxY - area.minY - 2 * inset) * (m - lo) / span }
-        /// The profile's outline down to the area's bottom, from its start to `upTo` km.
-        func shape(upTo end: Double) {
-            cr.newPath()
-            cr.move(to: x(0), area.maxY)
-            var last = profile[0]
-            for p in profile where p.km <= end {
-                cr.line(to: x(p.km), y(p.metres))
-                last = p
-            }
-            if end < length, let next = profile.first(where: { $0.km > end }), next.km > last.km {
-                let m = last.metres + (next.metres - last.metres) * (end - last.km) / (next.km - last.km)
-                cr.line(to: x(end), y(m))
-            }
-            cr.line(to: x(min(end, length)), area.maxY)
-            cr.closePath()
-        }
-        shape(upTo: length)
-        cr.setSource(ink.withAlpha(0.18))
-        cr.fill()
-        shape(upTo: km)
-        cr.setSource(color.withAlpha(0.85))
-        cr.fill()
+        guard let travelled = still.travelled else { return }
+        let area = profileArea(box: box, layout: layout)
+        let here = profileX(series, km: values.km, in: area)
+        // The travelled part: the coloured profile up to the mover.
+        cr.save()
+        cr.newPath()
+        cr.rectangle(area.minX, area.minY, here - area.minX, area.maxY - area.minY)
+        cr.clip()
+        cr.setSource(travelled, x: box.minX, y: box.minY)
+        cr.paint()
+        cr.restore()
         // You are here.
-        let here = x(km), m = series.values(atKm: km)
+        let ink = scene.style.caption.color, color = scene.tracks[series.track].color
+        let y = profileY(series, metres: series.values(atKm: values.km), in: area, layout: layout)
         cr.newPath()
         cr.move(to: here, area.minY)
         cr.line(to: here, area.maxY)
@@ -159,12 +189,35 @@ public final class ReadoutOverlay: Overlay {
         cr.stroke()
         let r = layout.size(6)
         cr.newPath()
-        cr.arc(x: here, y: y(m), radius: r + layout.size(2))
+        cr.arc(x: here, y: y, radius: r + layout.size(2))
         cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 1))
         cr.fill()
-        cr.arc(x: here, y: y(m), radius: r)
+        cr.arc(x: here, y: y, radius: r)
         cr.setSource(color)
         cr.fill()
+    }
+
+    /// Where `km` along the track is across the profile's area.
+    static func profileX(_ series: ReadoutSeries, km: Double, in area: Box) -> Double {
+        area.minX + (area.maxX - area.minX) * min(max(km / max(series.lengthKm, 1e-9), 0), 1)
+    }
+
+    /// Where `metres` is up the profile's area (the lowest and highest of the track near its bottom and top).
+    static func profileY(_ series: ReadoutSeries, metres: Double, in area: Box, layout: FrameLayout) -> Double {
+        let lo = series.profile.map(\.metres).min() ?? 0, hi = series.profile.map(\.metres).max() ?? 0
+        let inset = layout.size(6)
+        return area.maxY - inset - (area.maxY - area.minY - 2 * inset) * (metres - lo) / max(hi - lo, 1)
+    }
+
+    /// The whole profile's outline, closed along the area's bottom.
+    static func profileShape(_ series: ReadoutSeries, in area: Box, layout: FrameLayout, _ cr: Context) {
+        cr.newPath()
+        cr.move(to: area.minX, area.maxY)
+        for p in series.profile {
+            cr.line(to: profileX(series, km: p.km, in: area), profileY(series, metres: p.metres, in: area, layout: layout))
+        }
+        cr.line(to: area.maxX, area.maxY)
+        cr.closePath()
     }
 }
 
