@@ -42,6 +42,7 @@ picture clips Scenes/clips.json 16.5 960
 picture helsinki Scenes/helsinki.json 8.5 960
 picture ride Scenes/ride.json 8.0 960
 picture chase Scenes/chase.json 10.0 960
+picture ride-readouts Scenes/ride-readouts.json 7.0 960
 picture europe Scenes/europe.json 3.8 960
 picture world Scenes/world.json 7.5 960
 picture relief Scenes/relief.json 6.0 960

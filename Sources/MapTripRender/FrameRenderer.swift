@@ -30,7 +30,7 @@ public final class FrameRenderer {
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
         return [GraticuleOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false), TownsOverlay(places: places), places,
                 VehicleOverlay(), MoverOverlay(drawsLines: false),
-                PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
+                PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ReadoutOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 
     /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,

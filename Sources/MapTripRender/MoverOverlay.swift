@@ -101,8 +101,10 @@ public final class ClockOverlay: Overlay {
         guard let clock = frame.values.clock, clock.opacity > 0 else { return }
         let since = frame.scene.playback.start == .together
         let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since)
-        try ReadoutCard.draw(words, text: text, frame: frame, left: frame.layout.safe.minX, bottom: frame.layout.safe.maxY,
-                             alpha: clock.opacity, in: cr)
+        let left = frame.layout.safe.minX
+        let card = try ReadoutCard.card(words, text: text, frame: frame, in: cr)
+        card.draw(centerX: left + card.width / 2, top: frame.clockBottom(width: card.width) - card.height,
+                  background: frame.scene.style.caption.background, alpha: clock.opacity, unit: frame.layout.unit, text: text, in: cr)
     }
 }
 
@@ -111,6 +113,13 @@ enum ReadoutCard {
     /// Draws `words` on its card with its left edge at `left`, its top at `top` or its bottom at `bottom`.
     static func draw(_ words: String, text: TextCache, frame: FrameContext, left: Double, top: Double? = nil,
                      bottom: Double? = nil, alpha: Double = 1, in cr: Context) throws {
+        let counter = try card(words, text: text, frame: frame, in: cr)
+        counter.draw(centerX: left + counter.width / 2, top: top ?? ((bottom ?? 0) - counter.height),
+                     background: frame.scene.style.caption.background, alpha: alpha, unit: frame.layout.unit, text: text, in: cr)
+    }
+
+    /// The card of `words`, laid out.
+    static func card(_ words: String, text: TextCache, frame: FrameContext, in cr: Context) throws -> TextCard {
         let layout = frame.layout, card = frame.scene.style.caption
         // The theme's own family, its figures all one width ("tnum"), so a number does not jitter as
         // it counts.
@@ -118,8 +127,6 @@ enum ReadoutCard {
                               color: card.color, haloWidth: 0)
         style.features = DistanceOverlay.fontFeatures
         let l = try text.layout(words, style, scale: layout.unit, in: cr)
-        let counter = TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
-        counter.draw(centerX: left + counter.width / 2, top: top ?? ((bottom ?? 0) - counter.height),
-                     background: card.background, alpha: alpha, unit: layout.unit, text: text, in: cr)
+        return TextCard([(l, style)], padX: layout.size(20), padY: layout.size(12), radius: layout.size(10))
     }
 }

@@ -271,6 +271,7 @@ public final class PlacesOverlay: OverlayFastPaths {
         // centred; they fade over labels).
         var obstacles: [Box] = []
         if frame.values.distanceKm != nil { obstacles.append(layout.counterBox(clearOf: frame.presenterBox)) }
+        if let panel = frame.readoutBox { obstacles.append(panel) }
         // ... and of other places' pins (a label's own positions are beside its pin).
         for p in placed.shown {
             obstacles.append(Box(minX: p.x - 11 * p.size, minY: p.y - 34 * p.size, maxX: p.x + 11 * p.size, maxY: p.y))

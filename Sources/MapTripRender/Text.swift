@@ -55,6 +55,8 @@ final class TextCache {
     }
 
     private var layouts: [LayoutKey: Layout] = [:]
+    /// How many layouts are kept (for a cache of text that changes every frame, to start afresh).
+    var layoutCount: Int { layouts.count }
     private var fonts: [FontKey: FontDescription] = [:]
     /// A context of an image surface, untransformed, as the frames' are: for laying out text to be
     /// drawn as a picture (a layout is made for a context's font options and transformation).

@@ -57,6 +57,9 @@ public struct Scene: Equatable, Sendable {
     public var voices = Voices()
     /// A video in a corner of the frame (`presenter`).
     public var presenter: Presenter?
+    /// Live values of a playback's mover on a panel (`readouts`), in `units`.
+    public var readouts: [ReadoutItem] = []
+    public var units: Units = .metric
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }

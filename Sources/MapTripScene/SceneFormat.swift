@@ -476,6 +476,13 @@ public enum SceneFormat {
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
+        Field("readouts", .array(of: .choice(ReadoutItem.allCases.map(\.rawValue), noun: "readout",
+                                             hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
+                                 nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
+                                 what: "an array of readouts", itemHint: nil),
+              "live values of the followed mover (else the first track) on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); for playbacks"),
+        Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
+              default: .string("metric"), "the readouts' units: km/h, m, km, or mph, ft, mi"),
     ], misplaced: [
         "clip": "a place in \"places\"", "muted": "a place in \"places\"", "corner": "presenter", "shape": "presenter",
         "width": "video", "height": "video", "fps": "video", "scale": "video",

@@ -280,6 +280,13 @@ private struct SceneBuilder {
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
+        if let list = checked["readouts"] {
+            readouts(list, checked["units"], &scene)
+        } else if let units = checked["units"]?.json {
+            warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
+                                       message: "units is ignored: they are the readouts', and the scene has none",
+                                       hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
+        }
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
     }
@@ -1120,4 +1127,37 @@ private struct SceneBuilder {
 extension SceneError: LocalizedError {
     /// The same text as `description`, so `error.localizedDescription` reads well too.
     public var errorDescription: String? { description }
+}
+
+/// `readouts` (Readouts.swift).
+extension SceneBuilder {
+    /// `readouts` (and `units`): for a playback only; an item whose data the measured track lacks (no
+    /// altitudes, no heart rate) is a warning at its place in the list, and is not drawn.
+    mutating func readouts(_ list: Checked, _ units: Checked?, _ scene: inout Scene) {
+        let items = (list.elements ?? []).map { $0?.string.flatMap(ReadoutItem.init(rawValue:)) }
+        guard scene.isPlayback else {
+            checker.fail(list.json, "readouts", "readouts measure a playback's mover, and the scene has no tracks",
+                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ], or remove \"readouts\"")
+            return
+        }
+        scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
+        let track = scene.tracks[scene.readoutTrack]
+        for (k, item) in items.enumerated() {
+            guard let item, let value = list.elements?[k]?.json else { continue }
+            func warn(_ message: String, hint: String) {
+                warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
+                                           path: JSONPath.appending(index: k, to: "readouts"), message: message, hint: hint))
+            }
+            if scene.readouts.contains(item) {
+                warn("\(item.rawValue) is listed twice: it is shown once", hint: "remove this one")
+                continue
+            }
+            scene.readouts.append(item)
+            if !item.isRecorded(in: track.geometry) {
+                let what = item == .profile ? "altitudes" : item.label.lowercased()
+                warn("\(item.rawValue) is not shown: track '\(track.file)' has no \(what)",
+                     hint: "use a recording that has them, or remove \"\(item.rawValue)\"")
+            }
+        }
+    }
 }

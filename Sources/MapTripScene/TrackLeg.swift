@@ -10,6 +10,13 @@ public struct TrackGeometry: Equatable, Sendable {
     public var times: [Double]?
     /// When the first point was recorded, when it says (the clock a playback shows).
     public var start: Date?
+    /// What the device recorded beside each position (one per point, nil where a point has none; empty
+    /// when no point has it): metres above sea level, beats and revolutions per minute, watts. The
+    /// playback's readouts (`Scene.readouts`) show them.
+    public var altitudes: [Double?] = []
+    public var heartRates: [Double?] = []
+    public var cadences: [Double?] = []
+    public var powers: [Double?] = []
 
     public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil) {
         self.points = points

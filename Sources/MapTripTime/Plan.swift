@@ -49,6 +49,7 @@ public struct Plan: Sendable {
         }
         out += "]"
         if let playback = playbackJSON() { out += "," + playback }
+        if let readouts = readoutsJSON(includeFrames: includeFrames) { out += "," + readouts }
         if includeFrames {
             out += ",\"cameras\":["
             out.reserveCapacity(out.utf8.count + timeline.frameCount * 64)
@@ -87,6 +88,7 @@ public struct Plan: Sendable {
         }
         lines += TextTable.render(rows, leftAligned: [1])
         lines += playbackLines()
+        lines += readoutLines(includeFrames: includeFrames)
         for slot in timeline.slots {
             guard let voice = slot.place.voice else { continue }
             let rest = timeline.restFrames(of: slot.index)

@@ -10,6 +10,9 @@ extension Timeline {
     /// The share of the frame's width and height kept clear around the tracks (clear of the title,
     /// the clock and the credit).
     public static let playbackMargin = 0.14
+    /// The share of the tracks' height added below them when the frame shows readouts (their panel sits
+    /// at the bottom of the frame).
+    public static let readoutRoom = 0.45
     /// Seconds the title holds over a playback's start before it has faded.
     public static let playbackTitle = 3.0
 
@@ -36,9 +39,11 @@ extension Timeline {
             let w = WebMercator.project(place.position)
             return (minX: w.x, minY: w.y, maxX: w.x, maxY: w.y)
         }
-        let box = boxes.dropFirst().reduce(boxes[0]) {
+        var box = boxes.dropFirst().reduce(boxes[0]) {
             (min($0.minX, $1.minX), min($0.minY, $1.minY), max($0.maxX, $1.maxX), max($0.maxY, $1.maxY))
         }
+        // The readouts' panel sits at the bottom of the frame: the tracks are framed above it.
+        if !scene.shownReadouts.isEmpty { box.maxY += (box.maxY - box.minY) * Self.readoutRoom }
         var camera = Camera.framing(box, margin: Self.playbackMargin, viewWidth: Double(format.width) / format.scale,
                                     viewHeight: Double(format.height) / format.scale)
         camera.zoom = min(max(camera.zoom, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
@@ -66,6 +71,7 @@ extension Timeline {
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout
+        if let readouts { values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track]) }
         values.cards = cardValues(at: n)
         values.presenter = presenterTrack?.value(at: n)
         return values

@@ -144,6 +144,8 @@ public struct FrameValues: Equatable, Sendable {
     /// A playback's movers (`Scene.tracks`), in track order, and its clock.
     public var movers: [MoverValue] = []
     public var clock: ClockValue?
+    /// A playback's readouts (`Scene.readouts`) at the frame's recorded time.
+    public var readouts: ReadoutValues?
     /// The presenter in its corner, while it shows.
     public var presenter: PresenterValue?
 
@@ -225,6 +227,8 @@ public struct Timeline: Sendable {
     public private(set) var placeClips: [Clip?] = []
     /// When the presenter shows (nil: the scene has none).
     public private(set) var presenterTrack: PresenterTrack?
+    /// A playback's readouts (`Scene.readouts`; nil: none), valued at each frame's recorded time.
+    public private(set) var readouts: ReadoutSeries?
 
     /// The frames made (their size and rate), for the map's speed on screen (`screenSpeed`).
     public private(set) var format: FrameFormat?
@@ -247,6 +251,7 @@ public struct Timeline: Sendable {
         }
         cameraTrack = CameraTrack(scene: scene, timeline: self, format: format)
         placeClips = scene.places.map(\.clip)
+        readouts = scene.isPlayback ? ReadoutSeries(scene: scene) : nil
         if let presenter = scene.presenter {
             presenterTrack = PresenterTrack(presenter, slots: scene.isPlayback ? [] : slots, frameCount: frameCount,
                                             fps: fps, fade: Self.cardFade * Double(fps))

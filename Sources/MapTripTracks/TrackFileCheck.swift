@@ -30,6 +30,16 @@ public struct TrackFileCheck: TrackChecking {
         }
         let stamps = points.compactMap(\.time)
         let times = stamps.count == points.count ? stamps.map { $0.timeIntervalSince(stamps[0]) } : nil
-        return (TrackGeometry(points: points.map(\.lonLat), times: times, start: times == nil ? nil : stamps[0]), [], reading.diagnostics.map(said))
+        var geometry = TrackGeometry(points: points.map(\.lonLat), times: times, start: times == nil ? nil : stamps[0])
+        /// One value per point, or none when no point has one.
+        func channel(_ value: (TrackPoint) -> Double?) -> [Double?] {
+            let values = points.map(value)
+            return values.contains { $0 != nil } ? values : []
+        }
+        geometry.altitudes = channel(\.altitude)
+        geometry.heartRates = channel { $0.heartRate.map(Double.init) }
+        geometry.cadences = channel { $0.cadence.map(Double.init) }
+        geometry.powers = channel { $0.power.map(Double.init) }
+        return (geometry, [], reading.diagnostics.map(said))
     }
 }

@@ -77,7 +77,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + clips + audio + voices + outputsAndOptions + outputFaults + tracks
-        + camera
+        + camera + readouts
 
     /// A recording with a time at each of its two points.
     static let timedRide = gpx(#"<trk><trkseg><trkpt lat="37.6" lon="127"><time>2024-01-01T00:00:00Z</time></trkpt>"#
@@ -98,6 +98,19 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "The camera", what: "A keyframe beyond the trip's end",
                   files: ["scene.json": scene(place, #" "camera": { "keyframes": [ { "t": 0, "lon": 127, "lat": 37, "zoom": 5 }, { "t": 4 } ] },"#)],
                   arguments: render(), message: #"maptrip: error: scene.json:1:83: camera.keyframes[1].t: t 4 is beyond the trip's end: its last frame is at 2.967 s (move the keyframe, or lengthen the trip with longer dwells or an outro)"#),
+    ]
+
+    /// A playback's readouts (`readouts`, `units`; README "Readouts").
+    static let readouts: [ErrorCase] = [
+        ErrorCase(group: "Readouts", what: "Readouts in a scene without tracks",
+                  files: ["scene.json": scene(place, #" "readouts": [ "speed" ],"#)],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:15: readouts: readouts measure a playback's mover, and the scene has no tracks (add "tracks": [ { "file": "ride.gpx" } ], or remove "readouts")"#),
+        ErrorCase(group: "Readouts", what: "A readout maptrip does not know",
+                  files: ["scene.json": text(#"{ "tracks": [ { "file": "ride.gpx" } ], "readouts": [ "speed", "hr" ] }"#), "ride.gpx": timedRide],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:64: readouts[1]: unknown readout 'hr' (use "speed", "altitude", "distance", "elapsed", "heartRate", "cadence", "power" or "profile")"#),
+        ErrorCase(group: "Readouts", what: "Units that are neither metric nor imperial",
+                  files: ["scene.json": text(#"{ "tracks": [ { "file": "ride.gpx" } ], "readouts": [ "speed" ], "units": "nautical" }"#), "ride.gpx": timedRide],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:75: units: unknown units 'nautical' (use "metric" or "imperial")"#),
     ]
 
     /// A FIT file of MapTripTracksTests' fixtures (python-fitparse's test files).
