@@ -266,6 +266,7 @@ private struct SceneBuilder {
         if let list = checked["places"]?.elements {
             placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
         }
+        looks(&scene, checked)
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] {
             scene.audio = self.audio(audio)
@@ -746,7 +747,75 @@ private struct SceneBuilder {
         if let v = c["dash"]?.elements { r.dash = v.compactMap { $0?.number } }
         if let v = c["outline"]?.string.flatMap(Color.init(hex:)) { r.outline = v.alpha > 0 ? v : nil }
         if let v = c["travelled"]?["color"]?.string.flatMap(Color.init(hex:)) { r.travelledColor = v }
+        if let by = c["colorBy"]?.string.flatMap(RouteColoring.Quantity.init(rawValue:)) {
+            r.coloring = RouteColoring(by: by, palette: c["palette"]?.string.flatMap(RoutePalette.init(rawValue:)),
+                                       range: Self.range(c["range"]))
+        }
         return r
+    }
+
+    /// A route's `range` when it is [min, max] with min below max (else nil: `looks` reports it).
+    static func range(_ c: Checked?) -> ClosedRange<Double>? {
+        guard let items = c?.elements, items.count == 2, let lo = items[0]?.number, let hi = items[1]?.number,
+              lo < hi else { return nil }
+        return lo...hi
+    }
+
+    /// Route colours, background tracks, privacy zones and units (`RouteColoring`): a route's `range`
+    /// must be [min, max]; a recording coloured by a value must hold it; background files are read as
+    /// track files are.
+    mutating func looks(_ scene: inout Scene, _ checked: Checked) {
+        scene.units = checked["units"]?.string.flatMap(Units.init(rawValue:)) ?? .metric
+        var routes: [(Checked, String)] = []
+        if let r = checked["route"] { routes.append((r, checked.path(of: "route") ?? "route")) }
+        if let r = checked["style"]?["route"] { routes.append((r, checked["style"]?.path(of: "route") ?? "style.route")) }
+        for (i, place) in (checked["places"]?.elements ?? []).enumerated() {
+            if let r = place?["route"] {
+                routes.append((r, place?.path(of: "route") ?? JSONPath.appending(key: "route", to: JSONPath.appending(index: i, to: "places"))))
+            }
+        }
+        for (r, path) in routes {
+            if let range = r["range"], Self.range(range) == nil {
+                checker.fail(range.json, r.path(of: "range") ?? JSONPath.appending(key: "range", to: path),
+                             "range must be two numbers, the lower first, such as [0, 40]",
+                             hint: "the values at the palette's ends, in the scene's units")
+            }
+            if r["colorBy"] == nil, let key = ["palette", "range"].first(where: { r[$0] != nil }), let v = r[key] {
+                warnings.append(SceneError(file: checker.file, line: v.json.position.line, column: v.json.position.column,
+                                           path: r.path(of: key) ?? path, message: "\(key) is ignored: the route has no colorBy",
+                                           hint: "add \"colorBy\": \"speed\", \"elevation\" or \"gradient\""))
+            }
+        }
+        // A coloured line needs its value in the recording.
+        if let coloring = scene.route.coloring {
+            for (i, track) in scene.tracks.enumerated() {
+                guard let lacking = coloring.missing(in: track.geometry) else { continue }
+                let c = checked["tracks"]?.elements?[i]
+                checker.fail(c?["file"]?.json ?? checked.json, c?.path(of: "file") ?? JSONPath.appending(index: i, to: "tracks"),
+                             "track '\(track.file)' has no \(lacking), and the route is coloured by \(coloring.by.rawValue)",
+                             hint: "use a recording with \(lacking), or another \"colorBy\"")
+            }
+        }
+        for (i, place) in scene.places.enumerated() {
+            guard let track = place.track, let coloring = scene.route(into: i)?.coloring,
+                  let lacking = coloring.missing(in: track.geometry) else { continue }
+            let c = checked["places"]?.elements?[i]
+            checker.fail(c?["track"]?.json ?? checked.json,
+                         c?.path(of: "track") ?? JSONPath.appending(key: "track", to: JSONPath.appending(index: i, to: "places")),
+                         "track '\(track.file)' has no \(lacking), and its route is coloured by \(coloring.by.rawValue)",
+                         hint: "use a recording with \(lacking), or another \"colorBy\"")
+        }
+        for (i, item) in (checked["backgroundTracks"]?.elements ?? []).enumerated() {
+            guard let item, let file = item.string else { continue }
+            if let geometry = readTrack(file, item.json, JSONPath.appending(index: i, to: "backgroundTracks")) {
+                scene.backgroundTracks.append(BackgroundTrack(file: file, geometry: geometry))
+            }
+        }
+        for item in checked["privacy"]?.elements ?? [] {
+            guard let item, let lat = item["lat"]?.number, let lon = item["lon"]?.number,
+                  let radius = item["radius"]?.number else { continue }
+            scene.privacy.append(PrivacyZone(center: LonLat(lon: lon, lat: lat), radius: radius))
+        }
     }
 
     /// What places say beyond where they are: zoom (given, from a span, or automatic), flight

@@ -10,11 +10,15 @@ public struct TrackGeometry: Equatable, Sendable {
     public var times: [Double]?
     /// When the first point was recorded, when it says (the clock a playback shows).
     public var start: Date?
+    /// Metres above sea level, one per point (a point the file gives none taken from its neighbours);
+    /// nil when no point has one.
+    public var altitudes: [Double]?
 
-    public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil) {
+    public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil, altitudes: [Double]? = nil) {
         self.points = points
         self.times = times
         self.start = start
+        self.altitudes = altitudes?.count == points.count ? altitudes : nil
     }
 
     /// The great-circle length of the recording, km.

@@ -30,6 +30,7 @@ public struct TrackFileCheck: TrackChecking {
         }
         let stamps = points.compactMap(\.time)
         let times = stamps.count == points.count ? stamps.map { $0.timeIntervalSince(stamps[0]) } : nil
-        return (TrackGeometry(points: points.map(\.lonLat), times: times, start: times == nil ? nil : stamps[0]), [], reading.diagnostics.map(said))
+        return (TrackGeometry(points: points.map(\.lonLat), times: times, start: times == nil ? nil : stamps[0],
+                              altitudes: TrackGeometry.filled(points.map(\.altitude))), [], reading.diagnostics.map(said))
     }
 }
