@@ -110,9 +110,6 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
     static let trackHint = " (maptrip reads GPX, TCX, FIT, KML, KMZ and GeoJSON)"
 
-    /// A timed ride without heights, for the route looks' rows.
-    static let timedRide = gpx("<trk><trkseg><trkpt lat=\"37.6\" lon=\"127\"><time>2024-05-01T09:30:00Z</time></trkpt>"
-                               + "<trkpt lat=\"37.7\" lon=\"127.1\"><time>2024-05-01T09:40:00Z</time></trkpt></trkseg></trk>")
     static func looksScene(_ extra: String) -> [UInt8] { text(#"{ "tracks": [ { "file": "ride.gpx" } ], "# + extra + " }") }
 
     /// Route colours, background tracks and privacy zones (README: Route colours, background tracks and privacy zones).

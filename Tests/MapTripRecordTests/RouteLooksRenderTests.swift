@@ -86,6 +86,39 @@ struct RouteLooksRenderTests {
         return abs(Int(p.r) - Int(q.r)) + abs(Int(p.g) - Int(q.g)) + abs(Int(p.b) - Int(q.b))
     }
 
+    /// Renders the scene through `path` beside it, decoded; the scene loaded and its timeline.
+    static func render(_ sceneURL: URL, _ path: Path) throws -> (scene: Scene, timeline: Timeline, frames: [BGRAImage]) {
+        LibraryLogging.configure(verbose: false)
+        let out = sceneURL.deletingPathExtension().appendingPathExtension(path == .webm ? "webm" : "mp4")
+        var environment = RenderEnvironment(assets: Trip.assets)
+        if path == .fastPathsOff { environment.fastPaths = .none }
+        _ = try RenderJob(scene: sceneURL, output: OutputRequest(path: out.path), environment: environment).run()
+        let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
+        let t = Timeline(scene: scene)
+        let frames = try Trip.decode(out).frames
+        #expect(frames.count == t.frameCount)
+        // The last frame is preview's (with the fast paths on) within the codec's loss, where preview
+        // draws anything over the land: the lines, the legend, the labels.
+        let png = sceneURL.deletingPathExtension().appendingPathExtension("png")
+        _ = try PreviewJob(scene: sceneURL, subject: .time(Double(t.frameCount - 1) / Double(scene.video.fps)), output: png,
+                           environment: RenderEnvironment(assets: Trip.assets)).run()
+        let preview = try ImageDecoder.decode(Data(contentsOf: png))
+        let image = try #require(frames.last)
+        let land = preview.pixel(x: preview.width / 2, y: preview.height / 16)
+        var drawn = 0, total = 0
+        for y in 0..<preview.height {
+            for x in 0..<preview.width {
+                let p = preview.pixel(x: x, y: y), q = image.pixel(x: x, y: y)
+                guard abs(Int(p.r) - Int(land.r)) + abs(Int(p.g) - Int(land.g)) + abs(Int(p.b) - Int(land.b)) > 60 else { continue }
+                drawn += 1
+                total += abs(Int(p.r) - Int(q.r)) + abs(Int(p.g) - Int(q.g)) + abs(Int(p.b) - Int(q.b))
+            }
+        }
+        #expect(drawn > 2000 && Double(total) / Double(drawn) < 30,
+                "\(path): \(drawn) pixels drawn over the land, off preview's by \(Double(total) / Double(max(drawn, 1))) on average")
+        return (scene, t, frames)
+    }
+
     enum Path: String, CaseIterable, CustomTestStringConvertible {
         case mp4 = "H.264 MP4", webm = "VP9 WebM", fastPathsOff = "H.264 MP4, fast paths off"
         var testDescription: String { rawValue }
@@ -97,15 +130,7 @@ struct RouteLooksRenderTests {
             let ride = Self.ride(seed: 5901, start: LonLat(lon: 134.2, lat: -24.2))
             let zone = ride.points[90], radius = 150.0
             let sceneURL = try Self.write(in: dir, zone: zone, radius: radius)
-            LibraryLogging.configure(verbose: false)
-            let out = dir.appendingPathComponent(path == .webm ? "looks.webm" : "looks.mp4")
-            var environment = RenderEnvironment(assets: Trip.assets)
-            if path == .fastPathsOff { environment.fastPaths = .none }
-            _ = try RenderJob(scene: sceneURL, output: OutputRequest(path: out.path), environment: environment).run()
-            let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
-            let t = Timeline(scene: scene)
-            let frames = try Trip.decode(out).frames
-            #expect(frames.count == t.frameCount)
+            let (scene, t, frames) = try Self.render(sceneURL, path)
             let last = frames.count - 1, image = frames[last]
             Trip.dump(frames[0], "looks-\(path)-first")
             Trip.dump(image, "looks-\(path)-last")
@@ -189,15 +214,7 @@ struct RouteLooksRenderTests {
                 """
             let sceneURL = dir.appendingPathComponent("leg.json")
             try json.write(to: sceneURL, atomically: true, encoding: .utf8)
-            LibraryLogging.configure(verbose: false)
-            let out = dir.appendingPathComponent(path == .webm ? "leg.webm" : "leg.mp4")
-            var environment = RenderEnvironment(assets: Trip.assets)
-            if path == .fastPathsOff { environment.fastPaths = .none }
-            _ = try RenderJob(scene: sceneURL, output: OutputRequest(path: out.path), environment: environment).run()
-            let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
-            let t = Timeline(scene: scene)
-            let frames = try Trip.decode(out).frames
-            #expect(frames.count == t.frameCount)
+            let (scene, t, frames) = try Self.render(sceneURL, path)
             let last = frames.count - 1, image = frames[last]
             Trip.dump(image, "leg-\(path)-last")
             let land = (x: Double(scene.video.width) / 2, y: Double(scene.video.height) * 0.06)
