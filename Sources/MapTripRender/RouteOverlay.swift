@@ -66,7 +66,7 @@ public final class RouteOverlay: OverlayFastPaths {
                   let line = frame.routes[leg.place] else { continue }
             let width = layout.size(style.width)
             let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
-            /// Lines cut to the frame and thinned, for a stroke that inks `reach` either side.
+            /// Lines cut down to what the frame shows (a dashed line kept whole) and thinned.
             func finish(_ lines: [[(x: Double, y: Double)]], dashed: Bool) -> [[(x: Double, y: Double)]] {
                 var lines = lines
                 if culls && !dashed {

@@ -786,6 +786,14 @@ private struct SceneBuilder {
                                            hint: "add \"colorBy\": \"speed\", \"elevation\" or \"gradient\""))
             }
         }
+        // A colour by value where no line follows a recording says so.
+        if scene.tracks.isEmpty, !scene.places.contains(where: { $0.track != nil }),
+           let (r, path) = routes.first(where: { $0.0["colorBy"] != nil }), let v = r["colorBy"] {
+            warnings.append(SceneError(file: checker.file, line: v.json.position.line, column: v.json.position.column,
+                                       path: r.path(of: "colorBy") ?? path,
+                                       message: "colorBy is ignored: no line follows a recording",
+                                       hint: "add \"tracks\", or \"track\" on a place"))
+        }
         // A coloured line needs its value in the recording.
         if let coloring = scene.route.coloring {
             for (i, track) in scene.tracks.enumerated() {

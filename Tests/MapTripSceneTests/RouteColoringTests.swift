@@ -67,3 +67,41 @@ struct RouteColoringTests {
         #expect(TrackGeometry.filled([nil, nil]) == nil)
     }
 }
+
+/// The looks' keys as the loader reads them.
+@Suite("Route looks in scenes")
+struct RouteLooksSceneTests {
+    static let places = #""places": [ { "lat": 37.5665, "lon": 126.978 }, { "lat": 35.1796, "lon": 129.0756 } ]"#
+
+    @Test func keysBecomeTheScenesValues() throws {
+        let json = #"{ "units": "imperial", "style": { "route": { "colorBy": "gradient", "range": [-8, 8] } }, "#
+            + #""privacy": [ { "lat": 37.5, "lon": 127, "radius": 500 } ], "# + Self.places + " }"
+        let report = SceneLoader.check(Data(json.utf8), file: "looks.json")
+        let scene = try #require(report.scene, "\(report.errors)")
+        #expect(scene.units == .imperial)
+        #expect(scene.route.coloring == RouteColoring(by: .gradient, palette: .redBlue, range: -8...8))
+        #expect(scene.privacy == [PrivacyZone(center: LonLat(lon: 127, lat: 37.5), radius: 500)])
+        // Colours where no line follows a recording are said to be ignored.
+        #expect(report.warnings.contains { $0.path == "style.route.colorBy" && $0.message.contains("no line follows a recording") },
+                "\(report.warnings)")
+    }
+
+    @Test func aPaletteWithoutColorByIsIgnoredWithAWarning() throws {
+        let json = #"{ "route": { "palette": "magma" }, "# + Self.places + " }"
+        let report = SceneLoader.check(Data(json.utf8), file: "looks.json")
+        #expect(report.scene?.route.coloring == nil)
+        #expect(report.warnings.contains { $0.path == "route.palette" && $0.message == "palette is ignored: the route has no colorBy" },
+                "\(report.warnings)")
+    }
+
+    @Test func badValuesAreErrorsAtTheirPaths() {
+        for (json, path) in [(#"{ "route": { "colorBy": "speed", "range": [5] }, "# + Self.places + " }", "route.range"),
+                             (#"{ "route": { "colorBy": "pace" }, "# + Self.places + " }", "route.colorBy"),
+                             (#"{ "privacy": [ { "lat": 37.5, "lon": 127, "radius": -1 } ], "# + Self.places + " }", "privacy[0].radius"),
+                             (#"{ "privacy": [ { "lat": 37.5, "radius": 10 } ], "# + Self.places + " }", "privacy[0]"),
+                             (#"{ "units": "furlongs", "# + Self.places + " }", "units")] {
+            let report = SceneLoader.check(Data(json.utf8), file: "looks.json")
+            #expect(report.errors.contains { $0.path == path }, "\(json): \(report.errors)")
+        }
+    }
+}
