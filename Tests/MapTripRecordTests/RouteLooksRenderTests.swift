@@ -50,15 +50,19 @@ struct RouteLooksRenderTests {
     }
 
     static let rideColor = "#e4572e"
+    /// Last year's ride, and a zone over its point 65.
+    static let lastYear = ride(seed: 5902, start: LonLat(lon: 134.2, lat: -24.1965))
+    static let backgroundZone = lastYear.points[65], backgroundRadius = 60.0
     static let range = 0.0...50.0
 
     /// The scene: the ride coloured by speed in [0, 50] km/h, a privacy zone of `radius` m around
-    /// `zone`, last year's ride as a background track.
+    /// `zone` and one of `backgroundRadius` m on last year's ride (`backgroundZone`), last year's ride
+    /// as a background track.
     static func write(in dir: URL, zone: LonLat, radius: Double) throws -> URL {
         let start = Date(timeIntervalSince1970: 1_714_555_800)
         try gpx(ride(seed: 5901, start: LonLat(lon: 134.2, lat: -24.2)), start: start)
             .write(to: dir.appendingPathComponent("ride.gpx"), atomically: true, encoding: .utf8)
-        try gpx(ride(seed: 5902, start: LonLat(lon: 134.2, lat: -24.1965)), start: start.addingTimeInterval(-365 * 86_400))
+        try gpx(lastYear, start: start.addingTimeInterval(-365 * 86_400))
             .write(to: dir.appendingPathComponent("last-year.gpx"), atomically: true, encoding: .utf8)
         let json = """
             { "video": { "width": 1920, "height": 1080, "fps": 10 },
@@ -66,7 +70,8 @@ struct RouteLooksRenderTests {
               "playback": { "speed": 120, "clock": "none" },
               "route": { "colorBy": "speed", "palette": "viridis", "range": [\(range.lowerBound), \(range.upperBound)] },
               "backgroundTracks": [ "last-year.gpx" ],
-              "privacy": [ { "lat": \(zone.lat), "lon": \(zone.lon), "radius": \(radius) } ] }
+              "privacy": [ { "lat": \(zone.lat), "lon": \(zone.lon), "radius": \(radius) },
+                           { "lat": \(backgroundZone.lat), "lon": \(backgroundZone.lon), "radius": \(backgroundRadius) } ] }
             """
         let url = dir.appendingPathComponent("looks.json")
         try json.write(to: url, atomically: true, encoding: .utf8)
@@ -175,7 +180,7 @@ struct RouteLooksRenderTests {
 
             // Last year's ride from the first frame: there, and fainter than this year's line.
             var faint = 0
-            let background = Self.ride(seed: 5902, start: LonLat(lon: 134.2, lat: -24.1965))
+            let background = Self.lastYear
             for i in stride(from: 10, to: 110, by: 10) {
                 let p = try Self.pixel(t, scene, frame: 0, background.points[i])
                 let d = Self.difference(frames[0], p, land)
@@ -184,6 +189,14 @@ struct RouteLooksRenderTests {
                 if d > 25 { faint += 1 }
             }
             #expect(faint == 10)
+            // Nothing of it inside its zone (its thin line's round end reaches a few metres in).
+            var hidden = 0
+            for (i, q) in background.points.enumerated() where Geodesy.distanceKm(q, Self.backgroundZone) * 1000 < Self.backgroundRadius - 15 {
+                hidden += 1
+                let p = try Self.pixel(t, scene, frame: 0, q)
+                #expect(Self.difference(frames[0], p, land) < 20, "last year's point \(i) inside its zone: \(Trip.describe(frames[0], p))")
+            }
+            #expect(hidden >= 3)
 
             // The legend: the palette's low and high ends along its bar.
             let bar = LegendOverlay.bar(FrameLayout(width: scene.video.width, height: scene.video.height))
