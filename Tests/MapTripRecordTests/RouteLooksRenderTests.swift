@@ -246,4 +246,30 @@ struct RouteLooksRenderTests {
             #expect(inside >= 4)
         }
     }
+
+    /// The same leg coloured by gradient in [-20, 20] % on the diverging palette: 1 m up every 6 m on
+    /// the slow stretch (16.7 %), every 24 m on the fast one (4.2 %).
+    @Test func aTrackLegColouredByGradient() throws {
+        try Trip.withDirectory("route-looks-gradient") { dir in
+            let ride = Self.ride(seed: 5907, start: LonLat(lon: 134.2, lat: -24.2))
+            try Self.gpx(ride, start: Date(timeIntervalSince1970: 1_714_555_800))
+                .write(to: dir.appendingPathComponent("ride.gpx"), atomically: true, encoding: .utf8)
+            let json = """
+                { "video": { "width": 1920, "height": 1080, "fps": 10 }, "opening": false, "closing": false,
+                  "route": { "colorBy": "gradient", "range": [-20, 20], "width": 12 },
+                  "places": [ { "name": "Start", "lat": \(ride.points[0].lat), "lon": \(ride.points[0].lon), "zoom": 15, "dwell": 0.5 },
+                              { "name": "End", "track": "ride.gpx", "zoom": 15, "flight": 1, "dwell": 1 } ] }
+                """
+            let sceneURL = dir.appendingPathComponent("gradient.json")
+            try json.write(to: sceneURL, atomically: true, encoding: .utf8)
+            let (scene, t, frames) = try Self.render(sceneURL, .mp4)
+            let last = frames.count - 1, image = frames[last]
+            Trip.dump(image, "gradient-last")
+            for (i, percent) in [(30, 100 / 6.0), (105, 100 / 24.0)] {
+                let p = try Self.pixel(t, scene, frame: last, ride.points[i])
+                let want = RoutePalette.redBlue.color(at: (percent + 20) / 40)
+                #expect(Trip.looks(image, p, like: want, tolerance: 40), "point \(i) (\(percent) %) wants \(want): \(Trip.describe(image, p))")
+            }
+        }
+    }
 }
