@@ -50,6 +50,7 @@ picture satellite Scenes/satellite.json 6.0 960
 picture race Scenes/race.json 12.0 960
 picture story-social Scenes/story-social.json 6.5 406
 picture voices Scenes/voices.json 8.0 960
+picture looks Scenes/looks.json 8.0 960
 
 # Offline tiles made by `maptrip tiles`, then the Korea trip drawn on them.
 "$maptrip" tiles "$work/korea.mbtiles" --min-zoom 0 --max-zoom 9 --bounds 124,32,131,39.5 -q

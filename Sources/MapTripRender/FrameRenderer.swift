@@ -28,9 +28,10 @@ public final class FrameRenderer {
     public static func standardOverlays() -> [Overlay] {
         let places = PlacesOverlay()
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
-        return [GraticuleOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false), TownsOverlay(places: places), places,
-                VehicleOverlay(), MoverOverlay(drawsLines: false),
-                PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ReadoutOverlay(), ClockOverlay(), TitleOverlay(), AttributionOverlay()]
+        return [GraticuleOverlay(), BackgroundTracksOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false),
+                TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(drawsLines: false),
+                PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ReadoutOverlay(), ClockOverlay(),
+                LegendOverlay(), TitleOverlay(), AttributionOverlay()]
     }
 
     /// `format`: the frames drawn (nil: the scene's own, `Video.format`). `projection`: the scene's,

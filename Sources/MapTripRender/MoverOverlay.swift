@@ -19,6 +19,7 @@ public final class MoverOverlay: Overlay {
     private let text = TextCache()
     private let icons = VehicleOverlay()
     private var lines: (tracks: [PlaybackTrack], lines: [RouteLine])?
+    private let colors = SceneRouteColors.Cache()
     /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
     /// are), the movers with their names (over them), or both.
     private let drawsLines: Bool, drawsMovers: Bool
@@ -45,23 +46,35 @@ public final class MoverOverlay: Overlay {
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
         let width = layout.size(Self.lineWidth)
+        let colored = drawsLines ? colors.colors(frame.scene).tracks : []
+        /// Strokes the pieces in one colour.
+        func stroke(_ pieces: [[(x: Double, y: Double)]], _ color: Color, _ w: Double) {
+            cr.newPath()
+            for line in pieces where line.count > 1 {
+                cr.move(to: line[0].x, line[0].y)
+                for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+            }
+            cr.setLineWidth(w)
+            cr.setSource(color)
+            cr.stroke()
+        }
         for mover in movers where drawsLines && mover.track < tracks.count {
-            let pieces = frame.viewport.lines(routes[mover.track].prefix(mover.vehicle.progress))
-            for (color, w) in [(Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8), (tracks[mover.track].color, width)] {
-                cr.newPath()
-                for line in pieces where line.count > 1 {
-                    cr.move(to: line[0].x, line[0].y)
-                    for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+            let prefix = routes[mover.track].prefix(mover.vehicle.progress)
+            let pieces = frame.visibleLines(prefix)
+            stroke(pieces, Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8)
+            if mover.track < colored.count, let coloring = colored[mover.track] {
+                // Coloured by a value: one stroke per colour step.
+                for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
+                    stroke(runs.flatMap { frame.visibleLines($0) }, coloring.coloring.color(bucket: bucket), width)
                 }
-                cr.setLineWidth(w)
-                cr.setSource(color)
-                cr.stroke()
+            } else {
+                stroke(pieces, tracks[mover.track].color, width)
             }
         }
         guard drawsMovers else { return }
-        // The movers over every line, the ones still running last (on top).
+        // The movers over every line, the ones still running last (on top); none inside a privacy zone.
         for mover in movers.sorted(by: { ($0.state == .moving ? 1 : 0, $0.track) < ($1.state == .moving ? 1 : 0, $1.track) })
-            where mover.track < tracks.count {
+            where mover.track < tracks.count && !PrivacyClipping.hides(mover.position, frame.scene.privacy) {
             guard let p = frame.viewport.pixel(mover.position) else { continue }
             let track = tracks[mover.track]
             let alpha = mover.state == .finished ? Self.finishedAlpha : 1

@@ -285,6 +285,7 @@ public final class PlacesOverlay: OverlayFastPaths {
             }
         }
         if let box = frame.presenterBox { obstacles.append(box) }
+        if let box = frame.legendBox { obstacles.append(box) }
         return LabelPlacer.choose(placed.requests, within: placed.bounds, avoiding: obstacles,
                                   lines: keepsOffRoutes ? routeObstacles(frame) : nil, padding: layout.size(4))
     }

@@ -46,44 +46,74 @@ public final class RouteOverlay: OverlayFastPaths {
     /// in the key: the routes' lines and styles, and the layout, come from it).
     private var last: (viewport: Viewport, legs: [LegValue], scene: Scene, strokes: [LegStroke])?
 
-    /// The finished legs' lines, by place, projected once (see `ProjectedLine`).
-    private var finished: [Int: (line: RouteLine, projected: ProjectedLine)] = [:]
+    /// The finished legs' lines, by place, projected once (see `ProjectedLine`): their pieces outside
+    /// the privacy zones.
+    private var finished: [Int: (line: RouteLine, privacy: [PrivacyZone], projected: [ProjectedLine])] = [:]
+    /// The colours of the legs that follow a recording coloured by a value.
+    private let colors = SceneRouteColors.Cache()
 
-    /// The frame's legs as stroked: projected, cut to what the frame shows and thinned.
+    /// The frame's legs as stroked: projected, cut to what the frame shows and thinned. A leg coloured
+    /// by a value is its casing, then one stroke per colour step (solid).
     func strokes(_ frame: FrameContext) -> [LegStroke] {
         if let last, last.viewport == frame.viewport, last.legs == frame.values.legs, last.scene == frame.scene {
             return last.strokes
         }
-        let layout = frame.layout
+        let layout = frame.layout, privacy = frame.scene.privacy
+        let colored = colors.colors(frame.scene).legs
         var out: [LegStroke] = []
         for leg in frame.values.legs {
             guard let style = frame.scene.route(into: leg.place), style.path != .none,
                   let line = frame.routes[leg.place] else { continue }
+            let width = layout.size(style.width)
+            let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
+            /// Lines cut down to what the frame shows (a dashed line kept whole) and thinned.
+            func finish(_ lines: [[(x: Double, y: Double)]], dashed: Bool) -> [[(x: Double, y: Double)]] {
+                var lines = lines
+                if culls && !dashed {
+                    // Only what the frame shows is stroked: a leg runs thousands of kilometres in steps of
+                    // 25, most of them off the frame at the zooms routes are seen at. (A dashed line keeps
+                    // all of it: its dashes are counted from its start.)
+                    let m = (style.outline != nil ? outlineWidth : width) / 2 + 2
+                    let box = Box(minX: -m, minY: -m, maxX: Double(frame.viewport.width) + m,
+                                  maxY: Double(frame.viewport.height) + m)
+                    lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
+                }
+                if thins {
+                    // A vertex every few kilometres is one every pixel or two on the frame, each joined
+                    // (round) by the stroker: those within a twentieth of a pixel of the line go.
+                    lines = lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) }
+                }
+                return lines
+            }
+            if let coloring = colored[leg.place] {
+                let prefix = line.prefix(leg.progress)
+                let casing = finish(frame.visibleLines(prefix), dashed: false)
+                guard !casing.isEmpty else { continue }
+                if let outline = style.outline {
+                    out.append(LegStroke(lines: casing, width: outlineWidth, outline: nil, dash: [], color: outline))
+                }
+                for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
+                    let lines = finish(runs.flatMap { frame.visibleLines($0) }, dashed: false)
+                    if !lines.isEmpty {
+                        out.append(LegStroke(lines: lines, width: width, outline: nil, dash: [],
+                                             color: coloring.coloring.color(bucket: bucket)))
+                    }
+                }
+                continue
+            }
             var lines: [[(x: Double, y: Double)]]
             if leg.progress >= 1 {
                 // A finished leg is the same line from frame to frame: projected once.
-                if finished[leg.place]?.line != line { finished[leg.place] = (line, ProjectedLine(line.points)) }
-                lines = frame.viewport.lines(finished[leg.place]!.projected)
+                if finished[leg.place]?.line != line || finished[leg.place]?.privacy != privacy {
+                    let pieces = privacy.isEmpty ? [line.points] : PrivacyClipping.visible(line.points, outside: privacy)
+                    finished[leg.place] = (line, privacy, pieces.map(ProjectedLine.init))
+                }
+                lines = finished[leg.place]!.projected.flatMap { frame.viewport.lines($0) }
             } else {
-                lines = frame.viewport.lines(line.prefix(leg.progress))
+                lines = frame.visibleLines(line.prefix(leg.progress))
             }
             guard !lines.isEmpty else { continue }
-            let width = layout.size(style.width)
-            let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
-            if culls && style.dash.isEmpty {
-                // Only what the frame shows is stroked: a leg runs thousands of kilometres in steps of
-                // 25, most of them off the frame at the zooms routes are seen at. (A dashed line keeps
-                // all of it: its dashes are counted from its start.)
-                let m = (style.outline != nil ? outlineWidth : width) / 2 + 2
-                let box = Box(minX: -m, minY: -m, maxX: Double(frame.viewport.width) + m,
-                              maxY: Double(frame.viewport.height) + m)
-                lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
-            }
-            if thins {
-                // A vertex every few kilometres is one every pixel or two on the frame, each joined
-                // (round) by the stroker: those within a twentieth of a pixel of the line go.
-                lines = lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) }
-            }
+            lines = finish(lines, dashed: !style.dash.isEmpty)
             guard !lines.isEmpty else { continue }
             let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
             let outline = style.outline.map { ($0.withAlpha($0.alpha * (leg.travelled ? color.alpha : 1)), outlineWidth) }

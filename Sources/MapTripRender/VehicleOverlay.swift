@@ -22,7 +22,8 @@ public final class VehicleOverlay: Overlay {
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let vehicle = frame.values.vehicle, let art = frame.media.vehicles[vehicle.place] else { return }
-        guard let p = frame.viewport.pixel(vehicle.position) else { return }
+        guard !PrivacyClipping.hides(vehicle.position, frame.scene.privacy),
+              let p = frame.viewport.pixel(vehicle.position) else { return }
         // On arrival it eases into the pin, fading and shrinking (`Arrival`).
         try drawIcon(art, at: p, heading: Self.screenHeading(vehicle, frame.viewport), side: frame.layout.size(Self.size),
                      alpha: vehicle.opacity, shrink: vehicle.opacity < 1 ? Arrival.size(opacity: vehicle.opacity) : 1, in: cr)

@@ -51,11 +51,6 @@ public enum ReadoutItem: String, Equatable, Sendable, CaseIterable {
     }
 }
 
-/// How the readouts (and only they) measure: km/h, metres and kilometres, or mph, feet and miles.
-public enum Units: String, Equatable, Sendable, CaseIterable {
-    case metric, imperial
-}
-
 extension Scene {
     /// The track whose values the readouts show: the one the camera follows, else the first.
     public var readoutTrack: Int { camera?.follow ?? 0 }

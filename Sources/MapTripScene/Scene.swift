@@ -51,6 +51,12 @@ public struct Scene: Equatable, Sendable {
     public var tracks: [PlaybackTrack] = []
     /// How `tracks` are played back.
     public var playback = Playback()
+    /// Earlier recordings drawn faintly under everything from the first frame (`backgroundTracks`).
+    public var backgroundTracks: [BackgroundTrack] = []
+    /// Circles inside which no route line, mover or vehicle is drawn (`privacy`).
+    public var privacy: [PrivacyZone] = []
+    /// How values are written: the readouts and the legend of a coloured route (`units`).
+    public var units: Units = .metric
     /// How the camera is directed (`camera`): following a mover, or keyframes (nil: the trip's own).
     public var camera: SceneCamera?
     /// How the places' voices (`places[i].voice`) play: their level, the music's ducking, rests.
@@ -59,7 +65,6 @@ public struct Scene: Equatable, Sendable {
     public var presenter: Presenter?
     /// Live values of a playback's mover on a panel (`readouts`), in `units`.
     public var readouts: [ReadoutItem] = []
-    public var units: Units = .metric
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }
@@ -132,6 +137,8 @@ public struct RouteStyle: Equatable, Sendable {
     public var outline: Color?
     /// The stroke of a leg already travelled (nil: as drawn).
     public var travelledColor: Color?
+    /// A line that follows a recording coloured by a value along it (`colorBy`; nil: `color`).
+    public var coloring: RouteColoring? = nil
 
     public init(path: Path = .geodesic, color: Color = Color(hex: "#e4572e")!, width: Double = 4, dash: [Double] = [],
                 outline: Color? = Color(hex: "#ffffff")!, travelledColor: Color? = nil) {

@@ -271,7 +271,26 @@ public enum SceneFormat {
         Field("dash", dashes, default: .words("solid"), "dash and gap lengths in layout units, e.g. [8, 4]"),
         Field("outline", .color, default: .string("#ffffff"), "the casing under the line (a transparent colour: none)"),
         Field("travelled", .object(travelled), "the style of legs already travelled"),
+        Field("colorBy", .choice(RouteColoring.Quantity.allCases.map(\.rawValue), noun: "colorBy",
+                                 hint: "use \"speed\", \"elevation\" or \"gradient\""),
+              "a line that follows a recording (a mover's, a track leg's) coloured by the value along it, with a legend"),
+        Field("palette", .choice(RoutePalette.allCases.map(\.rawValue), noun: "palette",
+                                 hint: "use \"viridis\", \"magma\" or \"redBlue\""),
+              default: .words("`viridis`; `redBlue` for gradient"), "the colours of `colorBy`, low to high"),
+        Field("range", .array(of: .number(nil), nonEmpty: ("range must be [min, max]", "give two numbers, such as [0, 40]"),
+                              what: "an array of two numbers", itemHint: nil),
+              default: .words("the recording's 2nd to 98th percentile"),
+              "the values at the palette's ends, [min, max], in the scene's `units` (km/h or mph, m or ft, %)"),
     ])
+
+    public static let privacyZone = Object("privacyZone", [
+        Field("lat", .number(.within(-90, 90, noun: "latitude")), required: true, missingHint: "add \"lat\": ...",
+              "the centre's latitude in degrees"),
+        Field("lon", .number(.within(-180, 180, noun: "longitude")), required: true, missingHint: "add \"lon\": ...",
+              "the centre's longitude in degrees"),
+        Field("radius", .number(.positive(atMost: 100_000, noun: "radius", hint: "metres, such as 500")), required: true,
+              missingHint: "add \"radius\": 500 (metres)", "metres around the centre inside which nothing of a route is drawn"),
+    ], typeHint: "a privacy zone is { \"lat\": ..., \"lon\": ..., \"radius\": 500 }")
 
     public static let end = Object("end", [
         Field("title", .string(nonEmpty: true, noun: "end title"), required: true,
@@ -473,6 +492,16 @@ public enum SceneFormat {
                                what: "an array", itemHint: nil),
               "recordings played back by their own clock, each a mover (docs/tracks.md)"),
         Field("playback", .object(playback), "how `tracks` are played back"),
+        Field("backgroundTracks", .array(of: .string(nonEmpty: true, noun: "a background track"),
+                                         nonEmpty: ("backgroundTracks must list at least one file", "add \"last-year.gpx\", or remove the key"),
+                                         what: "an array of file names", itemHint: nil),
+              "earlier recordings (GPX, TCX, FIT, KML, KMZ, GeoJSON, relative to the scene) drawn faintly under everything from the first frame"),
+        Field("privacy", .array(of: .object(privacyZone),
+                                nonEmpty: ("privacy must list at least one zone", "add { \"lat\": ..., \"lon\": ..., \"radius\": 500 }, or remove the key"),
+                                what: "an array", itemHint: nil),
+              "circles inside which no route line, mover or vehicle is drawn (the drawing only: the files are not changed)"),
+        Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
+              default: .string("metric"), "how values are written (the readouts, a coloured route's legend): km/h, m, km (metric) or mph, ft, mi (imperial)"),
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
@@ -481,8 +510,6 @@ public enum SceneFormat {
                                  nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
                                  what: "an array of readouts", itemHint: nil),
               "live values of the followed mover (else the first track) on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); for playbacks"),
-        Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
-              default: .string("metric"), "the readouts' units: km/h, m, km, or mph, ft, mi"),
     ], misplaced: [
         "clip": "a place in \"places\"", "muted": "a place in \"places\"", "corner": "presenter", "shape": "presenter",
         "width": "video", "height": "video", "fps": "video", "scale": "video",

@@ -266,6 +266,7 @@ private struct SceneBuilder {
         if let list = checked["places"]?.elements {
             placeDetails(&scene, list.compactMap { $0 }, sceneFlight: checked["flight"])
         }
+        looks(&scene, checked)
         scene.background = checked["background"]?.string.flatMap(Background.init(rawValue:)) ?? .map
         if let audio = checked["audio"] {
             scene.audio = self.audio(audio)
@@ -282,9 +283,9 @@ private struct SceneBuilder {
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if let list = checked["readouts"] {
             readouts(list, checked["units"], &scene)
-        } else if let units = checked["units"]?.json {
+        } else if let units = checked["units"]?.json, !Self.colorsARoute(checked) {
             warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
-                                       message: "units is ignored: they are the readouts', and the scene has none",
+                                       message: "units is ignored: they are the readouts' and a coloured route's, and the scene has neither",
                                        hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
         }
         if checker.errors.isEmpty { warn(scene, checked) }
@@ -753,7 +754,83 @@ private struct SceneBuilder {
         if let v = c["dash"]?.elements { r.dash = v.compactMap { $0?.number } }
         if let v = c["outline"]?.string.flatMap(Color.init(hex:)) { r.outline = v.alpha > 0 ? v : nil }
         if let v = c["travelled"]?["color"]?.string.flatMap(Color.init(hex:)) { r.travelledColor = v }
+        if let by = c["colorBy"]?.string.flatMap(RouteColoring.Quantity.init(rawValue:)) {
+            r.coloring = RouteColoring(by: by, palette: c["palette"]?.string.flatMap(RoutePalette.init(rawValue:)),
+                                       range: Self.range(c["range"]))
+        }
         return r
+    }
+
+    /// A route's `range` when it is [min, max] with min below max (else nil: `looks` reports it).
+    static func range(_ c: Checked?) -> ClosedRange<Double>? {
+        guard let items = c?.elements, items.count == 2, let lo = items[0]?.number, let hi = items[1]?.number,
+              lo < hi else { return nil }
+        return lo...hi
+    }
+
+    /// Route colours, background tracks, privacy zones and units (`RouteColoring`): a route's `range`
+    /// must be [min, max]; a recording coloured by a value must hold it; background files are read as
+    /// track files are.
+    mutating func looks(_ scene: inout Scene, _ checked: Checked) {
+        scene.units = checked["units"]?.string.flatMap(Units.init(rawValue:)) ?? .metric
+        var routes: [(Checked, String)] = []
+        if let r = checked["route"] { routes.append((r, checked.path(of: "route") ?? "route")) }
+        if let r = checked["style"]?["route"] { routes.append((r, checked["style"]?.path(of: "route") ?? "style.route")) }
+        for (i, place) in (checked["places"]?.elements ?? []).enumerated() {
+            if let r = place?["route"] {
+                routes.append((r, place?.path(of: "route") ?? JSONPath.appending(key: "route", to: JSONPath.appending(index: i, to: "places"))))
+            }
+        }
+        for (r, path) in routes {
+            if let range = r["range"], Self.range(range) == nil {
+                checker.fail(range.json, r.path(of: "range") ?? JSONPath.appending(key: "range", to: path),
+                             "range must be two numbers, the lower first, such as [0, 40]",
+                             hint: "the values at the palette's ends, in the scene's units")
+            }
+            if r["colorBy"] == nil, let key = ["palette", "range"].first(where: { r[$0] != nil }), let v = r[key] {
+                warnings.append(SceneError(file: checker.file, line: v.json.position.line, column: v.json.position.column,
+                                           path: r.path(of: key) ?? path, message: "\(key) is ignored: the route has no colorBy",
+                                           hint: "add \"colorBy\": \"speed\", \"elevation\" or \"gradient\""))
+            }
+        }
+        // A colour by value where no line follows a recording says so.
+        if scene.tracks.isEmpty, !scene.places.contains(where: { $0.track != nil }),
+           let (r, path) = routes.first(where: { $0.0["colorBy"] != nil }), let v = r["colorBy"] {
+            warnings.append(SceneError(file: checker.file, line: v.json.position.line, column: v.json.position.column,
+                                       path: r.path(of: "colorBy") ?? path,
+                                       message: "colorBy is ignored: no line follows a recording",
+                                       hint: "add \"tracks\", or \"track\" on a place"))
+        }
+        // A coloured line needs its value in the recording.
+        if let coloring = scene.route.coloring {
+            for (i, track) in scene.tracks.enumerated() {
+                guard let lacking = coloring.missing(in: track.geometry) else { continue }
+                let c = checked["tracks"]?.elements?[i]
+                checker.fail(c?["file"]?.json ?? checked.json, c?.path(of: "file") ?? JSONPath.appending(index: i, to: "tracks"),
+                             "track '\(track.file)' has no \(lacking), and the route is coloured by \(coloring.by.rawValue)",
+                             hint: "use a recording with \(lacking), or another \"colorBy\"")
+            }
+        }
+        for (i, place) in scene.places.enumerated() {
+            guard let track = place.track, let coloring = scene.route(into: i)?.coloring,
+                  let lacking = coloring.missing(in: track.geometry) else { continue }
+            let c = checked["places"]?.elements?[i]
+            checker.fail(c?["track"]?.json ?? checked.json,
+                         c?.path(of: "track") ?? JSONPath.appending(key: "track", to: JSONPath.appending(index: i, to: "places")),
+                         "track '\(track.file)' has no \(lacking), and its route is coloured by \(coloring.by.rawValue)",
+                         hint: "use a recording with \(lacking), or another \"colorBy\"")
+        }
+        for (i, item) in (checked["backgroundTracks"]?.elements ?? []).enumerated() {
+            guard let item, let file = item.string else { continue }
+            if let geometry = readTrack(file, item.json, JSONPath.appending(index: i, to: "backgroundTracks")) {
+                scene.backgroundTracks.append(BackgroundTrack(file: file, geometry: geometry))
+            }
+        }
+        for item in checked["privacy"]?.elements ?? [] {
+            guard let item, let lat = item["lat"]?.number, let lon = item["lon"]?.number,
+                  let radius = item["radius"]?.number else { continue }
+            scene.privacy.append(PrivacyZone(center: LonLat(lon: lon, lat: lat), radius: radius))
+        }
     }
 
     /// What places say beyond where they are: zoom (given, from a span, or automatic), flight
@@ -1131,6 +1208,12 @@ extension SceneError: LocalizedError {
 
 /// `readouts` (Readouts.swift).
 extension SceneBuilder {
+    /// Whether a route of the scene is coloured by a value (`colorBy` in `route`, `style.route` or a place's).
+    static func colorsARoute(_ checked: Checked) -> Bool {
+        checked["route"]?["colorBy"] != nil || checked["style"]?["route"]?["colorBy"] != nil
+            || (checked["places"]?.elements ?? []).contains { $0?["route"]?["colorBy"] != nil }
+    }
+
     /// `readouts` (and `units`): for a playback only; an item whose data the measured track lacks (no
     /// altitudes, no heart rate) is a warning at its place in the list, and is not drawn.
     mutating func readouts(_ list: Checked, _ units: Checked?, _ scene: inout Scene) {

@@ -18,11 +18,16 @@ public struct TrackGeometry: Equatable, Sendable {
     public var cadences: [Double?] = []
     public var powers: [Double?] = []
 
-    public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil) {
+    public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil, altitudes: [Double?] = []) {
         self.points = points
         self.times = times
         self.start = start
+        self.altitudes = altitudes.count == points.count && altitudes.contains { $0 != nil } ? altitudes : []
     }
+
+    /// Metres above sea level, one per point (a point the file gives none taken from its neighbours);
+    /// nil when no point has one (the route coloured by elevation or gradient draws these).
+    public var heights: [Double]? { altitudes.isEmpty ? nil : Self.filled(altitudes) }
 
     /// The great-circle length of the recording, km.
     public var lengthKm: Double {

@@ -77,7 +77,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + clips + audio + voices + outputsAndOptions + outputFaults + tracks
-        + camera + readouts
+        + camera + readouts + looks
 
     /// A recording with a time at each of its two points.
     static let timedRide = gpx(#"<trk><trkseg><trkpt lat="37.6" lon="127"><time>2024-01-01T00:00:00Z</time></trkpt>"#
@@ -122,6 +122,27 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         text("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\">\n" + body + "\n</gpx>\n")
     }
     static let trackHint = " (maptrip reads GPX, TCX, FIT, KML, KMZ and GeoJSON)"
+
+    static func looksScene(_ extra: String) -> [UInt8] { text(#"{ "tracks": [ { "file": "ride.gpx" } ], "# + extra + " }") }
+
+    /// Route colours, background tracks and privacy zones (README: Route colours, background tracks and privacy zones).
+    static let looks: [ErrorCase] = [
+        ErrorCase(group: "Route looks", what: "A privacy zone of radius 0",
+                  files: ["scene.json": looksScene(#""privacy": [ { "lat": 37.6, "lon": 127, "radius": 0 } ]"#), "ride.gpx": timedRide],
+                  arguments: render(), message: "maptrip: error: scene.json:1:91: privacy[0].radius: radius must be greater than 0 and at most 100000, found 0 (metres, such as 500)"),
+        ErrorCase(group: "Route looks", what: "An empty palette name",
+                  files: ["scene.json": looksScene(#""route": { "colorBy": "speed", "palette": "" }"#), "ride.gpx": timedRide],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:83: route.palette: unknown palette '' (use "viridis", "magma" or "redBlue")"#),
+        ErrorCase(group: "Route looks", what: "A background track that is not there",
+                  files: ["scene.json": looksScene(#""backgroundTracks": [ "last-year.gpx" ]"#), "ride.gpx": timedRide],
+                  arguments: render(), message: "maptrip: error: scene.json:1:63: backgroundTracks[0]: track file 'last-year.gpx' not found (give a GPX, TCX, FIT, KML, KMZ or GeoJSON file, relative to the scene's folder)"),
+        ErrorCase(group: "Route looks", what: "A route coloured by elevation over a track without heights",
+                  files: ["scene.json": looksScene(#""route": { "colorBy": "elevation" }"#), "ride.gpx": timedRide],
+                  arguments: render(), message: #"maptrip: error: scene.json:1:25: tracks[0].file: track 'ride.gpx' has no altitudes, and the route is coloured by elevation (use a recording with altitudes, or another "colorBy")"#),
+        ErrorCase(group: "Route looks", what: "A colour range with its ends swapped",
+                  files: ["scene.json": looksScene(#""route": { "colorBy": "speed", "range": [40, 0] }"#), "ride.gpx": timedRide],
+                  arguments: render(), message: "maptrip: error: scene.json:1:81: route.range: range must be two numbers, the lower first, such as [0, 40] (the values at the palette's ends, in the scene's units)"),
+    ]
 
     /// Recorded tracks, as `maptrip track` reads them (docs/tracks.md).
     static let tracks: [ErrorCase] = [

@@ -16,7 +16,7 @@ public struct NumericKey: CustomStringConvertible, Sendable {
     public var loaderPath: String {
         var out = ""
         for k in path {
-            out += (out.isEmpty ? "" : ".") + (k == "places" || k == "keyframes" ? k + "[0]" : k)
+            out += (out.isEmpty ? "" : ".") + (k == "places" || k == "keyframes" || k == "privacy" ? k + "[0]" : k)
         }
         return inArray ? out + "[0]" : out
     }
@@ -69,6 +69,13 @@ public struct NumericKey: CustomStringConvertible, Sendable {
                 .sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
             fields.append("\"\(path[2])\": \(number)")
             members.append("\"camera\": { \"keyframes\": [ { \(fields.joined(separator: ", ")) } ] }")
+            members.append("\"places\": [ \(seoul) }, \(busan) ]")
+        } else if head == "privacy", path.count == 2 {
+            // One zone, complete but for the key probed.
+            var fields = ["lat": "37.5", "lon": "127", "radius": "500"].filter { $0.key != path[1] }
+                .sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
+            fields.append("\"\(path[1])\": \(number)")
+            members.append("\"privacy\": [ { \(fields.joined(separator: ", ")) } ]")
             members.append("\"places\": [ \(seoul) }, \(busan) ]")
         } else if head == "places" {
             let field = "\"\(path[1])\": \(path.count == 2 ? number : object(path.dropFirst(2)))"

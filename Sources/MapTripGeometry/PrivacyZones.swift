@@ -1,0 +1,109 @@
+import Foundation
+
+/// A circle on the ground inside which nothing of a recording is drawn (`privacy[i]`: a home, a
+/// workplace): its centre and radius in metres.
+public struct PrivacyZone: Equatable, Hashable, Sendable {
+    public var center: LonLat
+    public var radius: Double
+
+    public init(center: LonLat, radius: Double) {
+        self.center = center
+        self.radius = radius
+    }
+
+    /// Metres east and north of the centre on the plane tangent at it (longitude differences taken the
+    /// short way round): within a zone's few kilometres the plane's distances differ from the sphere's
+    /// by less than a millimetre per kilometre.
+    @inline(__always) func local(_ p: LonLat) -> (x: Double, y: Double) {
+        let m = Geodesy.earthRadiusKm * 1000 * Geodesy.radians
+        var dLon = (p.lon - center.lon).truncatingRemainder(dividingBy: 360)
+        if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+        return (dLon * m * cos(center.lat * Geodesy.radians), (p.lat - center.lat) * m)
+    }
+
+    /// Whether `p` lies inside the circle (on its edge counts as outside).
+    public func contains(_ p: LonLat) -> Bool {
+        let q = local(p)
+        return q.x * q.x + q.y * q.y < radius * radius
+    }
+}
+
+/// Polylines with the parts inside privacy zones cut out, exactly at each circle's edge.
+public enum PrivacyClipping {
+    /// Whether `p` lies inside any of `zones`.
+    public static func hides(_ p: LonLat, _ zones: [PrivacyZone]) -> Bool {
+        zones.contains { $0.contains(p) }
+    }
+
+    /// The pieces of `line` (positions joined straight, longitudes unwrapped or not) that lie outside
+    /// every zone, in order: a segment that enters a circle ends its piece at the point where it
+    /// crosses the edge, one that leaves it starts the next piece there (the crossing found on the
+    /// zone's tangent plane, where the segment is straight, and placed at the same share of the segment
+    /// in longitude and latitude). Pieces of fewer than two points are left out; with no zones, or none
+    /// near the line, the line comes back whole.
+    public static func visible(_ line: [LonLat], outside zones: [PrivacyZone]) -> [[LonLat]] {
+        guard line.count >= 2 else { return [] }
+        var pieces = [line]
+        for zone in zones { pieces = pieces.flatMap { clip($0, zone) } }
+        return pieces
+    }
+
+    /// `line` cut by one zone.
+    static func clip(_ line: [LonLat], _ zone: PrivacyZone) -> [[LonLat]] {
+        let r2 = zone.radius * zone.radius
+        let local = line.map(zone.local)
+        // Nothing near: every segment's nearest approach is outside the circle.
+        var meets = false
+        for k in 1..<line.count where nearest2(local[k - 1], local[k]) < r2 {
+            meets = true
+            break
+        }
+        guard meets else { return [line] }
+        var out: [[LonLat]] = []
+        var piece: [LonLat] = []
+        func flush() {
+            if piece.count >= 2 { out.append(piece) }
+            piece = []
+        }
+        func add(_ p: LonLat) { if piece.last != p { piece.append(p) } }
+        if local[0].x * local[0].x + local[0].y * local[0].y >= r2 { piece.append(line[0]) }
+        for k in 1..<line.count {
+            let a = local[k - 1], b = local[k]
+            let dx = b.x - a.x, dy = b.y - a.y
+            let qa = dx * dx + dy * dy, qb = 2 * (a.x * dx + a.y * dy), qc = a.x * a.x + a.y * a.y - r2
+            let bInside = b.x * b.x + b.y * b.y < r2
+            let disc = qb * qb - 4 * qa * qc
+            let s = disc > 0 && qa > 0 ? disc.squareRoot() : 0
+            let t0 = s > 0 ? (-qb - s) / (2 * qa) : .infinity, t1 = s > 0 ? (-qb + s) / (2 * qa) : -.infinity
+            /// The point at share t of the segment.
+            func at(_ t: Double) -> LonLat {
+                let p = line[k - 1], q = line[k], t = min(max(t, 0), 1)
+                return LonLat(lon: p.lon + (q.lon - p.lon) * t, lat: p.lat + (q.lat - p.lat) * t)
+            }
+            if qc < 0 {
+                // From inside: out where it leaves the circle.
+                if !bInside { piece = [at(t1), line[k]] }
+            } else if t0 >= 0 && t0 < 1 && t1 > 0 {
+                // Into the circle: the piece ends on its edge; through it: the next starts on the far edge.
+                add(at(t0))
+                flush()
+                if !bInside && t1 < 1 { piece = [at(t1), line[k]] }
+            } else if bInside {
+                flush()
+            } else {
+                add(line[k])
+            }
+        }
+        if piece.count >= 2 { out.append(piece) }
+        return out
+    }
+
+    /// The squared distance from the origin to the segment a-b.
+    @inline(__always) static func nearest2(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y
+        let l2 = dx * dx + dy * dy
+        let t = l2 > 0 ? min(max(-(a.x * dx + a.y * dy) / l2, 0), 1) : 0
+        let x = a.x + t * dx, y = a.y + t * dy
+        return x * x + y * y
+    }
+}
