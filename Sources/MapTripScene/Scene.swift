@@ -57,6 +57,8 @@ public struct Scene: Equatable, Sendable {
     public var voices = Voices()
     /// A video in a corner of the frame (`presenter`).
     public var presenter: Presenter?
+    /// The scale bar, north arrow and watermark (`scaleBar`, `northArrow`, `watermark`).
+    public var furniture = Furniture()
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }
