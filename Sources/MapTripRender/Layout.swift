@@ -90,7 +90,8 @@ public struct FrameLayout: Equatable, Sendable {
     /// safe area, vertically centred above the caption; in a tall frame, above the centre, the full
     /// width of the safe area. The box holds the photo and its frame.
     /// `clearOf`: the presenter's box, which the card keeps clear of.
-    public func photoBox(aspect: Double, clearOf presenter: Box? = nil) -> Box {
+    /// `and`: other boxes in corners (the furniture's), which it keeps clear of too.
+    public func photoBox(aspect: Double, clearOf presenter: Box? = nil, and others: [Box] = []) -> Box {
         let a = aspect.isFinite && aspect > 0 ? aspect : 1
         let area: Box
         if isPortrait {
@@ -110,7 +111,9 @@ public struct FrameLayout: Equatable, Sendable {
             return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
         }
         // Clear of the presenter: the larger card of the spaces beside and above or below it.
-        let fits = areas(area, clearOf: presenter).map(fit)
+        var spaces = areas(area, clearOf: presenter)
+        for box in others { spaces = spaces.flatMap { areas($0, clearOf: box) } }
+        let fits = spaces.map(fit)
         return fits.max { ($0.maxX - $0.minX) < ($1.maxX - $1.minX) } ?? fit(area)
     }
 

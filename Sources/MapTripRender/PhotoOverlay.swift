@@ -26,7 +26,7 @@ public final class PhotoOverlay: Overlay {
                 continue
             }
             let border = layout.size(10)
-            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox)
+            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox, and: frame.furnitureBoxes.all)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6)

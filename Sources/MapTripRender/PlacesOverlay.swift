@@ -270,6 +270,7 @@ public final class PlacesOverlay: OverlayFastPaths {
         // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
         // centred; they fade over labels).
         var obstacles: [Box] = []
+        let furniture = frame.furnitureBoxes.all
         if frame.values.distanceKm != nil { obstacles.append(layout.counterBox(clearOf: frame.presenterBox)) }
         // ... and of other places' pins (a label's own positions are beside its pin).
         for p in placed.shown {
@@ -277,13 +278,14 @@ public final class PlacesOverlay: OverlayFastPaths {
         }
         for card in frame.values.cards {
             if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
-                obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height), clearOf: frame.presenterBox))
+                obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height), clearOf: frame.presenterBox, and: furniture))
             }
             if case .clip(let i) = card.cue, let clip = frame.media.clips[i] {
-                obstacles.append(layout.photoBox(aspect: clip.aspect, clearOf: frame.presenterBox))
+                obstacles.append(layout.photoBox(aspect: clip.aspect, clearOf: frame.presenterBox, and: furniture))
             }
         }
         if let box = frame.presenterBox { obstacles.append(box) }
+        obstacles += furniture
         return LabelPlacer.choose(placed.requests, within: placed.bounds, avoiding: obstacles,
                                   lines: keepsOffRoutes ? routeObstacles(frame) : nil, padding: layout.size(4))
     }
