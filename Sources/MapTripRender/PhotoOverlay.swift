@@ -7,26 +7,30 @@ import Pango
 /// A framed photo card while the camera rests on its place, scaled to fit the layout's photo box; or
 /// the place's clip on the same card, its picture at the second the card's value says.
 public final class PhotoOverlay: Overlay {
+    private let text = TextCache()
+
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let layout = frame.layout
         for value in frame.values.cards {
-            let image: ImageSurface, aspect: Double
+            let image: ImageSurface, aspect: Double, i: Int
             switch value.cue {
-            case .photo(let i):
-                guard let photo = frame.media.photos[i] else { continue }
+            case .photo(let place):
+                guard let photo = frame.media.photos[place] else { continue }
+                i = place
                 image = photo
                 aspect = Double(photo.width) / Double(photo.height)
-            case .clip(let i):
-                guard let clip = frame.media.clips[i] else { continue }
+            case .clip(let place):
+                guard let clip = frame.media.clips[place] else { continue }
+                i = place
                 image = try clip.picture(at: value.seconds ?? 0)
                 aspect = clip.aspect
             default:
                 continue
             }
             let border = layout.size(10)
-            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox, and: frame.furnitureBoxes.all)
+            let box = frame.photoBox(aspect: aspect, place: i, text: text)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6)
@@ -77,5 +81,17 @@ extension Context {
         popGroupToSource()
         paint(alpha: alpha)
         restore()
+    }
+}
+
+extension FrameContext {
+    /// Where the card of place `i`'s photo or clip goes (`FrameLayout.photoBox`): clear of the
+    /// presenter and the furniture, and the first place's, which shows while the title card does,
+    /// below the title card too (the same box all through its rest: the card does not jump as the
+    /// title fades). `text`: the caller's cache, to lay the title out.
+    func photoBox(aspect: Double, place i: Int, text: TextCache) -> Box {
+        var others = furnitureBoxes.all
+        if i == 0, let title = try? TitleOverlay.titleBox(scene, layout: layout, text: text) { others.append(title) }
+        return layout.photoBox(aspect: aspect, clearOf: presenterBox, and: others)
     }
 }
