@@ -198,14 +198,7 @@ public enum ScaleBarMeasure {
     /// (kilometres from 1,000 m) or of feet (up to 2,000 ft), then of miles.
     public static func steps(_ units: Furniture.ScaleBar.Units) -> [Step] {
         var out: [Step] = []
-        func grouped(_ x: Double) -> String {
-            var digits = String(Int(x.rounded())), s = ""
-            while digits.count > 3 {
-                s = "," + digits.suffix(3) + s
-                digits.removeLast(3)
-            }
-            return digits + s
-        }
+        func grouped(_ x: Double) -> String { DistanceOverlay.grouped(Int(x.rounded())) }
         for e in 0...7 {
             for m in [1.0, 2, 5] {
                 let x = m * pow(10, Double(e))
