@@ -22,21 +22,32 @@ public final class FurnitureOverlay: OverlayFastPaths {
         let furniture = frame.scene.furniture
         guard !furniture.isEmpty else { return [] }
         let boxes = frame.furnitureBoxes
+        // A piece the title card (wide in a tall frame) would cover gives way while it shows.
+        let title = frame.values.cards.first { if case .title = $0.cue { true } else { false } }
+        let titleBox = title.flatMap { _ in try? TitleOverlay.titleBox(frame.scene, layout: frame.layout, text: text) }
+        func shown(_ box: Box) -> Double {
+            guard let title, let titleBox, titleBox.overlaps(box) else { return 1 }
+            return 1 - title.opacity
+        }
         var marks: [Mark] = []
-        if let mark = furniture.watermark, let box = boxes.watermark, let picture = frame.media.watermark, mark.opacity > 0 {
+        if let mark = furniture.watermark, let box = boxes.watermark, let picture = frame.media.watermark, mark.opacity * shown(box) > 0 {
             marks.append(try pictures.mark(WatermarkKey(), x: box.minX, y: box.minY,
                                            extent: Box(minX: 0, minY: 0, maxX: Double(picture.width), maxY: Double(picture.height)),
-                                           alpha: mark.opacity) { cr in
+                                           alpha: mark.opacity * shown(box)) { cr in
                 cr.setSource(picture, x: 0, y: 0)
                 cr.paint()
             })
         }
         if let bar = furniture.scaleBar, let box = boxes.scaleBar {
-            marks += try scaleBarMarks(bar, box: box, frame)
+            marks += try scaleBarMarks(bar, box: box, frame).compactMap { m in
+                var m = m
+                m.alpha *= shown(box)
+                return m.alpha > 0 ? m : nil
+            }
         }
         if let arrow = furniture.northArrow, let box = boxes.northArrow {
             let angle = NorthArrowAngle.degrees(frame.viewport)
-            let alpha = arrow.auto ? NorthArrowAngle.autoOpacity(angle) : 1
+            let alpha = (arrow.auto ? NorthArrowAngle.autoOpacity(angle) : 1) * shown(box)
             if alpha > 0 {
                 marks.append(try northArrowMark(angle: angle, box: box, alpha: alpha, frame))
             }

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import MapTripGeometry
 import MapTripScene
+import MapTripTime
 @testable import MapTripRender
 
 /// Where the map's furniture goes: in its corner of the safe area, clear of the counter, the clock,
@@ -68,4 +69,34 @@ struct FurnitureLayoutTests {
 
 private extension Int {
     var half: Double { Double(self) / 2 }
+}
+
+/// A piece the title card would cover (a long title in a tall frame) gives way while the title shows.
+@Suite("Furniture under the title")
+struct FurnitureTitleTests {
+    @Test func aPieceUnderTheTitleCardFadesWhileItShows() throws {
+        var scene = Scene(title: "A very long title for a trip across the whole of Korea", flight: 1,
+                          video: Video(width: 1080, height: 1920, fps: 10),
+                          places: [Place(name: "Seoul", position: LonLat(lon: 126.978, lat: 37.567), dwell: 3, zoom: 8)])
+        scene.opening = true
+        scene.furniture = Furniture(northArrow: .init(corner: .topRight))
+        let timeline = Timeline(scene: scene)
+        let renderer = try FrameRenderer(scene: scene, baseMap: TransparentBaseMap())
+        renderer.planBaseMap(timeline)
+        let overlay = FurnitureOverlay()
+        let layout = renderer.layout
+        let title = try #require(try TitleOverlay.titleBox(scene, layout: layout, text: TextCache()))
+        let arrow = try #require(layout.furniture(scene).northArrow)
+        try #require(title.overlaps(arrow), "the long title does not reach the arrow: the test shows nothing")
+        var seen = 0
+        for n in 0..<timeline.frameCount {
+            let values = timeline.values(at: n)
+            let opacity = values.cards.first { if case .title = $0.cue { true } else { false } }?.opacity ?? 0
+            let marks = try #require(try overlay.marks(renderer.context(values, frame: n)))
+            let alpha = marks.map(\.alpha).max() ?? 0
+            #expect(abs(alpha - (1 - opacity)) < 1e-9, "frame \(n): the arrow at \(alpha) under a title at \(opacity)")
+            if opacity > 0.5 { seen += 1 }
+        }
+        #expect(seen > 0)
+    }
 }
