@@ -141,7 +141,37 @@ extension SceneMedia {
                 return w / h > aspect ? (w, w / aspect) : (h * aspect, h)
             }
         }
+        if let mark = scene.furniture.watermark {
+            media.watermark = try watermark(mark, layout: layout, directory: directory, sceneFile: sceneFile)
+        }
         return media
+    }
+
+    /// The watermark drawn at the size it is shown (`FrameLayout.watermarkSize`): an SVG rendered there,
+    /// a picture scaled there once.
+    static func watermark(_ mark: Furniture.Watermark, layout: FrameLayout, directory: URL, sceneFile: URL) throws -> ImageSurface {
+        let path = "watermark"
+        if (mark.file as NSString).pathExtension.lowercased() == "svg" {
+            let url = URL(fileURLWithPath: mark.file, relativeTo: directory)
+            do {
+                if let reason = FileKind(path: url.path).notAFile { throw MediaError(scene: sceneFile.relativePath, path: path, file: mark.file, reason: reason) }
+                let svg = try SVGDocument(data: Data(contentsOf: url))
+                let size = svg.intrinsicSize ?? (1, 1)
+                let (w, h) = FrameLayout.watermarkSize(mark, aspect: size.width / max(size.height, 1e-9), layout: layout)
+                let out = try ImageSurface(width: Int(w), height: Int(h))
+                try out.withContext { cr in try svg.render(in: cr, x: 0, y: 0, width: w, height: h) }
+                out.flush()
+                return out
+            } catch let error as MediaError {
+                throw error
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: url.path) ? "\(error)" : "no such file"
+                throw MediaError(scene: sceneFile.relativePath, path: path, file: mark.file, reason: reason)
+            }
+        }
+        let image = try decode(mark.file, relativeTo: directory, scene: sceneFile, path: path)
+        let (w, h) = FrameLayout.watermarkSize(mark, aspect: Double(image.width) / Double(image.height), layout: layout)
+        return try scaled(image, width: Int(w), height: Int(h))
     }
 
     static func decode(_ name: String, relativeTo directory: URL, scene: URL, path: String) throws -> ImageSurface {
@@ -164,6 +194,12 @@ extension SceneMedia {
         let box = layout.photoBox(aspect: Double(image.width) / Double(image.height))
         let w = max(1, Int((box.maxX - box.minX).rounded())), h = max(1, Int((box.maxY - box.minY).rounded()))
         guard w < image.width || h < image.height else { return image }
+        return try scaled(image, width: w, height: h)
+    }
+
+    /// `image` scaled to `width` x `height` pixels.
+    static func scaled(_ image: ImageSurface, width w: Int, height h: Int) throws -> ImageSurface {
+        if image.width == w && image.height == h { return image }
         let out = try ImageSurface(width: w, height: h)
         try out.withContext { cr in
             cr.scale(Double(w) / Double(image.width), Double(h) / Double(image.height))

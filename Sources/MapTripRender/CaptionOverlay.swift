@@ -19,7 +19,8 @@ public final class CaptionOverlay: Overlay {
             var style = TextStyle(family: frame.scene.style.font, weight: "Semi-Bold", size: card.size,
                                   color: card.color, haloWidth: 0)
             let padX = layout.size(28), padY = layout.size(16)
-            let wrap = layout.captionWidth(clearOf: frame.presenterBox) - 2 * padX, tallest = layout.safe.maxY - layout.safe.minY - 2 * padY
+            let place = layout.captionPlacement(clearOf: frame.cornerBoxes)
+            let wrap = place.width - 2 * padX, tallest = layout.safe.maxY - layout.safe.minY - 2 * padY
             var l = try text.layout(caption, style, scale: layout.unit, width: wrap, in: cr)
             // Pango wraps at word boundaries only: a word longer than a line (a long compound, a long
             // name) runs past the card's sides and out of the frame, and a very long caption grows
@@ -32,7 +33,7 @@ public final class CaptionOverlay: Overlay {
                 l = try text.layout(caption, style, scale: layout.unit, width: wrap, in: cr)
             }
             let captionCard = TextCard([(l, style)], padX: padX, padY: padY, radius: layout.size(12))
-            captionCard.draw(centerX: layout.width / 2, top: layout.captionBottom - captionCard.height,
+            captionCard.draw(centerX: layout.width / 2, top: place.bottom - captionCard.height,
                              background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
         }
     }

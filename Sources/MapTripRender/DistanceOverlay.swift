@@ -34,13 +34,18 @@ public final class DistanceOverlay: Overlay {
             let tenths = Int((km * 10).rounded(.down))
             return "\(tenths / 10).\(tenths % 10) km"
         case .kilometres:
-            var digits = String(Int(km.rounded(.down))), out = ""
-            while digits.count > 3 {
-                out = "," + digits.suffix(3) + out
-                digits.removeLast(3)
-            }
-            return digits + out + " km"
+            return grouped(Int(km.rounded(.down))) + " km"
         }
+    }
+
+    /// A whole number with its thousands grouped by commas (`40,075`).
+    static func grouped(_ n: Int) -> String {
+        var digits = String(n), out = ""
+        while digits.count > 3 {
+            out = "," + digits.suffix(3) + out
+            digits.removeLast(3)
+        }
+        return digits + out
     }
 
     /// Tabular figures: every digit as wide as the others.

@@ -29,7 +29,7 @@ public final class FrameRenderer {
         let places = PlacesOverlay()
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
         return [GraticuleOverlay(), BackgroundTracksOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false),
-                TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(drawsLines: false),
+                TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(drawsLines: false), FurnitureOverlay(),
                 PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ReadoutOverlay(), ClockOverlay(),
                 LegendOverlay(), TitleOverlay(), AttributionOverlay()]
     }

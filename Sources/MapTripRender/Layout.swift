@@ -69,6 +69,16 @@ public struct FrameLayout: Equatable, Sendable {
         return [a, b].filter { $0.maxY > $0.minY && $0.maxX > $0.minX && !$0.overlaps(box) }
     }
 
+    /// The space left of `area` clear of `box`: above or below it (as it sits in the area's lower or
+    /// upper half), and beside it.
+    static func cut(_ area: Box, clearOf box: Box, gap: Double) -> [Box] {
+        guard area.overlaps(box) else { return [area] }
+        var a = area, b = area
+        if box.minY > (area.minY + area.maxY) / 2 { a.maxY = min(a.maxY, box.minY - gap) } else { a.minY = max(a.minY, box.maxY + gap) }
+        if box.minX > (area.minX + area.maxX) / 2 { b.maxX = min(b.maxX, box.minX - gap) } else { b.minX = max(b.minX, box.maxX + gap) }
+        return [a, b].filter { $0.maxY > $0.minY && $0.maxX > $0.minX && !$0.overlaps(box) }
+    }
+
     public var frame: Box { Box(minX: 0, minY: 0, maxX: width, maxY: height) }
     public var isPortrait: Bool { height > width * 1.2 }
 
@@ -90,7 +100,8 @@ public struct FrameLayout: Equatable, Sendable {
     /// safe area, vertically centred above the caption; in a tall frame, above the centre, the full
     /// width of the safe area. The box holds the photo and its frame.
     /// `clearOf`: the presenter's box, which the card keeps clear of.
-    public func photoBox(aspect: Double, clearOf presenter: Box? = nil) -> Box {
+    /// `and`: other boxes in corners (the furniture's), which it keeps clear of too.
+    public func photoBox(aspect: Double, clearOf presenter: Box? = nil, and others: [Box] = []) -> Box {
         let a = aspect.isFinite && aspect > 0 ? aspect : 1
         let area: Box
         if isPortrait {
@@ -110,7 +121,15 @@ public struct FrameLayout: Equatable, Sendable {
             return Box(minX: cx - w / 2, minY: cy - h / 2, maxX: cx + w / 2, maxY: cy + h / 2)
         }
         // Clear of the presenter: the larger card of the spaces beside and above or below it.
-        let fits = areas(area, clearOf: presenter).map(fit)
+        var spaces = areas(area, clearOf: presenter)
+        if isPortrait, others.contains(where: { $0.overlaps(area) }) {
+            // A tall frame's card pushed aside above the centre (under the title card) may fit
+            // better below it, between the place and the caption.
+            let below = Box(minX: safe.minX, minY: height / 2 + size(110), maxX: safe.maxX, maxY: captionBottom - size(160))
+            spaces += areas(below, clearOf: presenter)
+        }
+        for box in others { spaces = spaces.flatMap { Self.cut($0, clearOf: box, gap: size(20)) } }
+        let fits = spaces.map(fit)
         return fits.max { ($0.maxX - $0.minX) < ($1.maxX - $1.minX) } ?? fit(area)
     }
 

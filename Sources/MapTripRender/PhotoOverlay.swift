@@ -8,6 +8,7 @@ import Pango
 /// the place's clip on the same card, its picture at the second the card's value says.
 public final class PhotoOverlay: OverlayFastPaths {
     private let cards = CardPictures()
+    private let text = TextCache()
 
     public init() {}
 
@@ -21,15 +22,17 @@ public final class PhotoOverlay: OverlayFastPaths {
         let layout = frame.layout
         var marks: [Mark] = []
         for value in frame.values.cards {
-            let image: ImageSurface, aspect: Double, still: AnyHashable?
+            let image: ImageSurface, aspect: Double, still: AnyHashable?, i: Int
             switch value.cue {
-            case .photo(let i):
-                guard let photo = frame.media.photos[i] else { continue }
+            case .photo(let place):
+                guard let photo = frame.media.photos[place] else { continue }
+                i = place
                 image = photo
                 aspect = Double(photo.width) / Double(photo.height)
-                still = i
-            case .clip(let i):
-                guard let clip = frame.media.clips[i] else { continue }
+                still = place
+            case .clip(let place):
+                guard let clip = frame.media.clips[place] else { continue }
+                i = place
                 image = try clip.picture(at: value.seconds ?? 0)
                 aspect = clip.aspect
                 still = nil
@@ -37,7 +40,7 @@ public final class PhotoOverlay: OverlayFastPaths {
                 continue
             }
             let border = layout.size(10)
-            let box = layout.photoBox(aspect: aspect, clearOf: frame.presenterBox)
+            let box = frame.photoBox(aspect: aspect, place: i, text: text)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6), radius = layout.size(8)
@@ -86,5 +89,17 @@ extension Context {
         popGroupToSource()
         paint(alpha: alpha)
         restore()
+    }
+}
+
+extension FrameContext {
+    /// Where the card of place `i`'s photo or clip goes (`FrameLayout.photoBox`): clear of the
+    /// presenter and the furniture, and the first place's, which shows while the title card does,
+    /// below the title card too (the same box all through its rest: the card does not jump as the
+    /// title fades). `text`: the caller's cache, to lay the title out.
+    func photoBox(aspect: Double, place i: Int, text: TextCache) -> Box {
+        var others = furnitureBoxes.all
+        if i == 0, let title = try? TitleOverlay.titleBox(scene, layout: layout, text: text) { others.append(title) }
+        return layout.photoBox(aspect: aspect, clearOf: presenterBox, and: others)
     }
 }

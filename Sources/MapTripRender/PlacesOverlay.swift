@@ -235,6 +235,19 @@ public final class PlacesOverlay: OverlayFastPaths {
                                emphasis: pin.current ? 1 : 0))
         }
         shown = Self.once(shown, places: frame.scene.places)
+        // Under the end card as it fades in (the closing pulls out past it), pins and their labels
+        // fade with it, softly over the last 24 units before its edge.
+        if let end = endCard(frame) {
+            let reach = layout.size(24), s = layout.unit * 1.3
+            for k in shown.indices {
+                let p = shown[k]
+                let dx = max(end.box.minX - (p.x + 11 * s), (p.x - 11 * s) - end.box.maxX, 0)
+                let dy = max(end.box.minY - p.y, (p.y - 34 * s) - end.box.maxY, 0)
+                let near = 1 - Self.smoothstep((dx * dx + dy * dy).squareRoot() / reach)
+                shown[k].facing *= 1 - end.opacity * near
+            }
+            shown.removeAll { $0.facing <= 0 }
+        }
         for k in shown.indices {
             shown[k].size = layout.unit * (shown[k].pin.current ? 1.3 : 1.0) * Self.pop(shown[k].pin.appear)
         }
@@ -250,6 +263,13 @@ public final class PlacesOverlay: OverlayFastPaths {
         let inset = layout.size(8)
         let bounds = Box(minX: inset, minY: inset, maxX: layout.width - inset, maxY: layout.height - inset)
         return Placement(shown: shown, ordered: ordered, layouts: layouts, requests: requests, bounds: bounds)
+    }
+
+    /// The end card's box and opacity on this frame (nil: not showing).
+    private func endCard(_ frame: FrameContext) -> (box: Box, opacity: Double)? {
+        guard let value = frame.values.cards.first(where: { if case .end = $0.cue { true } else { false } }), value.opacity > 0,
+              let box = try? TitleOverlay.endBox(frame.scene, layout: frame.layout, text: text) else { return nil }
+        return (box, value.opacity)
     }
 
     /// A pin's label request, laid out in the current place's style or the others'.
@@ -270,6 +290,7 @@ public final class PlacesOverlay: OverlayFastPaths {
         // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
         // centred; they fade over labels).
         var obstacles: [Box] = []
+        let furniture = frame.furnitureBoxes.all
         if frame.values.distanceKm != nil { obstacles.append(layout.counterBox(clearOf: frame.presenterBox)) }
         if let panel = frame.readoutBox { obstacles.append(panel) }
         // ... and of other places' pins (a label's own positions are beside its pin).
@@ -278,14 +299,16 @@ public final class PlacesOverlay: OverlayFastPaths {
         }
         for card in frame.values.cards {
             if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
-                obstacles.append(layout.photoBox(aspect: Double(image.width) / Double(image.height), clearOf: frame.presenterBox))
+                obstacles.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: i, text: text))
             }
             if case .clip(let i) = card.cue, let clip = frame.media.clips[i] {
-                obstacles.append(layout.photoBox(aspect: clip.aspect, clearOf: frame.presenterBox))
+                obstacles.append(frame.photoBox(aspect: clip.aspect, place: i, text: text))
             }
         }
         if let box = frame.presenterBox { obstacles.append(box) }
         if let box = frame.legendBox { obstacles.append(box) }
+        if let end = endCard(frame) { obstacles.append(end.box) }
+        obstacles += furniture
         return LabelPlacer.choose(placed.requests, within: placed.bounds, avoiding: obstacles,
                                   lines: keepsOffRoutes ? routeObstacles(frame) : nil, padding: layout.size(4))
     }

@@ -95,10 +95,14 @@ extension FrameContext {
     }
 
     /// Where the legend of a coloured route sits (nil: the scene colours none): labels keep clear of it.
-    var legendBox: Box? {
-        let colored = scene.route.coloring != nil && !scene.tracks.isEmpty
-            || scene.places.indices.contains { scene.places[$0].track != nil && scene.route(into: $0)?.coloring != nil }
-        return colored ? layout.legendBox : nil
+    var legendBox: Box? { scene.hasRouteLegend ? layout.legendBox : nil }
+}
+
+extension Scene {
+    /// Whether a line of the scene is coloured by a value, and so the frame shows the legend.
+    var hasRouteLegend: Bool {
+        route.coloring != nil && !tracks.isEmpty
+            || places.indices.contains { places[$0].track != nil && route(into: $0)?.coloring != nil }
     }
 }
 

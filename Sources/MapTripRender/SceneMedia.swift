@@ -17,6 +17,8 @@ public struct SceneMedia {
     public var clips: [Int: ClipFrames]
     /// The presenter's video (`Scene.presenter`), opened.
     public var presenter: ClipFrames?
+    /// The watermark (`Scene.furniture.watermark`), at the size it is shown, premultiplied.
+    public var watermark: ImageSurface?
 
     public init(photos: [Int: ImageSurface] = [:], vehicles: [Int: VehicleArt] = [:], movers: [Int: VehicleArt] = [:],
                 clips: [Int: ClipFrames] = [:], presenter: ClipFrames? = nil) {

@@ -53,6 +53,8 @@ public final class TileBaseMap: BaseMap {
     /// Painted beyond Web Mercator's ±85.05 degrees and outside a projection's domain, when the tiles
     /// are reprojected (the scene's `style.polar`).
     public var polar = Color(red: 0.933, green: 0.949, blue: 0.961)
+    /// Painted beyond -85.05 degrees instead, where it differs (a world picture's Antarctica); nil: `polar`.
+    public var polarSouth: Color?
     /// Around the globe, when the tiles are reprojected onto it (the scene's `style.space` and `style.atmosphere`).
     public var space = Color(red: 0.020, green: 0.027, blue: 0.051)
     public var atmosphere = Color(red: 0.561, green: 0.765, blue: 1)

@@ -119,7 +119,7 @@ extension TileBaseMap {
             return
         }
         let stillKey = ReprojectedFrame.Key(viewport: viewport, polar: polar, background: background, space: space,
-                                            atmosphere: atmosphere, crossFade: crossFade)
+                                            atmosphere: atmosphere, polarSouth: polarSouth, crossFade: crossFade)
         let isGlobe: Bool
         if case .globe = viewport.projection { isGlobe = true } else { isGlobe = false }
         // The atmosphere over the globe's edge, last (over the kept pixels too).
@@ -198,7 +198,8 @@ extension TileBaseMap {
             return nil
         }.first ?? source.tileSize
         let sampler = TileSampler(tiles: TileTable(resolved), background: ReprojectionPixel.pack(background),
-                                  polar: ReprojectionPixel.pack(polar), hasTiles: !overflow)
+                                  polar: ReprojectionPixel.pack(polar), polarSouth: ReprojectionPixel.pack(polarSouth ?? polar),
+                                  hasTiles: !overflow)
         surface.flush()
         let data = UnsafeMutableRawPointer(surface.data), stride = surface.stride
         // Band by band, row by row (texels and frame pixels are read and written in order); two threads
@@ -269,6 +270,7 @@ final class ReprojectedFrame {
     struct Key: Equatable {
         var viewport: Viewport
         var polar, background, space, atmosphere: Color
+        var polarSouth: Color?
         var crossFade: Double
     }
     var key: Key
@@ -855,17 +857,22 @@ struct TileTable {
 struct TileSampler: @unchecked Sendable {
     let tiles: TileTable
     let background: UInt32
-    let polar: UInt32
+    /// Beyond the north edge (y < 0), and beyond the south one (y > 1).
+    let polar: UInt32, polarSouth: UInt32
     let hasTiles: Bool
     private var lastKey = TileKey(z: -1, x: 0, y: 0)
     private var last: ResolvedTile?
 
-    init(tiles: TileTable, background: UInt32, polar: UInt32, hasTiles: Bool) {
+    init(tiles: TileTable, background: UInt32, polar: UInt32, polarSouth: UInt32? = nil, hasTiles: Bool) {
         self.tiles = tiles
         self.background = background
         self.polar = polar
+        self.polarSouth = polarSouth ?? polar
         self.hasTiles = hasTiles
     }
+
+    /// The colour beyond the tiles' edge on the side of `y` (the unit world's; NaN: the north's).
+    @inline(__always) func polar(_ y: Double) -> UInt32 { y > 0.5 ? polarSouth : polar }
 
     /// Fills one frame row of a mesh cell. The row's unit-world positions are interpolated between
     /// the cell's left and right edges and walked in fixed point through each level's texels (see
@@ -931,7 +938,7 @@ struct TileSampler: @unchecked Sendable {
                 let x = lx + (rx - lx) * s
                 inside = color(x, min(max(y, 1e-9), 1 - 1e-9), levels)
             }
-            pixels[px] = ReprojectionPixel.lerp(polar, inside, cover)
+            pixels[px] = ReprojectionPixel.lerp(polar(y), inside, cover)
         }
     }
 
@@ -956,7 +963,7 @@ struct TileSampler: @unchecked Sendable {
             // One pixel the general way.
             let p = walk.world
             if !(p.y >= 0 && p.y <= 1) {
-                if !blend { pixels[px] = polar }
+                if !blend { pixels[px] = polar(p.y) }
             } else {
                 pixels[px] = ReprojectionPixel.over(blend ? pixels[px] : background, sample(p.x, p.y, z), alpha)
             }
@@ -999,7 +1006,7 @@ struct TileSampler: @unchecked Sendable {
     /// The frame colour at a unit-world point.
     @inline(__always)
     mutating func color(_ x: Double, _ y: Double, _ levels: Levels) -> UInt32 {
-        if !(y >= 0 && y <= 1) { return polar }
+        if !(y >= 0 && y <= 1) { return polar(y) }
         guard hasTiles else { return background }
         var out = background
         if levels.a0 > 0 { out = ReprojectionPixel.over(out, sample(x, y, levels.z0), levels.a0) }

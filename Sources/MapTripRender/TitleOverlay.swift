@@ -14,38 +14,61 @@ public final class TitleOverlay: Overlay {
 
     public init() {}
 
+    /// The scene's title card (nil: no title). With an opening, a real title card (larger type,
+    /// roomier), fading in over the establishing shot; without one, the small card of old.
+    static func titleCard(_ scene: Scene, layout: FrameLayout, text: TextCache, in cr: Context? = nil) throws -> TextCard? {
+        guard let title = scene.title, !title.isEmpty else { return nil }
+        let k = scene.opening ? Self.openingScale : 1
+        let style = TextStyle(family: scene.style.font, weight: "Bold", size: scene.style.card.size * k,
+                              color: scene.style.card.color, haloWidth: 0)
+        let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * (k > 1 ? 0.8 : 0.9), in: cr)
+        return TextCard([(l, style)], padX: layout.size(36 * k * k), padY: layout.size(22 * k), gap: layout.size(14),
+                        radius: layout.size(14 * k))
+    }
+
+    /// The scene's end card (nil: none): its title and subtitle.
+    static func endCard(_ scene: Scene, layout: FrameLayout, text: TextCache, in cr: Context? = nil) throws -> TextCard? {
+        guard let end = scene.end else { return nil }
+        let card = scene.style.card
+        let titleStyle = TextStyle(family: scene.style.font, weight: "Bold", size: card.size * 1.15, color: card.color, haloWidth: 0)
+        var lines = [(try text.layout(end.title, titleStyle, scale: layout.unit, width: layout.textWidth * 0.9, in: cr), titleStyle)]
+        if let subtitle = end.subtitle, !subtitle.isEmpty {
+            let subStyle = TextStyle(family: scene.style.font, weight: "Regular", size: card.size * 0.55, color: card.color, haloWidth: 0)
+            lines.append((try text.layout(subtitle, subStyle, scale: layout.unit, width: layout.textWidth * 0.9, in: cr), subStyle))
+        }
+        return TextCard(lines, padX: layout.size(36), padY: layout.size(22), gap: layout.size(14), radius: layout.size(14))
+    }
+
+    /// The end card's top: below the frame's centre, where the camera holds the last place and its pin.
+    static func endTop(_ card: TextCard, layout: FrameLayout) -> Double {
+        min(layout.height * SafeArea.endCardTop, layout.safe.maxY - card.height)
+    }
+
+    /// The box the end card takes (nil: no end card).
+    static func endBox(_ scene: Scene, layout: FrameLayout, text: TextCache) throws -> Box? {
+        guard let card = try endCard(scene, layout: layout, text: text) else { return nil }
+        let top = endTop(card, layout: layout)
+        return Box(minX: layout.width / 2 - card.width / 2, minY: top, maxX: layout.width / 2 + card.width / 2, maxY: top + card.height)
+    }
+
+    /// The box the title card takes (nil: no title), centred under the top of the safe area.
+    static func titleBox(_ scene: Scene, layout: FrameLayout, text: TextCache) throws -> Box? {
+        guard let card = try titleCard(scene, layout: layout, text: text) else { return nil }
+        return Box(minX: layout.width / 2 - card.width / 2, minY: layout.titleTop,
+                   maxX: layout.width / 2 + card.width / 2, maxY: layout.titleTop + card.height)
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let layout = frame.layout, card = frame.scene.style.card
         for value in frame.values.cards {
             switch value.cue {
             case .title:
-                guard let title = frame.scene.title, !title.isEmpty else { continue }
-                // With an opening, a real title card (larger type, roomier), fading in over the
-                // establishing shot; without one, the small card of old.
-                let k = frame.scene.opening ? Self.openingScale : 1
-                let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * k,
-                                      color: card.color, haloWidth: 0)
-                let l = try text.layout(title, style, scale: layout.unit, width: layout.textWidth * (k > 1 ? 0.8 : 0.9), in: cr)
-                TextCard([(l, style)], padX: layout.size(36 * k * k), padY: layout.size(22 * k), gap: layout.size(14),
-                         radius: layout.size(14 * k))
-                    .draw(centerX: layout.width / 2, top: layout.titleTop, background: card.background,
-                          alpha: value.opacity, unit: layout.unit, text: text, in: cr)
+                guard let titleCard = try Self.titleCard(frame.scene, layout: layout, text: text, in: cr) else { continue }
+                titleCard.draw(centerX: layout.width / 2, top: layout.titleTop, background: card.background,
+                               alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             case .end:
-                guard let end = frame.scene.end else { continue }
-                let titleStyle = TextStyle(family: frame.scene.style.font, weight: "Bold", size: card.size * 1.15,
-                                           color: card.color, haloWidth: 0)
-                var lines = [(try text.layout(end.title, titleStyle, scale: layout.unit, width: layout.textWidth * 0.9,
-                                              in: cr), titleStyle)]
-                if let subtitle = end.subtitle, !subtitle.isEmpty {
-                    let subStyle = TextStyle(family: frame.scene.style.font, weight: "Regular", size: card.size * 0.55,
-                                             color: card.color, haloWidth: 0)
-                    lines.append((try text.layout(subtitle, subStyle, scale: layout.unit, width: layout.textWidth * 0.9,
-                                                  in: cr), subStyle))
-                }
-                let endCard = TextCard(lines, padX: layout.size(36), padY: layout.size(22), gap: layout.size(14),
-                                       radius: layout.size(14))
-                // Below the frame's centre, where the camera holds the last place and its pin.
-                endCard.draw(centerX: layout.width / 2, top: min(layout.height * SafeArea.endCardTop, layout.safe.maxY - endCard.height),
+                guard let endCard = try Self.endCard(frame.scene, layout: layout, text: text, in: cr) else { continue }
+                endCard.draw(centerX: layout.width / 2, top: Self.endTop(endCard, layout: layout),
                              background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
             default:
                 continue

@@ -60,6 +60,32 @@ public final class WorldPicture: @unchecked Sendable {
         return Color(red: r / 255, green: g / 255, blue: b / 255)
     }
 
+    /// The picture's mean colour beyond Web Mercator's edge (85.0511 degrees) at the north or the south
+    /// pole, each pixel weighted by the area it covers: what a reprojected frame shows there (its
+    /// tiles end at the edge), so that a globe's pole shows the picture's ice, not a flat colour of
+    /// the theme's.
+    public func capColor(south: Bool) -> Color {
+        let h = image.height, w = image.width, stride = image.stride, data = image.data
+        let rows = max(1, Int(((90 - WebMercator.maxLatitude) / 180 * Double(h)).rounded(.up)))
+        var sum = (0.0, 0.0, 0.0), weight = 0.0
+        for k in 0..<rows {
+            let y = south ? h - 1 - k : k
+            // The row's latitude at its centre: its pixels' area goes as its cosine.
+            let lat = 90 - (Double(k) + 0.5) / Double(h) * 180
+            let c = cos(lat * .pi / 180)
+            let row = data + y * stride
+            for x in 0..<w {
+                let p = row + x * 4
+                sum.0 += Double(p[2]) * c
+                sum.1 += Double(p[1]) * c
+                sum.2 += Double(p[0]) * c
+            }
+            weight += c * Double(w)
+        }
+        guard weight > 0 else { return color(at: LonLat(lon: 0, lat: south ? -90 : 90)) }
+        return Color(red: sum.0 / weight / 255, green: sum.1 / weight / 255, blue: sum.2 / weight / 255)
+    }
+
     /// The picture reduced (by halving, Cairo's GOOD filter) to at most twice `width` pixels across,
     /// so that sampling it bilinearly for a tile level never skips pixels.
     func reduced(toward width: Int) throws -> ImageSurface {
@@ -182,7 +208,9 @@ public final class PictureBaseMap: BaseMap {
         tiles = TileBaseMap(source: WorldPictureTiles(maxZoom: max(1, min(deepest, Int(fade.upperBound)))),
                             decoder: WorldPictureDecoder(picture: picture))
         tiles.background = style.polar
-        tiles.polar = style.polar
+        // Beyond the tiles' edge at 85.05 degrees, each pole the picture's own colour there.
+        tiles.polar = picture.capColor(south: false)
+        tiles.polarSouth = picture.capColor(south: true)
         tiles.space = style.space
         tiles.atmosphere = style.atmosphere
     }

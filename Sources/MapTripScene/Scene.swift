@@ -65,6 +65,8 @@ public struct Scene: Equatable, Sendable {
     public var presenter: Presenter?
     /// Live values of a playback's mover on a panel (`readouts`), in `units`.
     public var readouts: [ReadoutItem] = []
+    /// The scale bar, north arrow and watermark (`scaleBar`, `northArrow`, `watermark`).
+    public var furniture = Furniture()
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }

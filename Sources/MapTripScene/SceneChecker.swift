@@ -175,6 +175,22 @@ struct SceneChecker {
                 return nil
             }
             return checkObject(value, object, path: path)
+        case .switchOr(let object, let words, let noun):
+            if let b = value.bool { return .bool(b, value) }
+            if let s = value.string {
+                guard words.contains(s) else {
+                    let list = Wording.alternatives((["true", "false"] + words.map { "\"\($0)\"" }))
+                    fail(value, path, "unknown \(noun) '\(Wording.excerpt(s, limit: 40))'", hint: "use \(list), or an object")
+                    return nil
+                }
+                return .string(s, value)
+            }
+            guard value.members != nil else {
+                let list = (["true", "false"] + words.map { "\"\($0)\"" }).joined(separator: ", ")
+                typeError(value, path, expected: "\(list) or an object", hint: object.typeHint)
+                return nil
+            }
+            return checkObject(value, object, path: path)
         case .color:
             guard let s = value.string else {
                 typeError(value, path, expected: "a colour string such as \"#e4572e\"")

@@ -83,6 +83,9 @@ public enum SceneFormat {
         case color
         /// A number, or one of a few words (`"flight": "auto"`).
         case numberOr([String], Rule?, noun: String)
+        /// `true`, `false`, one of a few words, or the object for the long form (`"scaleBar": true`,
+        /// `"northArrow": "auto"`).
+        case switchOr(Object, words: [String], noun: String)
     }
 
     /// One key of an object.
@@ -403,6 +406,34 @@ public enum SceneFormat {
               default: .number(1), "the gain of its sound: 1 is the file's own level, 0 silent"),
     ], typeHint: "a presenter is { \"file\": \"me.mp4\", \"corner\": \"bottom-left\" }")
 
+    static let furnitureCorner = Kind.choice(Presenter.Corner.allCases.map(\.rawValue), noun: "corner",
+                                hint: "use " + Wording.alternatives(Presenter.Corner.allCases.map { "\"\($0.rawValue)\"" }))
+
+    public static let scaleBar = Object("scaleBar", [
+        Field("corner", furnitureCorner, default: .string(Furniture.ScaleBar.defaultCorner.rawValue),
+              "the corner of the safe area it sits in"),
+        Field("units", .choice(Furniture.ScaleBar.Units.allCases.map(\.rawValue), noun: "units",
+                               hint: "use \"metric\" (m, km) or \"imperial\" (ft, mi)"),
+              default: .string("metric"), "`metric` (m, km) or `imperial` (ft, mi)"),
+    ], typeHint: "a scale bar is true, or { \"corner\": \"bottom-left\", \"units\": \"metric\" }")
+
+    public static let northArrow = Object("northArrow", [
+        Field("corner", furnitureCorner, default: .string(Furniture.NorthArrow.defaultCorner.rawValue),
+              "the corner of the safe area it sits in"),
+        Field("auto", .boolean, default: .bool(false), "hidden (faded) while the map is north-up"),
+    ], typeHint: "a north arrow is true, \"auto\", or { \"corner\": \"top-right\" }")
+
+    public static let watermark = Object("watermark", [
+        Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"logo.png\"",
+              "a PNG, JPEG, WebP or SVG picture, relative to the scene"),
+        Field("corner", furnitureCorner, default: .string(Furniture.Watermark.defaultCorner.rawValue),
+              "the corner of the safe area it sits in"),
+        Field("size", .number(.within(0.02, 0.5, noun: "size", hint: "a share of the frame's shorter side: 0.12 is an eighth")),
+              default: .number(Furniture.Watermark.defaultSize), "its longer side as a share of the frame's shorter side"),
+        Field("opacity", .number(.within(0, 1, noun: "opacity", hint: "0 is invisible, 1 opaque")),
+              default: .number(Furniture.Watermark.defaultOpacity), "how opaque it is drawn"),
+    ], typeHint: "a watermark is \"logo.png\" or { \"file\": \"logo.png\", \"corner\": \"top-right\" }")
+
     public static let track = Object("track", [
         Field("file", .string(nonEmpty: true, noun: "file"), required: true, missingHint: "add \"file\": \"anna.gpx\"",
               "a recording with a time at every point (GPX, TCX, FIT, KML, KMZ, GeoJSON), relative to the scene"),
@@ -510,6 +541,11 @@ public enum SceneFormat {
                                  nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
                                  what: "an array of readouts", itemHint: nil),
               "live values of the followed mover (else the first track) on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); for playbacks"),
+        Field("scaleBar", .switchOr(scaleBar, words: [], noun: "scaleBar"), default: .bool(false),
+              "a scale bar of a round length (1, 2 or 5 x 10^n), exact for the camera at each frame; faded out where the view spans more than about 2,000 km"),
+        Field("northArrow", .switchOr(northArrow, words: ["auto"], noun: "northArrow"), default: .bool(false),
+              "an arrow to true north at the frame's centre, turning with the map; `auto`: hidden while the map is north-up"),
+        Field("watermark", .stringOr(watermark, noun: "watermark"), "a picture in a corner of the frame: a file name, or the object below"),
     ], misplaced: [
         "clip": "a place in \"places\"", "muted": "a place in \"places\"", "corner": "presenter", "shape": "presenter",
         "width": "video", "height": "video", "fps": "video", "scale": "video",
@@ -523,5 +559,6 @@ public enum SceneFormat {
         "speed": "playback", "skipIdle": "playback", "clock": "playback",
         "follow": "camera", "headingUp": "camera", "keyframes": "camera",
         "voice": "a place in \"places\"", "duck": "voices", "extendRests": "voices",
+        "units": "scaleBar", "opacity": "watermark",
     ], constraints: [.anyOf([["places"], ["tracks"]])])
 }

@@ -278,6 +278,7 @@ private struct SceneBuilder {
         }
         if let c = checked["voices"] { scene.voices = self.voices(c) }
         if let c = checked["presenter"] { scene.presenter = presenter(c, scene) }
+        scene.furniture = furniture(checked)
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
@@ -907,6 +908,48 @@ private struct SceneBuilder {
             }
         }
         return clip
+    }
+
+    /// `scaleBar`, `northArrow`, `watermark`: their keys, the watermark's file checked (an SVG found;
+    /// a picture decoded as a photo is).
+    mutating func furniture(_ checked: Checked) -> Furniture {
+        var furniture = Furniture()
+        func corner(_ c: Checked?) -> Furniture.Corner? { c?["corner"]?.string.flatMap(Furniture.Corner.init(rawValue:)) }
+        if let c = checked["scaleBar"], c.bool != false {
+            var bar = Furniture.ScaleBar()
+            if let v = corner(c) { bar.corner = v }
+            if let v = c["units"]?.string.flatMap(Furniture.ScaleBar.Units.init(rawValue:)) { bar.units = v }
+            furniture.scaleBar = bar
+        }
+        if let c = checked["northArrow"], c.bool != false {
+            var arrow = Furniture.NorthArrow()
+            if let v = corner(c) { arrow.corner = v }
+            arrow.auto = c.string == "auto" || c["auto"]?.bool == true
+            furniture.northArrow = arrow
+        }
+        if let c = checked["watermark"], case let fileValue = c["file"] ?? c, let file = fileValue.string {
+            var mark = Furniture.Watermark(file: file)
+            if let v = corner(c) { mark.corner = v }
+            if let v = c["size"]?.number { mark.size = v }
+            if let v = c["opacity"]?.number { mark.opacity = v }
+            let path = c["file"] == nil ? "watermark" : c.path(of: "file") ?? "watermark.file"
+            if (file as NSString).pathExtension.lowercased() == "svg" {
+                if confine(file, fileValue.json, path, what: "watermark") {
+                    let sceneURL = URL(fileURLWithPath: checker.file)
+                    let url = URL(fileURLWithPath: file, relativeTo: sceneURL.deletingLastPathComponent())
+                    if FileManager.default.fileExists(atPath: sceneURL.path), FileKind(path: url.path) == .missing {
+                        checker.fail(fileValue.json, path, "watermark '\(file)' not found",
+                                     hint: "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
+                    } else {
+                        checkFile(file, fileValue.json, path, what: "watermark")
+                    }
+                }
+            } else {
+                checkImage(file, fileValue.json, path, what: "watermark")
+            }
+            furniture.watermark = mark
+        }
+        return furniture
     }
 
     /// `presenter`: its keys, the places it shows at found by name, the file checked.

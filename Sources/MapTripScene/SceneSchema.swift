@@ -75,6 +75,10 @@ public enum SceneSchema {
             return ["type": "string", "pattern": "^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"]
         case .numberOr(let words, let rule, _):
             return ["anyOf": [kind(.number(rule)), ["type": "string", "enum": words]]]
+        case .switchOr(let o, let words, _):
+            var any: [[String: Any]] = [["type": "boolean"]]
+            if !words.isEmpty { any.append(["type": "string", "enum": words]) }
+            return ["anyOf": any + [object(o)]]
         }
     }
 
@@ -98,7 +102,7 @@ public enum SceneSchema {
                     walk(inner, prefix: key + ".")
                 case .array(.object(let inner), _, _, _):
                     walk(inner, prefix: key + "[].")
-                case .stringOr(let inner, _):
+                case .stringOr(let inner, _), .switchOr(let inner, _, _):
                     rows.append("| `\(key)` | \(field.doc) | \(field.defaultValue?.text ?? "none") |")
                     walk(inner, prefix: key + ".")
                 default:
@@ -118,6 +122,7 @@ public enum SceneSchema {
         case .number(let rule?), .integer(let rule?, _): rule.summary
         case .choice(let options, _, _): options.map { "`\($0)`" }.joined(separator: " or ")
         case .numberOr(let words, let rule?, _): rule.summary + " or " + words.map { "`\($0)`" }.joined(separator: " or ")
+        case .switchOr(_, let words, _): (["`true`", "`false`"] + words.map { "`\($0)`" }).joined(separator: " or ") + " or an object"
         default: nil
         }
     }

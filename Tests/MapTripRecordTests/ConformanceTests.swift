@@ -143,6 +143,8 @@ struct MatrixLayer: Sendable, CustomStringConvertible {
         MatrixLayer(name: "caption", scene: .main, frame: 36, without: overlay(CaptionOverlay.self), notApplicable: always),
         MatrixLayer(name: "title card", scene: .main, frame: 5, without: overlay(TitleOverlay.self), notApplicable: always),
         MatrixLayer(name: "end card", scene: .main, frame: 66, without: overlay(TitleOverlay.self), notApplicable: always),
+        MatrixLayer(name: "scale bar, north arrow, watermark", scene: .main, frame: 36, without: overlay(FurnitureOverlay.self),
+                    notApplicable: always),
         MatrixLayer(name: "distance counter", scene: .main, frame: 36, without: overlay(DistanceOverlay.self), notApplicable: always),
         MatrixLayer(name: "credit", scene: .main, frame: 36, without: overlay(AttributionOverlay.self),
                     notApplicable: { _, _, transparent in transparent ? "no map, no map's credit" : nil }),
@@ -181,6 +183,9 @@ enum MatrixScene: String, Sendable {
           \(background)
           "vehicle": "plane",
           "distance": true,
+          "scaleBar": true,
+          "northArrow": true,
+          "watermark": { "file": "photo.png", "corner": "bottom-left", "size": 0.1, "opacity": 0.7 },
           "dwell": 2,
           "flight": 1,
           "opening": false,

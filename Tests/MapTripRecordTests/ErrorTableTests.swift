@@ -77,7 +77,26 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + clips + audio + voices + outputsAndOptions + outputFaults + tracks
-        + camera + readouts + looks
+        + camera + readouts + looks + furniture
+
+    /// The scale bar, north arrow and watermark (`scaleBar`, `northArrow`, `watermark`).
+    static let furniture: [ErrorCase] = [
+        ErrorCase(group: "Map furniture", what: "A watermark that is not there",
+                  files: ["scene.json": scene(place, #" "watermark": { "file": "logo.png" },"#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:26: watermark.file: watermark 'logo.png' not found (paths are relative to the scene's folder (.))"#),
+        ErrorCase(group: "Map furniture", what: "A watermark named .svg that is not SVG",
+                  files: ["scene.json": scene(place, #" "watermark": "logo.svg","#), "logo.svg": text("not an svg\n")], arguments: render(),
+                  message: #"maptrip: error: scene.json: watermark: cannot use 'logo.svg': rsvg: cannot parse SVG: XML parse error: Error domain 1 code 4 on line 1 column 1 of data: Start tag expected, '<' not found (use a PNG, JPEG or WebP image, or fix the path)"#),
+        ErrorCase(group: "Map furniture", what: "A north arrow that is neither a switch, \"auto\" nor an object",
+                  files: ["scene.json": scene(place, #" "northArrow": "yes","#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:17: northArrow: unknown northArrow 'yes' (use true, false or "auto", or an object)"#),
+        ErrorCase(group: "Map furniture", what: "A scale bar given as a number",
+                  files: ["scene.json": scene(place, #" "scaleBar": 1,"#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:15: scaleBar: expected true, false or an object, found a number (a scale bar is true, or { "corner": "bottom-left", "units": "metric" })"#),
+        ErrorCase(group: "Map furniture", what: "A scale bar in units maptrip does not know",
+                  files: ["scene.json": scene(place, #" "scaleBar": { "units": "nautical" },"#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:26: scaleBar.units: unknown units 'nautical' (use "metric" (m, km) or "imperial" (ft, mi))"#),
+    ]
 
     /// A recording with a time at each of its two points.
     static let timedRide = gpx(#"<trk><trkseg><trkpt lat="37.6" lon="127"><time>2024-01-01T00:00:00Z</time></trkpt>"#

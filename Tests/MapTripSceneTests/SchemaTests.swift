@@ -38,7 +38,7 @@ struct SchemaTests {
                     switch f.kind {
                     case .object(let inner): walk(inner, prefix + f.key + ".")
                     case .array(.object(let inner), _, _, _): walk(inner, prefix + f.key + "[].")
-                    case .stringOr(let inner, _):
+                    case .stringOr(let inner, _), .switchOr(let inner, _, _):
                         #expect(table.contains("| `\(prefix)\(f.key)` |"))
                         walk(inner, prefix + f.key + ".")
                     default: #expect(table.contains("| `\(prefix)\(f.key)` |"), "\(prefix)\(f.key) not in the table")

@@ -30,7 +30,7 @@ public struct NumericKey: CustomStringConvertible, Sendable {
             case .number(let rule): out.append(NumericKey(path: path, integer: false, rule: rule))
             case .integer(let rule, _): out.append(NumericKey(path: path, integer: true, rule: rule))
             case .numberOr(_, let rule, _): out.append(NumericKey(path: path, integer: false, rule: rule))
-            case .object(let inner), .stringOr(let inner, _): out += keys(in: inner, prefix: path)
+            case .object(let inner), .stringOr(let inner, _), .switchOr(let inner, _, _): out += keys(in: inner, prefix: path)
             case .array(of: .object(let inner), _, _, _): out += keys(in: inner, prefix: path)
             case .array(of: .number(let rule), _, _, _):
                 out.append(NumericKey(path: path, integer: false, rule: rule, inArray: true))
