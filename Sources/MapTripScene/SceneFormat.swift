@@ -480,7 +480,7 @@ public enum SceneFormat {
                                              hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
                                  nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
                                  what: "an array of readouts", itemHint: nil),
-              "live values of the followed mover (else the first track) on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); for playbacks"),
+              "live values on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); of a playback's followed mover (else the first track), or on a place trip of the track leg being flown"),
         Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
               default: .string("metric"), "the readouts' units: km/h, m, km, or mph, ft, mi"),
     ], misplaced: [

@@ -1131,17 +1131,19 @@ extension SceneError: LocalizedError {
 
 /// `readouts` (Readouts.swift).
 extension SceneBuilder {
-    /// `readouts` (and `units`): for a playback only; an item whose data the measured track lacks (no
-    /// altitudes, no heart rate) is a warning at its place in the list, and is not drawn.
+    /// `readouts` (and `units`): for a playback, or a place trip with legs that follow recordings; an item
+    /// whose data the measured track lacks (no altitudes, no heart rate; on a place trip, every track leg)
+    /// is a warning at its place in the list, and is not drawn.
     mutating func readouts(_ list: Checked, _ units: Checked?, _ scene: inout Scene) {
         let items = (list.elements ?? []).map { $0?.string.flatMap(ReadoutItem.init(rawValue:)) }
-        guard scene.isPlayback else {
-            checker.fail(list.json, "readouts", "readouts measure a playback's mover, and the scene has no tracks",
-                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ], or remove \"readouts\"")
+        guard scene.isPlayback || !scene.trackLegs.isEmpty else {
+            checker.fail(list.json, "readouts", "readouts measure a recorded track, and the scene has no tracks and no track legs",
+                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ] or \"track\" on a place, or remove \"readouts\"")
             return
         }
         scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
-        let track = scene.tracks[scene.readoutTrack]
+        let geometries = scene.readoutGeometries
+        let file = scene.isPlayback ? "track '\(scene.tracks[scene.readoutTrack].file)'" : "no track leg"
         for (k, item) in items.enumerated() {
             guard let item, let value = list.elements?[k]?.json else { continue }
             func warn(_ message: String, hint: String) {
@@ -1153,9 +1155,9 @@ extension SceneBuilder {
                 continue
             }
             scene.readouts.append(item)
-            if !item.isRecorded(in: track.geometry) {
+            if !geometries.contains(where: { item.isRecorded(in: $0) }) {
                 let what = item == .profile ? "altitudes" : item.label.lowercased()
-                warn("\(item.rawValue) is not shown: track '\(track.file)' has no \(what)",
+                warn("\(item.rawValue) is not shown: \(file) has \(scene.isPlayback ? "no " : "")\(what)",
                      hint: "use a recording that has them, or remove \"\(item.rawValue)\"")
             }
         }

@@ -104,7 +104,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     static let readouts: [ErrorCase] = [
         ErrorCase(group: "Readouts", what: "Readouts in a scene without tracks",
                   files: ["scene.json": scene(place, #" "readouts": [ "speed" ],"#)],
-                  arguments: render(), message: #"maptrip: error: scene.json:1:15: readouts: readouts measure a playback's mover, and the scene has no tracks (add "tracks": [ { "file": "ride.gpx" } ], or remove "readouts")"#),
+                  arguments: render(), message: #"maptrip: error: scene.json:1:15: readouts: readouts measure a recorded track, and the scene has no tracks and no track legs (add "tracks": [ { "file": "ride.gpx" } ] or "track" on a place, or remove "readouts")"#),
         ErrorCase(group: "Readouts", what: "A readout maptrip does not know",
                   files: ["scene.json": text(#"{ "tracks": [ { "file": "ride.gpx" } ], "readouts": [ "speed", "hr" ] }"#), "ride.gpx": timedRide],
                   arguments: render(), message: #"maptrip: error: scene.json:1:64: readouts[1]: unknown readout 'hr' (use "speed", "altitude", "distance", "elapsed", "heartRate", "cadence", "power" or "profile")"#),
