@@ -57,8 +57,9 @@ public enum Units: String, Equatable, Sendable, CaseIterable {
 }
 
 extension Scene {
-    /// The track whose values the readouts show: the one the camera follows, else the first.
-    public var readoutTrack: Int { camera?.follow ?? 0 }
+    /// The track whose values the readouts show: the one they name (`readouts.mover`), else the one the
+    /// camera follows, else the first.
+    public var readoutTrack: Int { readoutMover ?? camera?.follow ?? 0 }
 
     /// The places whose legs follow a recording (`places[i].track`), in order: on a place trip, the
     /// readouts measure these legs, joined.

@@ -59,6 +59,8 @@ public struct Scene: Equatable, Sendable {
     public var presenter: Presenter?
     /// Live values of a playback's mover on a panel (`readouts`), in `units`.
     public var readouts: [ReadoutItem] = []
+    /// The track the readouts measure when the scene names it (`readouts.mover`; nil: the followed one).
+    public var readoutMover: Int?
     public var units: Units = .metric
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.

@@ -83,6 +83,8 @@ public enum SceneFormat {
         case color
         /// A number, or one of a few words (`"flight": "auto"`).
         case numberOr([String], Rule?, noun: String)
+        /// A list (an `array` kind), or the object for the long form (`"readouts": {"mover": ..., "items": [...]}`).
+        case arrayOr(Kind, Object)
     }
 
     /// One key of an object.
@@ -423,6 +425,19 @@ public enum SceneFormat {
     ], typeHint: "a keyframe is { \"t\": 0, \"lon\": ..., \"lat\": ..., \"zoom\": ... }",
        constraints: [.together(["lat", "lon"])])
 
+    /// The readouts' list (`readouts`, or `readouts.items`).
+    static let readoutItems = Kind.array(of: .choice(ReadoutItem.allCases.map(\.rawValue), noun: "readout",
+                                                     hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
+                                         nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
+                                         what: "an array of readouts", itemHint: nil)
+
+    /// `readouts` in its long form: the list and the mover it measures.
+    public static let readouts = Object("readouts", [
+        Field("mover", .string(nonEmpty: true, noun: "mover"), default: .words("the followed mover, else the first track"),
+              "the name of the track (`tracks[].name`) whose values the readouts show; for playbacks"),
+        Field("items", readoutItems, required: true, missingHint: "add \"items\": [ \"speed\" ]", "the readouts shown, as in the plain list"),
+    ])
+
     public static let camera = Object("camera", [
         Field("follow", .string(nonEmpty: true, noun: "follow"),
               "the name of the track (`tracks[].name`) whose mover the camera follows: centred on it at every frame"),
@@ -476,11 +491,8 @@ public enum SceneFormat {
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
-        Field("readouts", .array(of: .choice(ReadoutItem.allCases.map(\.rawValue), noun: "readout",
-                                             hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
-                                 nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
-                                 what: "an array of readouts", itemHint: nil),
-              "live values on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); of a playback's followed mover (else the first track), or on a place trip of the track leg being flown"),
+        Field("readouts", .arrayOr(readoutItems, readouts),
+              "live values on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); of a playback's followed mover (else the first track), or on a place trip of the track leg being flown; or `{\"mover\": ..., \"items\": [...]}` to name the playback's track they measure"),
         Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
               default: .string("metric"), "the readouts' units: km/h, m, km, or mph, ft, mi"),
     ], misplaced: [

@@ -1134,12 +1134,31 @@ extension SceneBuilder {
     /// `readouts` (and `units`): for a playback, or a place trip with legs that follow recordings; an item
     /// whose data the measured track lacks (no altitudes, no heart rate; on a place trip, every track leg)
     /// is a warning at its place in the list, and is not drawn.
-    mutating func readouts(_ list: Checked, _ units: Checked?, _ scene: inout Scene) {
+    /// The long form (`{"mover": "Ben", "items": [...]}`) names the playback track they measure.
+    mutating func readouts(_ given: Checked, _ units: Checked?, _ scene: inout Scene) {
+        let list = given["items"] ?? given
+        let listPath = given["items"] == nil ? "readouts" : given.path(of: "items") ?? "readouts.items"
         let items = (list.elements ?? []).map { $0?.string.flatMap(ReadoutItem.init(rawValue:)) }
         guard scene.isPlayback || !scene.trackLegs.isEmpty else {
-            checker.fail(list.json, "readouts", "readouts measure a recorded track, and the scene has no tracks and no track legs",
+            checker.fail(given.json, "readouts", "readouts measure a recorded track, and the scene has no tracks and no track legs",
                          hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ] or \"track\" on a place, or remove \"readouts\"")
             return
+        }
+        if let mover = given["mover"], let name = mover.string {
+            let path = given.path(of: "mover") ?? "readouts.mover"
+            guard scene.isPlayback else {
+                checker.fail(mover.json, path, "mover names a playback's track, and the scene has no tracks",
+                             hint: "remove \"mover\": a place trip's readouts measure its track legs")
+                return
+            }
+            let names = scene.tracks.map(\.name)
+            guard let i = names.firstIndex(of: name) else {
+                let hint = EditDistance.nearest(to: name, among: names).map { "did you mean '\($0)'?" }
+                    ?? "the tracks are named " + Wording.alternatives(names.map { "'\($0)'" })
+                checker.fail(mover.json, path, "no track is named '\(name)'", hint: hint)
+                return
+            }
+            scene.readoutMover = i
         }
         scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
         let geometries = scene.readoutGeometries
@@ -1148,7 +1167,7 @@ extension SceneBuilder {
             guard let item, let value = list.elements?[k]?.json else { continue }
             func warn(_ message: String, hint: String) {
                 warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
-                                           path: JSONPath.appending(index: k, to: "readouts"), message: message, hint: hint))
+                                           path: JSONPath.appending(index: k, to: listPath), message: message, hint: hint))
             }
             if scene.readouts.contains(item) {
                 warn("\(item.rawValue) is listed twice: it is shown once", hint: "remove this one")
