@@ -406,6 +406,8 @@ public enum SceneFormat {
         Field("start", .choice(Playback.Start.allCases.map(\.rawValue), noun: "start",
                                hint: "use \"recorded\" (each at its own time) or \"together\" (a ghost race)"),
               default: .string("recorded"), "`recorded`: each track at its recorded time; `together`: all from one start (a ghost race)"),
+        Field("offset", .number(.within(-86_400, 31_536_000, noun: "offset", hint: "seconds of the recording skipped before the first frame, such as 12.5")),
+              default: .number(0), "recorded seconds skipped before the video's first frame (negative: the movers wait at their start that long), to line the playback up with your own footage"),
     ])
 
     public static let keyframe = Object("keyframe", [

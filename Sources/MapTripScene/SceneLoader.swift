@@ -233,7 +233,10 @@ private struct SceneBuilder {
         }
         scene.outro = checked["outro"]?.number ?? 0
         scene.tracks = tracks
-        if let c = checked["playback"] { scene.playback = playback(c) }
+        if let c = checked["playback"] {
+            scene.playback = playback(c)
+            checkOffset(scene, c)
+        }
         scene.distance = checked["distance"]?.bool ?? false
         scene.opening = checked["opening"]?.bool ?? true
         scene.closing = checked["closing"]?.bool ?? true
@@ -364,7 +367,21 @@ private struct SceneBuilder {
     func playback(_ c: Checked) -> Playback {
         Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
-                 start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded)
+                 start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
+                 offset: c["offset"]?.number ?? 0)
+    }
+
+    /// `playback.offset` skips less than the whole recording.
+    mutating func checkOffset(_ scene: Scene, _ c: Checked) {
+        guard let offset = c["offset"], let seconds = offset.number, !scene.tracks.isEmpty else { return }
+        let starts = scene.tracks.map { scene.playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
+        let first = starts.min() ?? 0
+        let span = zip(starts, scene.tracks).map { $0 + $1.duration }.max().map { $0 - first } ?? 0
+        if seconds >= span {
+            checker.fail(offset.json, c.path(of: "offset") ?? "playback.offset",
+                         "offset \(JSONText.number(seconds)) skips the whole recording: it lasts \(JSONText.number(span)) s",
+                         hint: "give fewer seconds than that")
+        }
     }
 
     /// `camera`: the mover followed found by its name, the keyframes in time order, each on its own
