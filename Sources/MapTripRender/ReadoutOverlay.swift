@@ -47,15 +47,17 @@ public final class ReadoutOverlay: Overlay {
     private var values = TextCache()
     static let valueLayouts = 256
     var keptValueLayouts: Int { values.layoutCount }
-    private var made: (tracks: [PlaybackTrack], readouts: [ReadoutItem], units: Units, series: ReadoutSeries?)?
+    private var made: (tracks: [PlaybackTrack], places: [Place], readouts: [ReadoutItem], units: Units, series: ReadoutSeries?)?
 
     public init() {}
 
     /// The scene's readouts made ready (once per scene).
     func series(_ scene: Scene) -> ReadoutSeries? {
-        if let made, made.tracks == scene.tracks, made.readouts == scene.readouts, made.units == scene.units { return made.series }
+        if let made, made.tracks == scene.tracks, made.places == scene.places, made.readouts == scene.readouts, made.units == scene.units {
+            return made.series
+        }
         let series = ReadoutSeries(scene: scene)
-        made = (scene.tracks, scene.readouts, scene.units, series)
+        made = (scene.tracks, scene.places, scene.readouts, scene.units, series)
         return series
     }
 
@@ -69,8 +71,9 @@ public final class ReadoutOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let values = frame.values.readouts, let series = series(frame.scene),
               let box = frame.layout.readoutBox(series.items, clearOf: frame.presenterBox) else { return }
-        // The panel gives way to the end card as it fades in over the outro.
-        let alpha = 1 - frame.values.opacity(of: .end)
+        // The panel gives way to the end card as it fades in over the outro (and on a place trip fades in
+        // as the first track leg begins).
+        let alpha = (1 - frame.values.opacity(of: .end)) * frame.values.readoutPanelOpacity
         guard alpha > 0 else { return }
         let key = StillKey(box: box, items: series.items, unit: frame.layout.unit, track: series.track)
         if still?.key != key { still = try Self.still(series, scene: frame.scene, layout: frame.layout, box: box, text: text).map { (key, $0.0, $0.1) } }
@@ -142,7 +145,7 @@ public final class ReadoutOverlay: Overlay {
         try travelled.withContext { cr in
             cr.translate(-box.minX, -box.minY)
             profileShape(series, in: area, layout: layout, cr)
-            cr.setSource(scene.tracks[series.track].color.withAlpha(0.85))
+            cr.setSource(series.color.withAlpha(0.85))
             cr.fill()
         }
         return (panel, travelled)
@@ -179,7 +182,7 @@ public final class ReadoutOverlay: Overlay {
         cr.paint()
         cr.restore()
         // You are here.
-        let ink = scene.style.caption.color, color = scene.tracks[series.track].color
+        let ink = scene.style.caption.color, color = series.color
         let y = profileY(series, metres: series.values(atKm: values.km), in: area, layout: layout)
         cr.newPath()
         cr.move(to: here, area.minY)

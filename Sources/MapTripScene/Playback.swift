@@ -50,9 +50,13 @@ public struct Playback: Equatable, Sendable {
     public var skipIdle: Double?
     public var clock: Clock
     public var start: Start
+    /// Recorded seconds skipped before the video's first frame (negative: the movers wait at their
+    /// first fixes that long first), to line the playback up with the user's own footage.
+    public var offset: Double
 
     public init(speed: Double = Playback.defaultSpeed, skipIdle: Double? = nil, clock: Clock = .minutes,
-                start: Start = .recorded) {
+                start: Start = .recorded, offset: Double = 0) {
+        self.offset = offset
         self.speed = speed
         self.skipIdle = skipIdle
         self.clock = clock

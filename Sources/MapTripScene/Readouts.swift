@@ -52,13 +52,23 @@ public enum ReadoutItem: String, Equatable, Sendable, CaseIterable {
 }
 
 extension Scene {
-    /// The track whose values the readouts show: the one the camera follows, else the first.
-    public var readoutTrack: Int { camera?.follow ?? 0 }
+    /// The track whose values the readouts show: the one they name (`readouts.mover`), else the one the
+    /// camera follows, else the first.
+    public var readoutTrack: Int { readoutMover ?? camera?.follow ?? 0 }
 
-    /// The readouts drawn: those whose data the measured track has.
+    /// The places whose legs follow a recording (`places[i].track`), in order: on a place trip, the
+    /// readouts measure these legs, joined.
+    public var trackLegs: [Int] { places.indices.filter { $0 > 0 && places[$0].track != nil } }
+
+    /// The recordings the readouts measure: the measured playback track, else a place trip's track legs.
+    public var readoutGeometries: [TrackGeometry] {
+        if isPlayback { return tracks.indices.contains(readoutTrack) ? [tracks[readoutTrack].geometry] : [] }
+        return trackLegs.compactMap { places[$0].track?.geometry }
+    }
+
+    /// The readouts drawn: those whose data the measured track has (on a place trip, any of its track legs).
     public var shownReadouts: [ReadoutItem] {
-        guard tracks.indices.contains(readoutTrack) else { return [] }
-        let geometry = tracks[readoutTrack].geometry
-        return readouts.filter { $0.isRecorded(in: geometry) }
+        let geometries = readoutGeometries
+        return readouts.filter { item in geometries.contains { item.isRecorded(in: $0) } }
     }
 }

@@ -67,6 +67,8 @@ public struct Scene: Equatable, Sendable {
     public var readouts: [ReadoutItem] = []
     /// The scale bar, north arrow and watermark (`scaleBar`, `northArrow`, `watermark`).
     public var furniture = Furniture()
+    /// The track the readouts measure when the scene names it (`readouts.mover`; nil: the followed one).
+    public var readoutMover: Int?
 
     /// Whether the scene plays recordings back (`tracks`) rather than flying from place to place.
     public var isPlayback: Bool { !tracks.isEmpty }

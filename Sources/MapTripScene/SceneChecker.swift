@@ -191,6 +191,13 @@ struct SceneChecker {
                 return nil
             }
             return checkObject(value, object, path: path)
+        case .arrayOr(let list, let object):
+            if value.elements != nil { return check(value, list, path: path) }
+            guard value.members != nil else {
+                typeError(value, path, expected: "an array or an object")
+                return nil
+            }
+            return checkObject(value, object, path: path)
         case .color:
             guard let s = value.string else {
                 typeError(value, path, expected: "a colour string such as \"#e4572e\"")

@@ -86,6 +86,8 @@ public enum SceneFormat {
         /// `true`, `false`, one of a few words, or the object for the long form (`"scaleBar": true`,
         /// `"northArrow": "auto"`).
         case switchOr(Object, words: [String], noun: String)
+        /// A list (an `array` kind), or the object for the long form (`"readouts": {"mover": ..., "items": [...]}`).
+        case arrayOr(Kind, Object)
     }
 
     /// One key of an object.
@@ -454,6 +456,8 @@ public enum SceneFormat {
         Field("start", .choice(Playback.Start.allCases.map(\.rawValue), noun: "start",
                                hint: "use \"recorded\" (each at its own time) or \"together\" (a ghost race)"),
               default: .string("recorded"), "`recorded`: each track at its recorded time; `together`: all from one start (a ghost race)"),
+        Field("offset", .number(.within(-86_400, 31_536_000, noun: "offset", hint: "seconds of the recording skipped before the first frame, such as 12.5")),
+              default: .number(0), "recorded seconds skipped before the video's first frame (negative: the movers wait at their start that long), to line the playback up with your own footage"),
     ])
 
     public static let keyframe = Object("keyframe", [
@@ -472,6 +476,19 @@ public enum SceneFormat {
               default: .string("inOutCubic"), "how the camera comes here from the keyframe before: an easing, or `fly` (zooms out and in)"),
     ], typeHint: "a keyframe is { \"t\": 0, \"lon\": ..., \"lat\": ..., \"zoom\": ... }",
        constraints: [.together(["lat", "lon"])])
+
+    /// The readouts' list (`readouts`, or `readouts.items`).
+    static let readoutItems = Kind.array(of: .choice(ReadoutItem.allCases.map(\.rawValue), noun: "readout",
+                                                     hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
+                                         nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
+                                         what: "an array of readouts", itemHint: nil)
+
+    /// `readouts` in its long form: the list and the mover it measures.
+    public static let readouts = Object("readouts", [
+        Field("mover", .string(nonEmpty: true, noun: "mover"), default: .words("the followed mover, else the first track"),
+              "the name of the track (`tracks[].name`) whose values the readouts show; for playbacks"),
+        Field("items", readoutItems, required: true, missingHint: "add \"items\": [ \"speed\" ]", "the readouts shown, as in the plain list"),
+    ])
 
     public static let camera = Object("camera", [
         Field("follow", .string(nonEmpty: true, noun: "follow"),
@@ -536,11 +553,8 @@ public enum SceneFormat {
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
-        Field("readouts", .array(of: .choice(ReadoutItem.allCases.map(\.rawValue), noun: "readout",
-                                             hint: "use " + Wording.alternatives(ReadoutItem.allCases.map { "\"\($0.rawValue)\"" })),
-                                 nonEmpty: ("readouts must list at least one readout", "add \"speed\", or remove the key"),
-                                 what: "an array of readouts", itemHint: nil),
-              "live values of the followed mover (else the first track) on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); for playbacks"),
+        Field("readouts", .arrayOr(readoutItems, readouts),
+              "live values on a panel: `speed`, `altitude`, `distance`, `elapsed`, `heartRate`, `cadence`, `power`, `profile` (an elevation profile); of a playback's followed mover (else the first track), or on a place trip of the track leg being flown; or `{\"mover\": ..., \"items\": [...]}` to name the playback's track they measure"),
         Field("scaleBar", .switchOr(scaleBar, words: [], noun: "scaleBar"), default: .bool(false),
               "a scale bar of a round length (1, 2 or 5 x 10^n), exact for the camera at each frame; faded out where the view spans more than about 2,000 km"),
         Field("northArrow", .switchOr(northArrow, words: ["auto"], noun: "northArrow"), default: .bool(false),

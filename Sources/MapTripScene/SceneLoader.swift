@@ -233,7 +233,10 @@ private struct SceneBuilder {
         }
         scene.outro = checked["outro"]?.number ?? 0
         scene.tracks = tracks
-        if let c = checked["playback"] { scene.playback = playback(c) }
+        if let c = checked["playback"] {
+            scene.playback = playback(c)
+            checkOffset(scene, c)
+        }
         scene.distance = checked["distance"]?.bool ?? false
         scene.opening = checked["opening"]?.bool ?? true
         scene.closing = checked["closing"]?.bool ?? true
@@ -366,7 +369,21 @@ private struct SceneBuilder {
     func playback(_ c: Checked) -> Playback {
         Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
-                 start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded)
+                 start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
+                 offset: c["offset"]?.number ?? 0)
+    }
+
+    /// `playback.offset` skips less than the whole recording.
+    mutating func checkOffset(_ scene: Scene, _ c: Checked) {
+        guard let offset = c["offset"], let seconds = offset.number, !scene.tracks.isEmpty else { return }
+        let starts = scene.tracks.map { scene.playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
+        let first = starts.min() ?? 0
+        let span = zip(starts, scene.tracks).map { $0 + $1.duration }.max().map { $0 - first } ?? 0
+        if seconds >= span {
+            checker.fail(offset.json, c.path(of: "offset") ?? "playback.offset",
+                         "offset \(JSONText.number(seconds)) skips the whole recording: it lasts \(JSONText.number(span)) s",
+                         hint: "give fewer seconds than that")
+        }
     }
 
     /// `camera`: the mover followed found by its name, the keyframes in time order, each on its own
@@ -1257,31 +1274,52 @@ extension SceneBuilder {
             || (checked["places"]?.elements ?? []).contains { $0?["route"]?["colorBy"] != nil }
     }
 
-    /// `readouts` (and `units`): for a playback only; an item whose data the measured track lacks (no
-    /// altitudes, no heart rate) is a warning at its place in the list, and is not drawn.
-    mutating func readouts(_ list: Checked, _ units: Checked?, _ scene: inout Scene) {
+    /// `readouts` (and `units`): for a playback, or a place trip with legs that follow recordings; an item
+    /// whose data the measured track lacks (no altitudes, no heart rate; on a place trip, every track leg)
+    /// is a warning at its place in the list, and is not drawn.
+    /// The long form (`{"mover": "Ben", "items": [...]}`) names the playback track they measure.
+    mutating func readouts(_ given: Checked, _ units: Checked?, _ scene: inout Scene) {
+        let list = given["items"] ?? given
+        let listPath = given["items"] == nil ? "readouts" : given.path(of: "items") ?? "readouts.items"
         let items = (list.elements ?? []).map { $0?.string.flatMap(ReadoutItem.init(rawValue:)) }
-        guard scene.isPlayback else {
-            checker.fail(list.json, "readouts", "readouts measure a playback's mover, and the scene has no tracks",
-                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ], or remove \"readouts\"")
+        guard scene.isPlayback || !scene.trackLegs.isEmpty else {
+            checker.fail(given.json, "readouts", "readouts measure a recorded track, and the scene has no tracks and no track legs",
+                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ] or \"track\" on a place, or remove \"readouts\"")
             return
         }
+        if let mover = given["mover"], let name = mover.string {
+            let path = given.path(of: "mover") ?? "readouts.mover"
+            guard scene.isPlayback else {
+                checker.fail(mover.json, path, "mover names a playback's track, and the scene has no tracks",
+                             hint: "remove \"mover\": a place trip's readouts measure its track legs")
+                return
+            }
+            let names = scene.tracks.map(\.name)
+            guard let i = names.firstIndex(of: name) else {
+                let hint = EditDistance.nearest(to: name, among: names).map { "did you mean '\($0)'?" }
+                    ?? "the tracks are named " + Wording.alternatives(names.map { "'\($0)'" })
+                checker.fail(mover.json, path, "no track is named '\(name)'", hint: hint)
+                return
+            }
+            scene.readoutMover = i
+        }
         scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
-        let track = scene.tracks[scene.readoutTrack]
+        let geometries = scene.readoutGeometries
+        let file = scene.isPlayback ? "track '\(scene.tracks[scene.readoutTrack].file)'" : "no track leg"
         for (k, item) in items.enumerated() {
             guard let item, let value = list.elements?[k]?.json else { continue }
             func warn(_ message: String, hint: String) {
                 warnings.append(SceneError(file: checker.file, line: value.position.line, column: value.position.column,
-                                           path: JSONPath.appending(index: k, to: "readouts"), message: message, hint: hint))
+                                           path: JSONPath.appending(index: k, to: listPath), message: message, hint: hint))
             }
             if scene.readouts.contains(item) {
                 warn("\(item.rawValue) is listed twice: it is shown once", hint: "remove this one")
                 continue
             }
             scene.readouts.append(item)
-            if !item.isRecorded(in: track.geometry) {
+            if !geometries.contains(where: { item.isRecorded(in: $0) }) {
                 let what = item == .profile ? "altitudes" : item.label.lowercased()
-                warn("\(item.rawValue) is not shown: track '\(track.file)' has no \(what)",
+                warn("\(item.rawValue) is not shown: \(file) has \(scene.isPlayback ? "no " : "")\(what)",
                      hint: "use a recording that has them, or remove \"\(item.rawValue)\"")
             }
         }

@@ -71,6 +71,8 @@ public enum SceneSchema {
             return s
         case .stringOr(let o, _):
             return ["anyOf": [["type": "string", "pattern": "\\S"], object(o)]]
+        case .arrayOr(let list, let o):
+            return ["anyOf": [kind(list), object(o)]]
         case .color:
             return ["type": "string", "pattern": "^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"]
         case .numberOr(let words, let rule, _):
@@ -102,7 +104,7 @@ public enum SceneSchema {
                     walk(inner, prefix: key + ".")
                 case .array(.object(let inner), _, _, _):
                     walk(inner, prefix: key + "[].")
-                case .stringOr(let inner, _), .switchOr(let inner, _, _):
+                case .stringOr(let inner, _), .switchOr(let inner, _, _), .arrayOr(_, let inner):
                     rows.append("| `\(key)` | \(field.doc) | \(field.defaultValue?.text ?? "none") |")
                     walk(inner, prefix: key + ".")
                 default:

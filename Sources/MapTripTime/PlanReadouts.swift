@@ -1,15 +1,14 @@
 import Foundation
 import MapTripScene
 
-/// What `plan` says of a playback's readouts (`Scene.readouts`): the track they measure, and their values
+/// What `plan` says of a scene's readouts (`Scene.readouts`): the track they measure, and their values
 /// at sampled frames (every second of video, or every frame with `--frames`), in SI units and as the
 /// panel shows them, so that a frame's readouts can be checked against the recording.
 extension Plan {
-    /// The frames whose readouts the plan lists: every one, or each second of video and the playback's
-    /// last frame.
+    /// The frames whose readouts the plan lists: every one, or each second of video and the last frame.
     func readoutFrames(every: Bool) -> [Int] {
-        guard let clock = timeline.playback else { return [] }
-        let last = clock.frameCount - 1
+        let last = (timeline.playback?.frameCount ?? timeline.frameCount) - 1
+        guard last >= 0 else { return [] }
         let frames = Array(stride(from: 0, through: last, by: every ? 1 : timeline.fps))
         return frames.last == last ? frames : frames + [last]
     }
@@ -20,7 +19,7 @@ extension Plan {
     /// the panel shows for each item.
     func readoutsJSON(includeFrames: Bool) -> String? {
         guard let series = timeline.readouts else { return nil }
-        var out = "\"readouts\":{\"track\":\(JSONText.quoted(scene.tracks[series.track].name)),"
+        var out = "\"readouts\":{\"track\":\(JSONText.quoted(series.name)),"
         out += "\"units\":\(JSONText.quoted(series.units.rawValue)),"
         out += "\"items\":[" + series.items.map { JSONText.quoted($0.rawValue) }.joined(separator: ",") + "],"
         out += "\"speedWindow\":\(JSONText.number(ReadoutItem.speedWindow)),\"samples\":["
@@ -47,13 +46,14 @@ extension Plan {
     /// The readouts' lines for the plan's table: what they measure, and what the panel shows at up to
     /// eleven frames spread over the playback (every frame with `--frames`).
     func readoutLines(includeFrames: Bool) -> [String] {
-        guard let series = timeline.readouts, let clock = timeline.playback else { return [] }
-        let lines = ["readouts of \(TextTable.printable(scene.tracks[series.track].name)) (\(series.units.rawValue)): "
+        guard let series = timeline.readouts else { return [] }
+        let frameCount = timeline.playback?.frameCount ?? timeline.frameCount
+        let lines = ["readouts of \(TextTable.printable(series.name)) (\(series.units.rawValue)): "
                      + series.items.map(\.rawValue).joined(separator: ", ")]
         let shown = series.items.filter { $0 != .profile }
         guard !shown.isEmpty else { return lines }
         let frames = includeFrames ? readoutFrames(every: true)
-            : Array(Set((0...10).map { $0 * (clock.frameCount - 1) / 10 })).sorted()
+            : Array(Set((0...10).map { $0 * (frameCount - 1) / 10 })).sorted()
         var rows = [["frame", "t"] + shown.map(\.rawValue)]
         for n in frames {
             guard let v = timeline.values(at: n).readouts else { continue }

@@ -38,7 +38,8 @@ public struct ClockValue: Equatable, Sendable {
 ///
 /// The playback's clock: each track's points at `offset + time since its first fix`, where the offset is
 /// its recorded start (seconds since 1970; `"start": "recorded"`) or 0 (`"together"`: a ghost race). It
-/// runs from the earliest first fix `t0` to the latest last fix. A step between two fixes of one track
+/// runs from the earliest first fix plus `playback.offset` (`t0`; a negative offset starts with a hold)
+/// to the latest last fix. A step between two fixes of one track
 /// moves when it covers ground faster than `movingSpeed`; where no track moves for longer than `skipIdle`
 /// seconds the stretch is cut out (the clock dips across the cut over `cutFade` seconds of video each
 /// side). Frame n of stretch k shows recorded time `recorded.lowerBound + (n - frames.lowerBound) * speed / fps`:
@@ -74,10 +75,12 @@ public struct PlaybackClock: Sendable {
         clock = playback.clock
         lines = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
         offsets = tracks.map { playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
-        let t0 = offsets.min() ?? 0
-        let t1 = zip(offsets, tracks).map { $0 + $1.duration }.max() ?? t0
+        let first = offsets.min() ?? 0
+        let t1 = zip(offsets, tracks).map { $0 + $1.duration }.max() ?? first
+        // The playback starts `playback.offset` recorded seconds after the first fix (before it: a hold).
+        let t0 = min(first + playback.offset, t1)
         let offsets = self.offsets
-        let cuts = playback.skipIdle.map { Self.idleGaps(tracks: tracks, offsets: offsets, from: t0, to: t1, longerThan: $0) } ?? []
+        let cuts = playback.skipIdle.map { Self.idleGaps(tracks: tracks, offsets: offsets, from: max(t0, first), to: t1, longerThan: $0) } ?? []
         self.cuts = cuts
         // The stretches between the cuts, on the grid of their summed video seconds.
         var bounds: [(Double, Double)] = []

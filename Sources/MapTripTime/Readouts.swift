@@ -54,19 +54,36 @@ public struct ReadoutValues: Equatable, Sendable {
     }
 }
 
-/// A playback's readouts (`Scene.readouts`): the track they measure, made ready once (its distance at
-/// each fix, its recorded channels), and its values at any recorded time.
+/// A scene's readouts (`Scene.readouts`): the track they measure, made ready once (its distance at each
+/// fix, its recorded channels), and its values at any recorded time. On a place trip the track legs'
+/// recordings are joined into one for the profile: each leg's first fix follows the previous leg's last
+/// one with no time and no distance between them, so that distance and elapsed time add up over the legs
+/// flown; each leg's values (its speed window cut to it) come from its own recording (`legs`).
 public struct ReadoutSeries: Sendable {
     public static let kmPerMile = 1.609344
     public static let metresPerFoot = 0.3048
     /// Points at most on the drawn elevation profile.
     public static let profilePoints = 400
 
+    /// A place trip's track leg in the joined recording: the place it leads to, the recorded seconds and
+    /// kilometres of the legs before it, and its own recording's readouts.
+    public struct Leg: Sendable {
+        public let place: Int
+        public let startTime: Double, startKm: Double
+        public let series: ReadoutSeries
+    }
+
     /// The items shown, in the scene's order, without those the track has no data for.
     public let items: [ReadoutItem]
     public let units: Units
-    /// The index of the track in `Scene.tracks`.
+    /// The index of the track in `Scene.tracks` (0 on a place trip).
     public let track: Int
+    /// What the plan calls the measured track, and the colour of the travelled profile: the playback
+    /// track's; on a place trip the track legs' files, and the first track leg's route colour.
+    public let name: String
+    public let color: Color
+    /// A place trip's track legs, in order (empty for a playback).
+    public let legs: [Leg]
     /// Seconds since the first fix, and kilometres covered, at each fix.
     public let times: [Double]
     public let cumulativeKm: [Double]
@@ -79,32 +96,85 @@ public struct ReadoutSeries: Sendable {
     public var duration: Double { times.last ?? 0 }
     public var lengthKm: Double { cumulativeKm.last ?? 0 }
 
-    /// nil for a scene without readouts or tracks.
+    /// nil for a scene without readouts, or without tracks and track legs.
     public init?(scene: Scene) {
-        guard !scene.readouts.isEmpty, scene.tracks.indices.contains(scene.readoutTrack) else { return nil }
-        let g = scene.tracks[scene.readoutTrack].geometry
-        track = scene.readoutTrack
-        units = scene.units
-        items = scene.shownReadouts
-        times = g.times ?? g.points.map { _ in 0 }
-        var km = [0.0]
-        for k in g.points.indices.dropFirst() { km.append(km[k - 1] + Geodesy.distanceKm(g.points[k - 1], g.points[k])) }
+        let geometries = scene.readoutGeometries
+        guard !scene.readouts.isEmpty, !geometries.isEmpty else { return nil }
+        if scene.isPlayback {
+            self.init(geometries, items: scene.shownReadouts, units: scene.units, track: scene.readoutTrack,
+                      name: scene.tracks[scene.readoutTrack].name, color: scene.tracks[scene.readoutTrack].color, legs: [])
+            return
+        }
+        var legs: [Leg] = [], time = 0.0, km = 0.0
+        for (place, g) in zip(scene.trackLegs, geometries) {
+            let own = ReadoutSeries([g], items: [], units: scene.units, track: 0, name: "", color: RouteStyle().color, legs: [])
+            legs.append(Leg(place: place, startTime: time, startKm: km, series: own))
+            time += own.duration
+            km += own.lengthKm
+        }
+        self.init(geometries, items: scene.shownReadouts, units: scene.units, track: 0,
+                  name: scene.trackLegs.compactMap { scene.places[$0].track?.file }.joined(separator: " + "),
+                  color: scene.route(into: scene.trackLegs[0])?.color ?? RouteStyle().color, legs: legs)
+    }
+
+    /// The recordings joined: each one's times and kilometres carried on from the end of the one before.
+    private init(_ geometries: [TrackGeometry], items: [ReadoutItem], units: Units, track: Int, name: String, color: Color,
+                 legs: [Leg]) {
+        self.items = items
+        self.units = units
+        self.track = track
+        self.name = name
+        self.color = color
+        self.legs = legs
+        var times: [Double] = [], km: [Double] = []
+        var altitudes: [Double?] = [], heartRates: [Double?] = [], cadences: [Double?] = [], powers: [Double?] = []
+        for g in geometries {
+            let t0 = times.last ?? 0, km0 = km.last ?? 0
+            times += (g.times ?? g.points.map { _ in 0 }).map { t0 + $0 }
+            km.append(km0)
+            for j in g.points.indices.dropFirst() { km.append(km[km.count - 1] + Geodesy.distanceKm(g.points[j - 1], g.points[j])) }
+            func padded(_ c: [Double?]) -> [Double?] { c.isEmpty ? g.points.map { _ in nil } : c }
+            altitudes += padded(g.altitudes)
+            heartRates += padded(g.heartRates)
+            cadences += padded(g.cadences)
+            powers += padded(g.powers)
+        }
+        self.times = times
         cumulativeKm = km
-        let times = self.times
         func pairs(_ channel: [Double?]) -> [(Double, Double)] {
             zip(times, channel).compactMap { t, v in v.map { (t, $0) } }
         }
         distances = Array(zip(times, km))
-        altitudes = pairs(g.altitudes)
-        heartRates = pairs(g.heartRates)
-        cadences = pairs(g.cadences)
-        powers = pairs(g.powers)
+        self.altitudes = pairs(altitudes)
+        self.heartRates = pairs(heartRates)
+        self.cadences = pairs(cadences)
+        self.powers = pairs(powers)
         // The profile by distance, thinned evenly to at most `profilePoints`.
-        let byKm = zip(km, g.altitudes).compactMap { k, a in a.map { (km: k, metres: $0) } }
+        let byKm = zip(km, altitudes).compactMap { k, a in a.map { (km: k, metres: $0) } }
         let step = max(1, Int((Double(byKm.count) / Double(Self.profilePoints)).rounded(.up)))
         var thin = stride(from: 0, to: byKm.count, by: step).map { byKm[$0] }
         if let last = byKm.last, thin.last?.km != last.km { thin.append(last) }
         profile = thin
+    }
+
+    /// The values where the vehicle is on track leg `k` (an index in `legs`): `progress` of its length
+    /// along by distance, or with the recorded pace `run` of its recorded time; elapsed time and distance
+    /// counted from the first track leg's first fix.
+    public func values(leg k: Int, progress: Double, run: Double?) -> ReadoutValues {
+        let leg = legs[k], own = leg.series
+        let t = (own.duration > 0 ? run : nil).map { min(max($0, 0), 1) * own.duration }
+            ?? own.time(atKm: min(max(progress, 0), 1) * own.lengthKm)
+        var v = own.values(atElapsed: t)
+        v.elapsed += leg.startTime
+        v.km += leg.startKm
+        return v
+    }
+
+    /// The recorded seconds at which the track has covered `km` (the first of them where it stood).
+    func time(atKm km: Double) -> Double {
+        guard let k = cumulativeKm.firstIndex(where: { $0 >= km }) else { return duration }
+        guard k > 0, cumulativeKm[k] > cumulativeKm[k - 1] else { return times[k] }
+        return times[k - 1] + (times[k] - times[k - 1]) * (km - cumulativeKm[k - 1]) / (cumulativeKm[k] - cumulativeKm[k - 1])
     }
 
     /// The values at `seconds` since the track's first fix (held to the track's span).

@@ -144,8 +144,10 @@ public struct FrameValues: Equatable, Sendable {
     /// A playback's movers (`Scene.tracks`), in track order, and its clock.
     public var movers: [MoverValue] = []
     public var clock: ClockValue?
-    /// A playback's readouts (`Scene.readouts`) at the frame's recorded time.
+    /// The readouts (`Scene.readouts`) at the frame's recorded time: a playback's, or on a place trip
+    /// those of the track leg flown (held after it); and their panel's opacity.
     public var readouts: ReadoutValues?
+    public var readoutPanelOpacity: Double = 1
     /// The presenter in its corner, while it shows.
     public var presenter: PresenterValue?
 
@@ -251,7 +253,7 @@ public struct Timeline: Sendable {
         }
         cameraTrack = CameraTrack(scene: scene, timeline: self, format: format)
         placeClips = scene.places.map(\.clip)
-        readouts = scene.isPlayback ? ReadoutSeries(scene: scene) : nil
+        readouts = ReadoutSeries(scene: scene)
         if let presenter = scene.presenter {
             presenterTrack = PresenterTrack(presenter, slots: scene.isPlayback ? [] : slots, frameCount: frameCount,
                                             fps: fps, fade: Self.cardFade * Double(fps))
@@ -307,7 +309,8 @@ public struct Timeline: Sendable {
             guard i > 0, slots[i].flightFrames > 0, let leg = slots[i].place.track, let line = routes[i] else { return nil }
             return TrackFlight(line: line, pace: leg.pace, from: slots[i - 1].camera, to: slots[i].camera,
                                rho: slots[i].place.curve ?? Flight.defaultRho, viewWidth: Double(format.width) / format.scale,
-                               viewHeight: Double(format.height) / format.scale, projection: projection)
+                               viewHeight: Double(format.height) / format.scale, projection: projection,
+                               room: scene.shownReadouts.isEmpty ? 0 : Timeline.readoutRoom)
         }
         routeDrawn = scene.places.indices.map { scene.route(into: $0).map { $0.path != .none } ?? false }
         hasVehicle = scene.places.indices.map { scene.vehicle(into: $0) != .none }
@@ -457,9 +460,31 @@ public struct Timeline: Sendable {
             values.readoutOpacity = readoutOpacity(at: n)
         }
 
+        if let readouts { trackLegReadouts(readouts, in: slot, at: n, into: &values) }
         values.cards = cardValues(at: n)
         values.presenter = presenterTrack?.value(at: n)
         return values
+    }
+
+    /// A place trip's readouts at frame n (`ReadoutSeries.legs`): while a track leg is flown, the
+    /// recording's values where its vehicle is (by distance, or by the recorded time with the recorded
+    /// pace); after it, through its rest and the legs that do not follow a track, its last fix's.
+    /// Hidden before the first track leg begins, then fading in over `cardFade`; out before the closing.
+    private func trackLegReadouts(_ series: ReadoutSeries, in slot: Slot, at n: Int, into values: inout FrameValues) {
+        // The last track leg begun by frame n.
+        guard let k = series.legs.lastIndex(where: { slot.index > $0.place || (slot.index == $0.place && n >= slots[$0.place].startFrame) })
+        else { return }
+        let leg = series.legs[k]
+        // Arrived: the last fix's values.
+        var progress = 1.0, run: Double? = 1
+        if leg.place == slot.index, n < slot.arriveFrame, let flight = trackFlights[leg.place] {
+            let u = legTime(in: slot, at: n)
+            progress = flight.progress(at: u)
+            run = flight.pace == .recorded && flight.line.times != nil ? flight.run(at: u) : nil
+        }
+        values.readouts = series.values(leg: k, progress: progress, run: run)
+        let first = slots[series.legs[0].place].startFrame, fade = Self.cardFade * Double(fps)
+        values.readoutPanelOpacity = min(1, Double(n - first + 1) / fade) * readoutOpacity(at: n)
     }
 
     public func camera(at frame: Int) -> Camera {

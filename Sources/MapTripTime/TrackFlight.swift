@@ -29,9 +29,12 @@ struct TrackFlight: Sendable {
 
     /// `viewWidth`, `viewHeight`: the frame in logical pixels. The overview's zoom is at most the deeper
     /// of the two places' (a short track is not blown up beyond them).
+    /// `room`: the share of the framed height added below it (the readouts' panel sits there).
     init(line: RouteLine, pace: TrackLeg.Pace, from: Camera, to: Camera, rho: Double, viewWidth: Double,
-         viewHeight: Double, projection: Projection) {
-        var fit = Camera.framing(line.worldBounds(including: [from.center, to.center]), margin: Self.margin,
+         viewHeight: Double, projection: Projection, room: Double = 0) {
+        var box = line.worldBounds(including: [from.center, to.center])
+        box.maxY += (box.maxY - box.minY) * room
+        var fit = Camera.framing(box, margin: Self.margin,
                                  viewWidth: viewWidth, viewHeight: viewHeight)
         fit.zoom = min(fit.zoom, max(from.zoom, to.zoom))
         overview = fit

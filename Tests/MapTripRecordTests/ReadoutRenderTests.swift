@@ -126,36 +126,48 @@ struct ReadoutRenderTests {
             let ride = RideFixture(seed: 5922, count: 120)
             let speed = 40.0
             let sceneURL = try Self.write(ride, speed: speed, size: size, in: dir)
-            LibraryLogging.configure(verbose: false)
-            let out = dir.appendingPathComponent("ride.mp4")
-            _ = try RenderJob(scene: sceneURL, output: out, environment: RenderEnvironment(assets: Trip.assets)).run()
-            let frames = try Trip.decode(out).frames
-            let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
-            let timeline = Timeline(scene: scene)
-            #expect(frames.count == timeline.frameCount)
-            let renderer = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets))
-            let box = try #require(renderer.layout.readoutBox(scene.shownReadouts))
+            let (frames, timeline, renderer, box) = try Self.rendered(sceneURL)
             #expect(box.minX >= renderer.layout.safe.minX && box.maxX <= renderer.layout.safe.maxX + 1
                     && box.minY >= renderer.layout.safe.minY && box.maxY <= renderer.layout.safe.maxY + 1)
             for n in [timeline.frameCount / 3, 2 * timeline.frameCount / 3] {
-                let e = ride.expected(at: Double(n) * speed / 10)
-                var values = timeline.values(at: n)
-                values.readouts = ReadoutValues(elapsed: e.elapsed, km: e.km, kmh: e.kmh, altitude: e.altitude,
-                                                heartRate: e.heartRate, cadence: e.cadence)
-                try renderer.render(values)
-                let right = Self.differing(frames[n], renderer.surface, in: box)
-                Trip.dump(frames[n], "readouts-\(size.0)x\(size.1)-\(n)")
-                // Wrong by a few units each: other digits, a mark elsewhere on the profile.
-                values.readouts = ReadoutValues(elapsed: e.elapsed + 7, km: e.km + 0.31, kmh: e.kmh + 3.3,
-                                                altitude: e.altitude.map { $0 + 4 }, heartRate: e.heartRate.map { $0 + 6 },
-                                                cadence: e.cadence.map { $0 + 5 })
-                try renderer.render(values)
-                let wrong = Self.differing(frames[n], renderer.surface, in: box)
-                let area = Int((box.maxX - box.minX) * (box.maxY - box.minY))
-                print("readouts \(size) frame \(n): \(right) of \(area) panel pixels differ from the expected panel, \(wrong) from a wrong one")
-                #expect(right * 200 < area, "frame \(n): \(right) of \(area) panel pixels differ from the expected panel")
-                #expect(wrong > 8 * max(right, 5), "frame \(n): a wrong panel differs in \(wrong) pixels, the right one \(right)")
+                try Self.expectPanel(frames[n], frame: n, ride.expected(at: Double(n) * speed / 10), values: timeline.values(at: n),
+                                     renderer: renderer, box: box, name: "readouts-\(size.0)x\(size.1)")
             }
         }
+    }
+
+    /// The scene rendered to an MP4 beside it and decoded; its timeline, a renderer of its frames, and
+    /// where its readout panel sits.
+    static func rendered(_ sceneURL: URL) throws -> (frames: [BGRAImage], timeline: Timeline, renderer: FrameRenderer, box: Box) {
+        LibraryLogging.configure(verbose: false)
+        let out = sceneURL.deletingPathExtension().appendingPathExtension("mp4")
+        _ = try RenderJob(scene: sceneURL, output: out, environment: RenderEnvironment(assets: Trip.assets)).run()
+        let frames = try Trip.decode(out).frames
+        let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
+        let timeline = Timeline(scene: scene)
+        #expect(frames.count == timeline.frameCount)
+        let renderer = try FrameRenderer(scene: scene, baseMap: try ShapefileBaseMap(assets: Trip.assets))
+        return (frames, timeline, renderer, try #require(renderer.layout.readoutBox(scene.shownReadouts)))
+    }
+
+    /// Frame n's decoded panel against the panel drawn with the expected values (within 1 in 200 of its
+    /// pixels) and with values a few units wrong each (other digits, a mark elsewhere on the profile).
+    static func expectPanel(_ decoded: BGRAImage, frame n: Int, _ e: RideFixture.Expected, values: FrameValues,
+                            renderer: FrameRenderer, box: Box, name: String) throws {
+        var values = values
+        values.readouts = ReadoutValues(elapsed: e.elapsed, km: e.km, kmh: e.kmh, altitude: e.altitude,
+                                        heartRate: e.heartRate, cadence: e.cadence)
+        try renderer.render(values)
+        let right = differing(decoded, renderer.surface, in: box)
+        Trip.dump(decoded, "\(name)-\(n)")
+        values.readouts = ReadoutValues(elapsed: e.elapsed + 7, km: e.km + 0.31, kmh: e.kmh + 3.3,
+                                        altitude: e.altitude.map { $0 + 4 }, heartRate: e.heartRate.map { $0 + 6 },
+                                        cadence: e.cadence.map { $0 + 5 })
+        try renderer.render(values)
+        let wrong = differing(decoded, renderer.surface, in: box)
+        let area = Int((box.maxX - box.minX) * (box.maxY - box.minY))
+        print("\(name) frame \(n): \(right) of \(area) panel pixels differ from the expected panel, \(wrong) from a wrong one")
+        #expect(right * 200 < area, "frame \(n): \(right) of \(area) panel pixels differ from the expected panel")
+        #expect(wrong > 8 * max(right, 5), "frame \(n): a wrong panel differs in \(wrong) pixels, the right one \(right)")
     }
 }

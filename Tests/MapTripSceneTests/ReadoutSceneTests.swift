@@ -52,4 +52,28 @@ struct ReadoutSceneTests {
         #expect(units.errors.isEmpty && units.warnings.map(\.path) == ["units"], "\(units.warnings)")
         #expect(units.scene?.readouts == [])
     }
+
+    @Test func theLongFormNamesTheMoverMeasured() throws {
+        // The camera follows the walk; the readouts measure the ride, their warnings at readouts.items[k].
+        let report = try PlaybackSceneTests.check("""
+            { "tracks": [ { "file": "walk.gpx", "name": "Walk" }, { "file": "ride.gpx", "name": "Ben" } ],
+              "camera": { "follow": "Walk" }, "readouts": { "mover": "Ben", "items": [ "speed", "heartRate", "power" ] } }
+            """, files: Self.files)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(report.warnings.map(\.path) == ["readouts.items[2]"], "\(report.warnings)")
+        let scene = try #require(report.scene)
+        #expect(scene.readoutTrack == 1 && scene.camera?.follow == 0 && scene.shownReadouts == [.speed, .heartRate])
+        // An unknown name is an error where the scene gives it.
+        let unknown = try PlaybackSceneTests.check("""
+            { "tracks": [ { "file": "walk.gpx", "name": "Walk" }, { "file": "ride.gpx", "name": "Ben" } ],
+              "readouts": { "mover": "Bne", "items": [ "speed" ] } }
+            """, files: Self.files)
+        #expect(unknown.errors.map(\.path) == ["readouts.mover"], "\(unknown.errors)")
+        #expect(unknown.errors.first?.message == "no track is named 'Bne'" && unknown.errors.first?.hint == "did you mean 'Ben'?")
+        // Neither a list nor an object.
+        let wrong = try PlaybackSceneTests.check("""
+            { "tracks": [ { "file": "ride.gpx" } ], "readouts": "speed" }
+            """, files: Self.files)
+        #expect(wrong.errors.map(\.path) == ["readouts"], "\(wrong.errors)")
+    }
 }

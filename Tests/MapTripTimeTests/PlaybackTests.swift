@@ -41,6 +41,26 @@ struct PlaybackTests {
         #expect(Geodesy.distanceKm(last.position, walk.points[walk.points.count - 1]) < 1e-6)
     }
 
+    /// `playback.offset`: frame n shows the recording at offset + n / fps * speed seconds after its first
+    /// fix (a negative offset holds the mover at its start first), to line up with one's own footage.
+    @Test(arguments: [40.0, -20.0])
+    func anOffsetShiftsTheRecordingUnderTheFrames(offset: Double) throws {
+        let walk = TrackFixture.walk(seed: 5909, count: 200, start: Self.start)
+        let times = try #require(walk.times)
+        let speed = 4.0, fps = 30, duration = times[times.count - 1]
+        let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: speed, offset: offset), fps: fps))
+        var waiting = 0
+        for n in 0..<t.frameCount {
+            let mover = try #require(t.values(at: n).movers.first)
+            let seconds = min(max(offset + Double(n) * speed / Double(fps), 0), duration)
+            #expect(Geodesy.distanceKm(mover.position, walk.point(atSeconds: seconds)) < 0.002, "frame \(n)")
+            if mover.state == .waiting { waiting += 1 }
+        }
+        // The frames left of the recording after the offset, and the hold before it.
+        #expect(t.frameCount == Int(((duration - offset) / speed * Double(fps)).rounded()) + 1)
+        #expect(waiting == (offset < 0 ? Int((-offset / speed * Double(fps)).rounded()) : 0), "\(waiting) frames waiting")
+    }
+
     @Test func theOutroAddsItsFramesAndHoldsStill() throws {
         let walk = TrackFixture.walk(seed: 5902, count: 120, start: Self.start)
         let bare = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: 30)))
