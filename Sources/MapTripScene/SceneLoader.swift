@@ -918,6 +918,11 @@ private struct SceneBuilder {
             clip.height = facts.height
             clip.duration = facts.duration
             clip.hasSound = facts.hasSound
+            // Its sound asked for where there is none: said, not silently left out.
+            if !clip.muted, !facts.hasSound, let muted = c["muted"] {
+                checker.fail(muted.json, c.path(of: "muted") ?? "muted", "clip '\(file)' has no sound to play",
+                             hint: "give a clip with a sound track, or remove \"muted\": false")
+            }
             if let d = facts.duration, clip.from >= d, let from = c["from"] {
                 checker.fail(from.json, c.path(of: "from") ?? "from",
                              "from \(JSONText.number(clip.from)) s is past the clip's end (it lasts \(String(format: "%.3f", d)) s)",
@@ -1000,6 +1005,10 @@ private struct SceneBuilder {
             presenter.height = facts.height
             presenter.duration = facts.duration
             presenter.hasSound = facts.hasSound
+            if !facts.hasSound, let volume = c["volume"], (volume.number ?? 0) > 0 {
+                checker.fail(volume.json, c.path(of: "volume") ?? "presenter.volume", "presenter video '\(file)' has no sound to play",
+                             hint: "give a video with a sound track, or remove \"volume\"")
+            }
         }
         return presenter
     }
