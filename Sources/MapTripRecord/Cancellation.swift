@@ -67,7 +67,19 @@ public final class SignalCancellation {
         // After a signal the process is ending: the exit at once stays armed for what follows (the
         // last message, to a pipe that may be full).
         if !cancellation.isCancelled { armed.disarm() }
-        for s in sources { s.cancel() }
+        // libdispatch registers a signal source on its own thread, and on Linux installs its handler
+        // for the signal then (one that hands the signal to the source and never goes away). A run that
+        // fails at once (a missing scene) could restore the default before that registration: the
+        // handler then took over, and Ctrl-C went to a source already gone, leaving a write to a full
+        // pipe stuck for good. So the defaults go back once every source's cancellation, which
+        // follows its registration, has completed.
+        let cancelled = DispatchGroup()
+        for s in sources {
+            cancelled.enter()
+            s.setCancelHandler { cancelled.leave() }
+            s.cancel()
+        }
+        _ = cancelled.wait(timeout: .now() + 2)
         for sig in signals { signal(sig, SIG_DFL) }
     }
 
