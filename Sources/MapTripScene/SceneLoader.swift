@@ -286,7 +286,7 @@ private struct SceneBuilder {
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if let list = checked["readouts"] {
-            readouts(list, checked["units"], &scene)
+            readouts(list, &scene)
         } else if let units = checked["units"]?.json, !Self.colorsARoute(checked) {
             warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
                                        message: "units is ignored: they are the readouts' and a coloured route's, and the scene has neither",
@@ -1283,11 +1283,11 @@ extension SceneBuilder {
             || (checked["places"]?.elements ?? []).contains { $0?["route"]?["colorBy"] != nil }
     }
 
-    /// `readouts` (and `units`): for a playback, or a place trip with legs that follow recordings; an item
+    /// `readouts` (their `units` are read with the route's, in `looks`): for a playback, or a place trip with legs that follow recordings; an item
     /// whose data the measured track lacks (no altitudes, no heart rate; on a place trip, every track leg)
     /// is a warning at its place in the list, and is not drawn.
     /// The long form (`{"mover": "Ben", "items": [...]}`) names the playback track they measure.
-    mutating func readouts(_ given: Checked, _ units: Checked?, _ scene: inout Scene) {
+    mutating func readouts(_ given: Checked, _ scene: inout Scene) {
         let list = given["items"] ?? given
         let listPath = given["items"] == nil ? "readouts" : given.path(of: "items") ?? "readouts.items"
         let items = (list.elements ?? []).map { $0?.string.flatMap(ReadoutItem.init(rawValue:)) }
@@ -1312,7 +1312,6 @@ extension SceneBuilder {
             }
             scene.readoutMover = i
         }
-        scene.units = units?.string.flatMap(Units.init(rawValue:)) ?? .metric
         let geometries = scene.readoutGeometries
         let file = scene.isPlayback ? "track '\(scene.tracks[scene.readoutTrack].file)'" : "no track leg"
         for (k, item) in items.enumerated() {
