@@ -352,19 +352,31 @@ final class DecodedClip: ClipFrames {
     }
 }
 
+/// Which video a frame shows a picture of: a place's clip, or the presenter.
+enum BenchVideo { case clip(Int), presenter }
+
+/// Each picture of a video the trip's frames show, in the frames' order, with its second in the file.
+func forEachVideoPicture(_ timeline: Timeline, _ body: (BenchVideo, Double) throws -> Void) rethrows {
+    for n in 0..<timeline.frameCount {
+        let values = timeline.values(at: n)
+        for card in values.cards {
+            if case .clip(let i) = card.cue { try body(.clip(i), card.seconds ?? 0) }
+        }
+        if let p = values.presenter { try body(.presenter, p.seconds) }
+    }
+}
+
 /// `media` with its clips' and presenter's pictures decoded for every frame of the trip, ahead.
 func decodedAhead(_ media: SceneMedia, _ scene: Scene, _ format: FrameFormat, times: AheadTimes) throws -> SceneMedia {
     let start = now(), cpu0 = cpuSeconds()
     var media = media
     let clips = media.clips.mapValues { DecodedClip($0) }
     let presenter = media.presenter.map { DecodedClip($0) }
-    let timeline = Timeline(scene: scene, format: format)
-    for n in 0..<timeline.frameCount {
-        let values = timeline.values(at: n)
-        for card in values.cards {
-            if case .clip(let i) = card.cue { try clips[i]?.add(card.seconds ?? 0) }
+    try forEachVideoPicture(Timeline(scene: scene, format: format)) { video, seconds in
+        switch video {
+        case .clip(let i): try clips[i]?.add(seconds)
+        case .presenter: try presenter?.add(seconds)
         }
-        if let p = values.presenter { try presenter?.add(p.seconds) }
     }
     media.clips = clips
     media.presenter = presenter
@@ -1279,20 +1291,15 @@ func clipDecode(_ scenePath: String) throws {
     let scene = try loadScene(scenePath)
     let start = now(), cpu0 = cpuSeconds()
     let media = try SceneMedia.load(for: scene, sceneFile: URL(fileURLWithPath: scenePath), assets: try assetsURL())
-    let timeline = Timeline(scene: scene)
     var pictures = 0
-    for n in 0..<timeline.frameCount {
-        let values = timeline.values(at: n)
-        for card in values.cards {
-            if case .clip(let i) = card.cue, let clip = media.clips[i] {
-                _ = try clip.picture(at: card.seconds ?? 0)
-                pictures += 1
-            }
+    try forEachVideoPicture(Timeline(scene: scene)) { video, seconds in
+        let clip: ClipFrames? = switch video {
+        case .clip(let i): media.clips[i]
+        case .presenter: media.presenter
         }
-        if let p = values.presenter, let clip = media.presenter {
-            _ = try clip.picture(at: p.seconds)
-            pictures += 1
-        }
+        guard let clip else { return }
+        _ = try clip.picture(at: seconds)
+        pictures += 1
     }
     print("{\"seconds\":\(now() - start),\"cpu\":\(cpuSeconds() - cpu0),\"pictures\":\(pictures),\"peakMB\":\(peakMB())}")
 }
