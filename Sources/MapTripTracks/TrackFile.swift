@@ -154,6 +154,15 @@ public enum TrackFile {
         guard let entry = kmls.first(where: { $0.path == "doc.kml" }) ?? kmls.min(by: { $0.path.count < $1.path.count }) else {
             throw TrackProblem("a ZIP file with no .kml inside, so not a KMZ", hint: "a KMZ holds its track in doc.kml")
         }
+        // The sizes the directory claims bound what extract reads: a compressed size past the file's
+        // end made ZIPFoundation read empty chunks for ever (a timeout the fuzzer found).
+        guard entry.compressedSize <= UInt64(data.count) else {
+            throw TrackProblem("\(entry.path) claims \(entry.compressedSize) compressed bytes in a \(data.count)-byte file",
+                               hint: "the KMZ is damaged or cut short: export it again")
+        }
+        guard entry.uncompressedSize <= UInt64(maximumInflatedBytes) else {
+            throw TrackProblem("\(entry.path) inflates to more than \(maximumInflatedBytes >> 20) MB", hint: "a track's KML is far smaller: the file is damaged or a ZIP bomb")
+        }
         var kml = Data()
         struct TooLarge: Error {}
         do {

@@ -49,6 +49,12 @@ import MapTripSupport
              message: "t.kmz: a ZIP file with no .kml inside, so not a KMZ (a KMZ holds its track in doc.kml)"),
         Case(what: "a damaged KMZ", name: "t.kmz", bytes: [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 7, count: 40),
              message: "t.kmz: a ZIP file that cannot be opened (its directory is missing or damaged) (a KMZ is a ZIP archive with a .kml inside: export it again)"),
+        Case(what: "a KMZ whose directory claims more bytes than the file has", name: "t.kmz",
+             bytes: ErrorTests.zip(name: "doc.kml", "<kml></kml>", claimed: 100_000),
+             message: "t.kmz: doc.kml claims 100000 compressed bytes in a 123-byte file (the KMZ is damaged or cut short: export it again)"),
+        Case(what: "a KMZ whose KML claims to inflate past the limit", name: "t.kmz",
+             bytes: ErrorTests.zip(name: "doc.kml", "<kml></kml>", inflated: 0xFFFF_FFF0),
+             message: "t.kmz: doc.kml inflates to more than 256 MB (a track's KML is far smaller: the file is damaged or a ZIP bomb)"),
         Case(what: "an error in a KMZ's KML", name: "t.kmz", bytes: ErrorTests.zip(name: "doc.kml", "<kml><Placemark><Point><coordinates>x,1</coordinates></Point></Placemark></kml>"),
              message: #"t.kmz/doc.kml:1:36: longitude "x" is not a number (write a decimal number such as 48.8566)"#),
         Case(what: "GeoJSON that is not JSON", name: "t.geojson", bytes: text("{\"type\": \"LineString\",\n \"coordinates\": [[1, 2],]}"),
@@ -118,7 +124,9 @@ import MapTripSupport
         + "]>\n<gpx><trk><name>&lol9;</name></trk></gpx>\n"
 
     /// A ZIP of one stored file (no compression), as `zip -0` writes it.
-    static func zip(name: String, _ content: String) -> [UInt8] {
+    /// `claimed`, `inflated`: the compressed and uncompressed sizes the central directory gives
+    /// instead of the content's (a lying directory).
+    static func zip(name: String, _ content: String, claimed: UInt32? = nil, inflated: UInt32? = nil) -> [UInt8] {
         let data = Array(content.utf8), fileName = Array(name.utf8)
         var crc: UInt32 = 0xFFFF_FFFF
         for b in data {
@@ -131,7 +139,7 @@ import MapTripSupport
         let local = le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21) + le32(crc)
             + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(fileName.count) + le16(0) + fileName + data
         let central = le32(0x0201_4B50) + le16(20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21) + le32(crc)
-            + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(fileName.count) + le16(0) + le16(0) + le16(0)
+            + le32(claimed ?? UInt32(data.count)) + le32(inflated ?? claimed ?? UInt32(data.count)) + le16(fileName.count) + le16(0) + le16(0) + le16(0)
             + le16(0) + le32(0) + le32(0) + fileName
         let end = le32(0x0605_4B50) + le16(0) + le16(0) + le16(1) + le16(1) + le32(UInt32(central.count))
             + le32(UInt32(local.count)) + le16(0)
