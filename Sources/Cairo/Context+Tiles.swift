@@ -91,6 +91,34 @@ extension Context {
         restore()
     }
 
+    /// Paints `image` through an affine map from its pixels to the frame's (frame x = a u + b v + x0,
+    /// y = c u + d v + y0: a turned tile, say), only inside the polygon `clip` (frame pixels). The
+    /// polygon's edges are not antialiased: each pixel whose centre lies inside is painted, so
+    /// polygons laid edge to edge share their pixels out exactly, with no seam of half-covered ones.
+    /// The image's pixels just outside the polygon's map (a tile's border) feed its edge's filtering.
+    public func paintImage(_ image: ImageSurface, a: Double, b: Double, c: Double, d: Double, x0: Double, y0: Double,
+                           clip: [(x: Double, y: Double)], alpha: Double = 1, filter: Filter = .bilinear) {
+        guard clip.count >= 3 else { return }
+        save()
+        setAntialias(.none)
+        move(to: clip[0].x, clip[0].y)
+        for p in clip.dropFirst() { line(to: p.x, p.y) }
+        closePath()
+        // The source's pattern takes the map; the path (already in device space) does not.
+        var user = cairo_matrix_t(), m = cairo_matrix_t(xx: a, yx: c, xy: b, yy: d, x0: x0, y0: y0)
+        cairo_get_matrix(pointer, &user)
+        cairo_transform(pointer, &m)
+        setSource(image, x: 0, y: 0)
+        setSourceFilter(filter)
+        setSourceExtendPad()
+        cairo_set_matrix(pointer, &user)
+        if alpha >= 1 { cairo_fill(pointer) } else {
+            cairo_clip(pointer)
+            paint(alpha: alpha)
+        }
+        restore()
+    }
+
     /// Fills an integer rectangle with a colour (no antialiasing needed: it is pixel-aligned).
     public func fillPixelRect(x: Int, y: Int, width: Int, height: Int,
                               red: Double, green: Double, blue: Double, alpha: Double = 1) {

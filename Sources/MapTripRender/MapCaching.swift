@@ -79,7 +79,7 @@ public final class MapCaching {
     /// The zooms a viewport's frame is drawn at from the data: the camera's, and for a frame
     /// composited from the raster cache its tiles' (up to a level step above the camera's).
     func zoomsDrawn(_ v: Viewport) -> [Double] {
-        guard let cache, plannedCameras[v.camera] != nil, Self.isFlatMercator(v) else { return [v.camera.zoom] }
+        guard let cache, plannedCameras[v.camera] != nil, Self.isMercator(v) else { return [v.camera.zoom] }
         return [v.camera.zoom, cache.zoom(level: cache.level(worldSize: v.worldSize), scale: v.scale)]
     }
 
@@ -99,7 +99,7 @@ public final class MapCaching {
         func viewport(_ camera: Camera) -> Viewport { Viewport(camera: camera, width: width, height: height, scale: scale) }
         // World views (the 1:110m data) draw in a millisecond from the vectors, and their thin lines at
         // small scale suffer most from resampling: only close-ups are cached.
-        func cacheable(_ v: Viewport) -> Bool { Self.isFlatMercator(v) && v.camera.zoom >= MapLayer.detailZoom }
+        func cacheable(_ v: Viewport) -> Bool { Self.isMercator(v) && v.camera.zoom >= MapLayer.detailZoom }
         // A camera at rest on the pixel grid gets a level of its own world width: its picture is then
         // its tiles copied one for one (exact), and the frames flying in and out share them.
         let holds = cameras.indices.filter { i in
@@ -170,7 +170,7 @@ public final class MapCaching {
     @discardableResult
     private func drawUncached(_ viewport: Viewport, in cr: Context, rows: Range<Int>? = nil,
                               map: CacheableMap) throws -> Drawn {
-        if let cache, let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) {
+        if let cache, let position = plannedCameras[viewport.camera], Self.isMercator(viewport) {
             try cache.composite(viewport, position: position, outside: map.outside, in: cr,
                                 draw: map.tileDrawing(scale: viewport.scale))
             return .composited
@@ -290,7 +290,14 @@ public final class MapCaching {
         }
     }
 
-    /// Whether a view is Web Mercator, north up: what the raster cache composites.
+    /// Whether a view is Web Mercator, at any bearing: what the raster cache composites (a turned
+    /// frame in BGRA only).
+    static func isMercator(_ viewport: Viewport) -> Bool {
+        if case .webMercator = viewport.projection { return true }
+        return false
+    }
+
+    /// Whether a view is Web Mercator, north up: what the raster cache composites into I420 too.
     static func isFlatMercator(_ viewport: Viewport) -> Bool {
         if case .webMercator = viewport.projection { return !viewport.isRotated }
         return false

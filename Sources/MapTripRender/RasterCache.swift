@@ -240,17 +240,28 @@ final class RasterCache {
 
     /// The tiles of level k a viewport shows: (column unwrapped, row), in the level's pixels.
     func tiles(level k: Int, for viewport: Viewport) -> [(column: Int, row: Int)] {
-        let width = Double(levelWidth(k)), s = viewport.worldSize / width
-        let cx = viewport.center.x * width, cy = viewport.center.y * width
-        let hw = Double(viewport.width) / 2 / s + 1, hh = Double(viewport.height) / 2 / s + 1
-        let n = tileCount(level: k)
-        let rows = max(0, Int(((cy - hh) / Double(tileSize)).rounded(.down)))...min(n - 1, Int(((cy + hh) / Double(tileSize)).rounded(.down)))
+        let width = Double(levelWidth(k)), n = tileCount(level: k)
+        // The frame's box in the level's pixels (a turned frame's: the box round its four corners),
+        // a pixel wider each way.
+        let box: Box
+        if viewport.isRotated {
+            box = viewport.transform.worldBox(ofPixels: Box(minX: 0, minY: 0, maxX: Double(viewport.width),
+                                                            maxY: Double(viewport.height)))
+        } else {
+            let s = viewport.worldSize, hw = Double(viewport.width) / 2 / s, hh = Double(viewport.height) / 2 / s
+            box = Box(minX: viewport.center.x - hw, minY: viewport.center.y - hh,
+                      maxX: viewport.center.x + hw, maxY: viewport.center.y + hh)
+        }
+        guard box.minX.isFinite, box.maxX.isFinite, box.minY.isFinite, box.maxY.isFinite else { return [] }
+        let x0 = box.minX * width - 1, x1 = box.maxX * width + 1
+        let y0 = box.minY * width - 1, y1 = box.maxY * width + 1
+        let rows = max(0, Int((y0 / Double(tileSize)).rounded(.down)))...min(n - 1, Int((y1 / Double(tileSize)).rounded(.down)))
         guard !rows.isEmpty else { return [] }
         var out: [(Int, Int)] = []
         // Unwrapped columns: world copy m, column c -> m * n + c.
-        let first = Int(((cx - hw) / width).rounded(.down)), last = Int(((cx + hw) / width).rounded(.down))
+        let first = Int((x0 / width).rounded(.down)), last = Int((x1 / width).rounded(.down))
         for m in first...last {
-            let left = cx - hw - Double(m) * width, right = cx + hw - Double(m) * width
+            let left = x0 - Double(m) * width, right = x1 - Double(m) * width
             let c0 = max(0, Int((left / Double(tileSize)).rounded(.down)))
             let c1 = min(n - 1, Int((right / Double(tileSize)).rounded(.down)))
             if c0 > c1 { continue }
@@ -560,7 +571,7 @@ final class RasterCache {
                          draw: TileDrawing) throws -> Bool {
         let W = viewport.width, H = viewport.height
         guard Kernels.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
-              levels(for: viewport).count == 1 else { return false }
+              !viewport.isRotated, levels(for: viewport).count == 1 else { return false }
         planar = true
         matrix = picture.matrix
         if let position { self.position = position }
@@ -862,6 +873,10 @@ private struct CompositeJob: @unchecked Sendable {
     /// `rows`: the frame's rows `cr`'s surface holds from its row 0, or nil to paint through `cr` only.
     func paint(in cr: Context, rows: Range<Int>?) {
         func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
+        if levels.first?.transform.isRotated == true {
+            paintTurned(in: cr)
+            return
+        }
         for (i, level) in levels.enumerated() {
             let t = level.transform, s = t.scale
             // Frame pixel of an (unwrapped) level pixel edge: one expression for both tiles sharing it.
@@ -893,6 +908,36 @@ private struct CompositeJob: @unchecked Sendable {
                 cr.paintImage(surface, into: x(u0 - 1), y(v0 - 1), Double(surface.width) * s, Double(surface.height) * s,
                               clipX: px0, clipY: py0, clipWidth: px1 - px0, clipHeight: py1 - py0,
                               alpha: level.alpha, filter: .bilinear)
+            }
+        }
+        cr.setOperator(.over)
+    }
+
+    /// A turned frame: each tile painted through the frame's turn, bilinearly, inside its square's
+    /// turned outline (edges not antialiased: neighbours share their pixels out exactly; the tiles'
+    /// borders feed the filtering at the seams).
+    private func paintTurned(in cr: Context) {
+        for (i, level) in levels.enumerated() {
+            let t = level.transform
+            if i == 0 {
+                // Where the frame reaches past the world's top or bottom: no map there.
+                let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]
+                let vs = corners.map { t.plane(atPixel: $0.0, $0.1).y }
+                if vs.min()! < 0 || vs.max()! > level.width {
+                    cr.fillPixelRect(x: 0, y: 0, width: width, height: height, color: outside)
+                }
+            }
+            cr.setOperator(i == 0 ? .source : .over)
+            for (surface, column, row) in level.tiles {
+                let m = Int((Double(column) / Double(level.n)).rounded(.down))
+                let c = column - m * level.n
+                let u0 = Double(m) * level.width + Double(c * tileSize)
+                let u1 = min(u0 + Double(tileSize), Double(m + 1) * level.width)
+                let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), level.width)
+                let outline = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)].map { (x: t.x($0.0, $0.1), y: t.y($0.0, $0.1)) }
+                // The tile's pixel 0 is its border, one level pixel before u0.
+                cr.paintImage(surface, a: t.a, b: t.b, c: t.c, d: t.d, x0: t.x(u0 - 1, v0 - 1), y0: t.y(u0 - 1, v0 - 1),
+                              clip: outline, alpha: level.alpha, filter: .bilinear)
             }
         }
         cr.setOperator(.over)

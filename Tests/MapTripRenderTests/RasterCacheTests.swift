@@ -100,6 +100,20 @@ import RasterKernels
         #expect(differing <= compared / 100_000, "\(differing) of \(compared) pixels moved otherwise")
     }
 
+    /// A turning camera (a heading-up chase, a banking flight): its frames composited from the same
+    /// north-up tiles, turned, match the map drawn turned from the vectors, with no seam between
+    /// tiles (a seam of half-covered pixels would cost SSIM along every tile edge).
+    @Test(arguments: [(6.6, 7.4), (9.1, 9.6)])
+    func turnedFramesMatchTheVectors(zooms: (Double, Double)) throws {
+        let cameras = flight(Camera(center: LonLat(lon: 126, lat: 36), zoom: zooms.0),
+                             Camera(center: LonLat(lon: 128, lat: 35), zoom: zooms.1), count: 12)
+            .enumerated().map { i, c in Camera(center: c.center, zoom: c.zoom, bearing: -40 + Double(i) * 17.3) }
+        let (ssim, stats, _) = try compare(cameras, name: "raster-turned-z\(zooms.0)")
+        let s = try #require(stats)
+        #expect(s.framesComposited == cameras.count)
+        #expect(ssim.min()! >= 0.98, "SSIM \(ssim.min()!) at zooms \(zooms)")
+    }
+
     @Test func aFlightAcrossALevelBoundaryAndTheAntimeridianMatchesTheVectors() throws {
         // Zoom 4.25 is a level boundary (quarter zooms); the flight crosses 180 degrees east.
         let cameras = flight(Camera(center: LonLat(lon: 176, lat: -38), zoom: 4.2),
