@@ -874,7 +874,7 @@ private struct CompositeJob: @unchecked Sendable {
     func paint(in cr: Context, rows: Range<Int>?) {
         func snap(_ v: Double, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), Double(limit))) }
         if levels.first?.transform.isRotated == true {
-            paintTurned(in: cr)
+            paintTurned(in: cr, rows: rows)
             return
         }
         for (i, level) in levels.enumerated() {
@@ -916,9 +916,13 @@ private struct CompositeJob: @unchecked Sendable {
     /// A turned frame: each tile painted through the frame's turn, bilinearly, inside its square's
     /// turned outline (edges not antialiased: neighbours share their pixels out exactly; the tiles'
     /// borders feed the filtering at the seams).
-    private func paintTurned(in cr: Context) {
+    private func paintTurned(in cr: Context, rows: Range<Int>?) {
         for (i, level) in levels.enumerated() {
             let t = level.transform
+            // Frame point to level point, for the kernel.
+            let det = t.a * t.d - t.b * t.c
+            let inverse = [t.d / det, -t.b / det, (t.b * t.offsetY - t.d * t.offsetX) / det,
+                           -t.c / det, t.a / det, (t.c * t.offsetX - t.a * t.offsetY) / det]
             if i == 0 {
                 // Where the frame reaches past the world's top or bottom: no map there.
                 let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]
@@ -934,6 +938,11 @@ private struct CompositeJob: @unchecked Sendable {
                 let u0 = Double(m) * level.width + Double(c * tileSize)
                 let u1 = min(u0 + Double(tileSize), Double(m + 1) * level.width)
                 let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), level.width)
+                if i == 0, level.alpha >= 1, resamples, let rows,
+                   Kernels.resampleTurned(surface.pixels, into: cr.surface.pixels, firstRow: rows.lowerBound, rows: rows,
+                                          inverse: inverse, u0: u0, v0: v0, u1: u1, v1: v1) {
+                    continue
+                }
                 let outline = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)].map { (x: t.x($0.0, $0.1), y: t.y($0.0, $0.1)) }
                 // The tile's pixel 0 is its border, one level pixel before u0.
                 cr.paintImage(surface, a: t.a, b: t.b, c: t.c, d: t.d, x0: t.x(u0 - 1, v0 - 1), y0: t.y(u0 - 1, v0 - 1),

@@ -36,6 +36,24 @@ extension Kernels {
         return resample(image, bytesPerPixel: bytesPerPixel, into: rectangle, x0: x0, y0: y0, dx: step, dy: step)
     }
 
+    /// Paints a turned tile (premultiplied BGRA `tile`, whose pixel 0 is level pixel (u0 - 1, v0 - 1))
+    /// into frame rows `rows` of `target` (whose row 0 is frame row `firstRow`): every pixel whose
+    /// centre `inverse` (a, b, c, d, e, f: level point (a x + b y + c, d x + e y + f) of frame point
+    /// (x, y)) takes into the square [u0, u1) x [v0, v1), sampled bilinearly (pixman's 7-bit weights).
+    /// Neighbouring squares share the frame's pixels out exactly. False when it cannot (positions
+    /// beyond its fixed point): paint the tile otherwise.
+    public static func resampleTurned(_ tile: PixelPlane, into target: PixelPlane, firstRow: Int, rows: Range<Int>,
+                                      inverse: [Double], u0: Double, v0: Double, u1: Double, v1: Double) -> Bool {
+        precondition(inverse.count == 6, "an affine map has six coefficients")
+        let begin = max(rows.lowerBound, firstRow), end = min(rows.upperBound, firstRow + target.height)
+        if end <= begin { return true }
+        return inverse.withUnsafeBufferPointer { m in
+            maptrip_resample_affine(target.data, target.stride, Int32(target.width), Int32(firstRow), Int32(begin),
+                                    Int32(end), tile.data, tile.stride, Int32(tile.width), Int32(tile.height),
+                                    m.baseAddress, u0, v0, u1, v1) == 1
+        }
+    }
+
     /// Fills the rectangle (x, y, width, height) of a plane of samples, of which `target` holds the rows
     /// from `firstRow` on, with `value`: what `resample` writes there from a plane whose every sample
     /// is `value`, at any scale and position. Always done.

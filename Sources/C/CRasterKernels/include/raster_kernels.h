@@ -57,6 +57,18 @@ int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int
                               const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                               int32_t x0, int32_t y0, int32_t dx, int32_t dy);
 
+/// A turned tile: writes the pixels of frame rows row_begin ..< row_end (`dst` holds frame row
+/// `first_row` at its start) whose centres fall in the tile's square [u0, u1) x [v0, v1) of level
+/// pixels, `inverse` (a, b, c, d, e, f) mapping a frame point (x, y) to level point
+/// (a x + b y + c, d x + e y + f); the square's half-open edges share a frame's pixels out exactly
+/// among neighbouring tiles. Each is the premultiplied BGRA `src` (the tile, whose pixel 0 is level
+/// pixel u0 - 1, v0 - 1: a one-pixel border) sampled bilinearly with 7-bit weights (pixman's).
+/// Returns 1 when done, 0 when positions would leave 16.16 fixed point's range (paint the tile
+/// otherwise then: rows may have been written, and are painted over).
+int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                            int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                            const double inverse[6], double u0, double v0, double u1, double v1);
+
 /// The same for one plane of 8-bit samples (a YUV picture's Y, U or V; no padding of channels).
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
