@@ -4,8 +4,8 @@
 
 // The turned tile kernel (`maptrip_resample_affine`): see raster_kernels.h.
 
-// Weights of 7 bits, as pixman's bilinear filter has: (b - a) * w stays within a 16-bit lane.
-enum { AFFINE_BITS = 7 };
+// Weights: 6 bits down (pmaddubsw takes them as signed bytes, and 64 fits), 7 across (pixman's).
+enum { DOWN_BITS = 6, ACROSS_BITS = 7 };
 
 // The first whole x with lo <= s + x * d < hi, and the first past them, for x in [0, width).
 static void span_of(double s, double d, double lo, double hi, int width, int *first, int *end) {
@@ -26,72 +26,77 @@ static void span_of(double s, double d, double lo, double hi, int width, int *fi
     *end = b > a ? (int)b : (int)a;
 }
 
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-static inline uint32_t lerp_scalar(uint32_t p, uint32_t q, uint32_t w) {
-    // Two channels at a time in 16-bit halves.
-    uint32_t lo = p & 0x00ff00ffu, hi = (p >> 8) & 0x00ff00ffu;
-    uint32_t qlo = q & 0x00ff00ffu, qhi = (q >> 8) & 0x00ff00ffu;
-    int32_t l0 = (int32_t)(lo & 0xffff) + ((((int32_t)(qlo & 0xffff) - (int32_t)(lo & 0xffff)) * (int32_t)w) >> AFFINE_BITS);
-    int32_t l1 = (int32_t)(lo >> 16) + ((((int32_t)(qlo >> 16) - (int32_t)(lo >> 16)) * (int32_t)w) >> AFFINE_BITS);
-    int32_t h0 = (int32_t)(hi & 0xffff) + ((((int32_t)(qhi & 0xffff) - (int32_t)(hi & 0xffff)) * (int32_t)w) >> AFFINE_BITS);
-    int32_t h1 = (int32_t)(hi >> 16) + ((((int32_t)(qhi >> 16) - (int32_t)(hi >> 16)) * (int32_t)w) >> AFFINE_BITS);
-    return (uint32_t)l0 | ((uint32_t)l1 << 16) | ((uint32_t)h0 << 8) | ((uint32_t)h1 << 24);
-}
-
-// One pixel: the source at 16.16 position (fu, fv), clamped to its last whole pair of pixels.
+// One pixel: the source at 16.16 position (fu, fv), clamped to its last whole pair of pixels; the
+// same arithmetic as the vector kernel's (down, then across, rounded once).
 static inline uint32_t sample_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
     int ix = fu >> 16, iy = fv >> 16;
-    uint32_t wx = (uint32_t)(fu >> (16 - AFFINE_BITS)) & ((1u << AFFINE_BITS) - 1);
-    uint32_t wy = (uint32_t)(fv >> (16 - AFFINE_BITS)) & ((1u << AFFINE_BITS) - 1);
-    if (ix < 0) { ix = 0; wx = 0; } else if (ix > maxx) { ix = maxx; wx = (1u << AFFINE_BITS) - 1; }
-    if (iy < 0) { iy = 0; wy = 0; } else if (iy > maxy) { iy = maxy; wy = (1u << AFFINE_BITS) - 1; }
-    const uint32_t *top = (const uint32_t *)(src + iy * stride) + ix;
-    const uint32_t *bottom = (const uint32_t *)((const uint8_t *)top + stride);
-    return lerp_scalar(lerp_scalar(top[0], top[1], wx), lerp_scalar(bottom[0], bottom[1], wx), wy);
+    int wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
+    int wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
+    if (ix < 0) { ix = 0; wx = 0; } else if (ix > maxx) { ix = maxx; wx = (1 << ACROSS_BITS) - 1; }
+    if (iy < 0) { iy = 0; wy = 0; } else if (iy > maxy) { iy = maxy; wy = (1 << DOWN_BITS) - 1; }
+    const uint8_t *top = src + iy * stride + ix * 4, *bottom = top + stride;
+    uint32_t out = 0;
+    for (int c = 0; c < 4; c++) {
+        const int left = top[c] * ((1 << DOWN_BITS) - wy) + bottom[c] * wy;
+        const int right = top[c + 4] * ((1 << DOWN_BITS) - wy) + bottom[c + 4] * wy;
+        const int v = (left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS);
+        out |= (uint32_t)v << (8 * c);
+    }
+    return out;
 }
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-__attribute__((target("avx2")))
-static inline __m256i lerp8(__m256i a, __m256i b, __m256i w) {
-    // Per 16-bit lane: a + ((b - a) * w >> 7), every lane holding a channel in 0...255.
-    const __m256i d = _mm256_srai_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(b, a), w), AFFINE_BITS);
-    return _mm256_add_epi16(a, d);
-}
-
+// Four pixels at a time: each pixel's two source pixels side by side taken by one 64-bit gather from
+// its row and one from the row below (half the elements four 32-bit gathers take), blended down with
+// pmaddubsw, then across with pmaddwd, rounded once.
 __attribute__((target("avx2")))
 static int span_avx2(uint32_t *out, int count, const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv,
                      int32_t dfu, int32_t dfv, int maxx, int maxy) {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i u = _mm256_add_epi32(_mm256_set1_epi32(fu), _mm256_mullo_epi32(lane, _mm256_set1_epi32(dfu)));
-    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(fv), _mm256_mullo_epi32(lane, _mm256_set1_epi32(dfv)));
-    const __m256i du = _mm256_set1_epi32(dfu * 8), dv = _mm256_set1_epi32(dfv * 8);
-    const __m256i m = _mm256_set1_epi32(0x00ff00ff), wmask = _mm256_set1_epi32((1 << AFFINE_BITS) - 1);
-    const __m256i zero = _mm256_setzero_si256(), mx = _mm256_set1_epi32(maxx), my = _mm256_set1_epi32(maxy);
-    const __m256i rowp = _mm256_set1_epi32((int)(stride / 4));
-    const int *base = (const int *)src, *below = (const int *)(src + stride);
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    __m128i u = _mm_add_epi32(_mm_set1_epi32(fu), _mm_mullo_epi32(lane, _mm_set1_epi32(dfu)));
+    __m128i v = _mm_add_epi32(_mm_set1_epi32(fv), _mm_mullo_epi32(lane, _mm_set1_epi32(dfv)));
+    const __m128i du = _mm_set1_epi32(dfu * 4), dv = _mm_set1_epi32(dfv * 4);
+    const __m128i xmask = _mm_set1_epi32((1 << ACROSS_BITS) - 1), ymask = _mm_set1_epi32((1 << DOWN_BITS) - 1);
+    const __m128i xone = _mm_set1_epi32(1 << ACROSS_BITS), yone = _mm_set1_epi32(1 << DOWN_BITS);
+    const __m128i zero = _mm_setzero_si128(), mx = _mm_set1_epi32(maxx), my = _mm_set1_epi32(maxy);
+    const __m128i rowp = _mm_set1_epi32((int)(stride / 4));
+    // Per 128-bit lane, the first (lo) or second (hi) pixel's weights spread over its bytes or words.
+    const __m256i first = _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2), second = _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3);
+    // Words (left c, right c) side by side for each channel c: left pixel's words 0-3, right's 4-7.
+    const __m256i pairs = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+                                           0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    const __m256i round = _mm256_set1_epi32(1 << (DOWN_BITS + ACROSS_BITS - 1));
+    const long long *base = (const long long *)src, *below = (const long long *)(src + stride);
     int j = 0;
-    for (; j + 8 <= count; j += 8) {
-        const __m256i ix = _mm256_srai_epi32(u, 16), iy = _mm256_srai_epi32(v, 16);
-        // Inside the tile by construction (its border included); clamped only for safety.
-        const __m256i cx = _mm256_min_epi32(_mm256_max_epi32(ix, zero), mx);
-        const __m256i cy = _mm256_min_epi32(_mm256_max_epi32(iy, zero), my);
-        const __m256i wx0 = _mm256_and_si256(_mm256_srai_epi32(u, 16 - AFFINE_BITS), wmask);
-        const __m256i wy0 = _mm256_and_si256(_mm256_srai_epi32(v, 16 - AFFINE_BITS), wmask);
-        const __m256i wx = _mm256_or_si256(wx0, _mm256_slli_epi32(wx0, 16));
-        const __m256i wy = _mm256_or_si256(wy0, _mm256_slli_epi32(wy0, 16));
-        const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(cy, rowp), cx);
-        const __m256i p00 = _mm256_i32gather_epi32(base, idx, 4), p01 = _mm256_i32gather_epi32(base + 1, idx, 4);
-        const __m256i p10 = _mm256_i32gather_epi32(below, idx, 4), p11 = _mm256_i32gather_epi32(below + 1, idx, 4);
-        const __m256i lo = lerp8(lerp8(_mm256_and_si256(p00, m), _mm256_and_si256(p01, m), wx),
-                                 lerp8(_mm256_and_si256(p10, m), _mm256_and_si256(p11, m), wx), wy);
-        const __m256i hi = lerp8(lerp8(_mm256_and_si256(_mm256_srli_epi32(p00, 8), m), _mm256_and_si256(_mm256_srli_epi32(p01, 8), m), wx),
-                                 lerp8(_mm256_and_si256(_mm256_srli_epi32(p10, 8), m), _mm256_and_si256(_mm256_srli_epi32(p11, 8), m), wx), wy);
-        _mm256_storeu_si256((__m256i *)(out + j), _mm256_or_si256(lo, _mm256_slli_epi32(hi, 8)));
-        u = _mm256_add_epi32(u, du);
-        v = _mm256_add_epi32(v, dv);
+    for (; j + 4 <= count; j += 4) {
+        const __m128i cx = _mm_min_epi32(_mm_max_epi32(_mm_srai_epi32(u, 16), zero), mx);
+        const __m128i cy = _mm_min_epi32(_mm_max_epi32(_mm_srai_epi32(v, 16), zero), my);
+        const __m128i wx = _mm_and_si128(_mm_srai_epi32(u, 16 - ACROSS_BITS), xmask);
+        const __m128i wy = _mm_and_si128(_mm_srai_epi32(v, 16 - DOWN_BITS), ymask);
+        const __m128i idx = _mm_add_epi32(_mm_mullo_epi32(cy, rowp), cx);
+        const __m256i top = _mm256_i32gather_epi64(base, idx, 4), bottom = _mm256_i32gather_epi64(below, idx, 4);
+        // Down: bytes (top, bottom) paired, weighted (64 - wy, wy): bytes b0 = 64 - wy, b1 = wy, twice.
+        const __m128i wyb = _mm_or_si128(_mm_sub_epi32(yone, wy), _mm_slli_epi32(wy, 8));
+        const __m256i wyw = _mm256_castsi128_si256(_mm_or_si128(wyb, _mm_slli_epi32(wyb, 16)));
+        const __m256i wyx = _mm256_inserti128_si256(wyw, _mm256_castsi256_si128(wyw), 1);
+        const __m256i lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(top, bottom), _mm256_permutevar8x32_epi32(wyx, first));
+        const __m256i hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(top, bottom), _mm256_permutevar8x32_epi32(wyx, second));
+        // Across: words (left, right) weighted (128 - wx, wx).
+        const __m128i wxw = _mm_or_si128(_mm_sub_epi32(xone, wx), _mm_slli_epi32(wx, 16));
+        const __m256i wxx = _mm256_inserti128_si256(_mm256_castsi128_si256(wxw), wxw, 1);
+        const __m256i a = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_shuffle_epi8(lo, pairs),
+                                                                               _mm256_permutevar8x32_epi32(wxx, first)), round), DOWN_BITS + ACROSS_BITS);
+        const __m256i b = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_shuffle_epi8(hi, pairs),
+                                                                               _mm256_permutevar8x32_epi32(wxx, second)), round), DOWN_BITS + ACROSS_BITS);
+        // Lane 0: pixels 0 (a) and 1 (b); lane 1: pixels 2 and 3.
+        const __m256i words = _mm256_packs_epi32(a, b);
+        const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0x08);
+        _mm_storeu_si128((__m128i *)(out + j), _mm256_castsi256_si128(bytes));
+        u = _mm_add_epi32(u, du);
+        v = _mm_add_epi32(v, dv);
     }
     return j;
 }
@@ -113,6 +118,21 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
 #else
     const int avx2 = 0;
 #endif
+    // Only the rows the square's corners span (the forward map: the inverse of `inverse`).
+    const double det = ia * ie - ib * id;
+    if (det != 0) {
+        double top = INFINITY, bottom = -INFINITY;
+        const double us[2] = {u0, u1}, vs[2] = {v0, v1};
+        for (int i = 0; i < 4; i++) {
+            const double pu = us[i & 1] - ic, pv = vs[i >> 1] - iff;
+            const double y = (-id * pu + ia * pv) / det;
+            if (y < top) top = y;
+            if (y > bottom) bottom = y;
+        }
+        const double first = floor(top - 1), last = ceil(bottom + 1);
+        if (first > row_begin) row_begin = first < row_end ? (int)first : row_end;
+        if (last < row_end) row_end = last > row_begin ? (int)last : row_begin;
+    }
     for (int r = row_begin; r < row_end; r++) {
         const double y = r + 0.5;
         // Level position of the row's pixel centres: (su + x du, sv + x dv) for column x.
