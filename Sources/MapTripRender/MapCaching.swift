@@ -122,7 +122,8 @@ public final class MapCaching {
             let v = viewport(camera)
             guard cacheable(v), !held || v.pixelGridWidth != nil else { continue }
             let levels = cache.levels(for: v)
-            guard levels.allSatisfy({ cache.isSteady(level: $0.level, scale: scale, layers: map.layers) }) else { continue }
+            guard levels.allSatisfy({ cache.isSteady(level: $0.level, scale: scale, layers: map.layers, frameZoom: camera.zoom) })
+            else { continue }
             if held && (levels.count != 1 || cache.levelWidth(levels[0].level) != v.pixelGridWidth) { continue }
             let ids = levels.flatMap { cache.tileIDs(level: $0.level, for: v) }
             for id in ids { uses[id, default: 0] += 1 }

@@ -216,12 +216,14 @@ final class RasterCache {
 
     /// Whether every layer looks the same at every zoom level k serves (frames of pixel ratio `scale`):
     /// no fade or switch of data inside it.
-    func isSteady(level k: Int, scale: Double, layers: [MapLayer]) -> Bool {
+    /// `frameZoom`: only for frames at that zoom (a follow camera's, at a layer's first zoom, which
+    /// the level's lower end would cross).
+    func isSteady(level k: Int, scale: Double, layers: [MapLayer], frameZoom: Double? = nil) -> Bool {
         let high = zoom(level: k, scale: scale)
-        let low = k > 0 ? zoom(level: k - 1, scale: scale) : -Double.infinity
+        let low = frameZoom.map { min($0, high) } ?? (k > 0 ? zoom(level: k - 1, scale: scale) : -Double.infinity)
         let e = 1e-9
         for layer in layers {
-            var samples = [high, low.isFinite ? low + e : high - 1 / Double(stepsPerZoom)]
+            var samples = [high, frameZoom.map { min($0, high) } ?? (low.isFinite ? low + e : high - 1 / Double(stepsPerZoom))]
             for p in [layer.minZoom - layer.fadeIn, layer.minZoom, layer.maxZoom - layer.fadeOut, layer.maxZoom]
             where p > low && p <= high {
                 samples += [p, p - e]

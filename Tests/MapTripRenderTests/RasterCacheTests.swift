@@ -191,6 +191,22 @@ import TestBasics
         #expect(holes == 0, "\(holes) pixels inside four tiles left unpainted")
     }
 
+    /// A layer that starts at a level's own zoom (a style's paths from zoom 14, a follow camera held
+    /// at maptrip zoom 15): frames at that zoom show it as the level's tiles do, and are composited;
+    /// frames below it, inside the same level, are not.
+    @Test func framesAtALayersFirstZoomAreSteady() throws {
+        let cache = RasterCache(limitBytes: 64 << 20)
+        let k = cache.level(worldSize: 256 * 32768)
+        let top = cache.zoom(level: k, scale: 1)
+        #expect(abs(top - 15) < 1e-12)
+        let paths = [MapLayer(name: "path", source: "openmaptiles", minZoom: 15, maxZoom: 99, symbolizer: .fill(.transparent))]
+        #expect(!cache.isSteady(level: k, scale: 1, layers: paths))
+        #expect(cache.isSteady(level: k, scale: 1, layers: paths, frameZoom: 15))
+        #expect(!cache.isSteady(level: k, scale: 1, layers: paths, frameZoom: 14.95))
+        #expect(cache.isSteady(level: k, scale: 1, layers: [MapLayer(name: "roads", source: "openmaptiles", minZoom: 12,
+                                                                     maxZoom: 99, symbolizer: .fill(.transparent))]))
+    }
+
     @Test func aFlightAcrossALevelBoundaryAndTheAntimeridianMatchesTheVectors() throws {
         // Zoom 4.25 is a level boundary (quarter zooms); the flight crosses 180 degrees east.
         let cameras = flight(Camera(center: LonLat(lon: 176, lat: -38), zoom: 4.2),
