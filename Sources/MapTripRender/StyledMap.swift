@@ -111,6 +111,14 @@ public final class StyledMap: BaseMap, CacheableMap {
 
     public var rasterCacheStatistics: RasterCacheStatistics? { caching.statistics }
 
+    /// Vector tiles decoded so far over the style's sets (each set once however many sources name
+    /// it), and how many distinct tiles they were: equal when each was decoded once.
+    public var vectorTilesDecoded: (decodes: Int, distinct: Int) {
+        var sets: [ObjectIdentifier: VectorTileSet] = [:]
+        for s in vectorSources.values { sets[ObjectIdentifier(s.vectorSet)] = s.vectorSet }
+        return sets.values.reduce((0, 0)) { ($0.0 + $1.decodeCount, $0.1 + $1.distinctDecoded) }
+    }
+
     // MARK: Preparing
 
     /// A vector tile a surface shows: its key, the unwrapped column it is drawn at, and the transform

@@ -95,6 +95,7 @@ public final class VectorTileSet: @unchecked Sendable {
     private var cache: [TileKey: Result<VectorTileData, Error>] = [:]
     private var order: [TileKey] = []
     private var decodes = 0
+    private var decodedKeys: Set<TileKey> = []
 
     /// `source` must hold vector tiles (`info.isVector`, or an unknown format: tiles are checked as
     /// they are decoded).
@@ -114,6 +115,14 @@ public final class VectorTileSet: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return decodes
+    }
+
+    /// The distinct source tiles decoded so far: `decodeCount` above it means tiles were decoded
+    /// again after the cache let them go.
+    public var distinctDecoded: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return decodedKeys.count
     }
 
     /// The source tile that covers `key`: itself within the source's zooms, its ancestor at the
@@ -156,7 +165,10 @@ public final class VectorTileSet: @unchecked Sendable {
         }
         lock.lock()
         for (s, result) in decoded {
-            if cache[s] == nil { decodes += 1 }
+            if cache[s] == nil {
+                decodes += 1
+                decodedKeys.insert(s)
+            }
             cache[s] = result
             touch(s)
         }

@@ -1417,6 +1417,96 @@ func benchRide(seconds: Int, seed: UInt64) -> [(lat: Double, lon: Double, ele: D
     return points
 }
 
+/// `--vector`: issue #58's speed lines. Moving frames of Scenes/helsinki.json (base map and
+/// overlays, no encoder) drawn from the Helsinki vector tiles as `render` draws them, from the
+/// vectors every frame, and from raster tiles of the same map (a pyramid drawn once from the style,
+/// so the two show the same view), alternately `runs` times; the vector tiles decoded, counted; then
+/// the whole render against the encoder alone, on the vector tiles and on the embedded map with its
+/// towns (Scenes/road-trip.json).
+func vectorPhase(runs: Int) throws {
+    let assets = try assetsURL()
+    let scenePath = URL(fileURLWithPath: "Scenes/helsinki.json").standardizedFileURL.path
+    let scene = try loadScene(scenePath)
+    let sceneDirectory = URL(fileURLWithPath: scenePath).deletingLastPathComponent()
+    let projection = try Projection.make(for: scene)
+    var moving: [FrameValues] = []
+    let timeline = Timeline(scene: scene, projection: projection)
+    var last: Camera?
+    for n in 0..<timeline.frameCount {
+        let v = timeline.values(at: n)
+        if v.camera != last { moving.append(v) }
+        last = v.camera
+    }
+    func styled(caches: Bool) throws -> (FrameRenderer, StyledMap) {
+        var environment = RenderEnvironment(assets: assets)
+        environment.fastPaths.rasterCache = caches
+        let map = try BaseMaps.make(for: scene, format: scene.video.format, sceneDirectory: sceneDirectory, environment: environment)
+        guard let styledMap = map as? StyledMap else { throw Failure(description: "helsinki.json's map is not a styled vector map") }
+        let renderer = try FrameRenderer(scene: scene, baseMap: map, projection: projection)
+        try map.prepare(for: moving.map { renderer.viewport($0.camera) })
+        map.plan(frames: (0..<timeline.frameCount).map { timeline.values(at: $0).camera }, format: scene.video.format)
+        return (renderer, styledMap)
+    }
+    // Raster tiles of the same style over the walk's area, at the zooms its frames show (a tile of
+    // zoom z is shown 1:1 at maptrip zoom z), drawn once and kept in a folder.
+    let zooms = moving.map { $0.camera.zoom }
+    let lats = scene.places.map(\.position.lat), lons = scene.places.map(\.position.lon)
+    let pad = 0.02
+    let tilesDir = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-bench-helsinki-raster-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: tilesDir) }
+    let (_, pyramidMap) = try styled(caches: false)
+    let options = TilePyramidOptions(minZoom: Int(zooms.min()!.rounded(.down)), maxZoom: Int(zooms.max()!.rounded(.up)),
+                                     bounds: GeoBounds(west: lons.min()! - pad, south: lats.min()! - pad / 2,
+                                                       east: lons.max()! + pad, north: lats.max()! + pad / 2),
+                                     name: "helsinki raster")
+    let t0 = now()
+    let written = try TilePyramidWriter(baseMap: pyramidMap, options: options).write(to: .folder(tilesDir))
+    print(String(format: "maptrip-bench --vector: raster pyramid of the style, zooms %d-%d, %d tiles in %.1f s", options.minZoom,
+                 options.maxZoom, written.tiles, now() - t0))
+    var rasterScene = scene
+    rasterScene.map = MapSource(tiles: tilesDir.path, attribution: "© OpenStreetMap contributors", maxZoom: options.maxZoom)
+    let rasterMap = try BaseMaps.make(for: rasterScene, format: scene.video.format, sceneDirectory: tilesDir,
+                                      environment: RenderEnvironment(assets: assets))
+    let rasterRenderer = try FrameRenderer(scene: rasterScene, baseMap: rasterMap, projection: projection)
+    try rasterMap.prepare(for: moving.map { rasterRenderer.viewport($0.camera) })
+    rasterMap.plan(frames: (0..<timeline.frameCount).map { timeline.values(at: $0).camera }, format: scene.video.format)
+    let (asRendered, renderedMap) = try styled(caches: true)
+    let (fromVectors, _) = try styled(caches: false)
+    let kinds: [(String, FrameRenderer)] = [("vector tiles, as render draws them", asRendered),
+                                            ("vector tiles, every frame from the vectors", fromVectors),
+                                            ("raster tiles of the same map", rasterRenderer)]
+    print("maptrip-bench --vector: \(scenePath), \(scene.video.width)x\(scene.video.height), \(moving.count) moving frames "
+          + "drawn (base map + overlays, no encoder); \(runs) alternating runs, medians [range]")
+    var times = Array(repeating: [Double](), count: kinds.count)
+    for _ in 0..<runs {
+        for (k, kind) in kinds.enumerated() {
+            let t = now()
+            for v in moving { try kind.1.render(v) }
+            times[k].append((now() - t) * 1000 / Double(moving.count))
+        }
+    }
+    let raster = median(times[2])
+    for (k, kind) in kinds.enumerated() {
+        print(String(format: "%@ %7.2f ms/frame [%.2f-%.2f]   %.2fx the raster tiles' frame", kind.0.padding(toLength: 44, withPad: " ", startingAt: 0),
+                     median(times[k]), times[k].min()!, times[k].max()!, median(times[k]) / raster))
+    }
+    print(String(format: "target: a vector tile frame at most 1.5x a raster tile frame: %.2fx", median(times[0]) / raster))
+    let decoded = renderedMap.vectorTilesDecoded
+    print("vector tiles decoded over \(runs) runs of the walk's frames: \(decoded.decodes), \(decoded.distinct) distinct "
+          + (decoded.decodes == decoded.distinct ? "(each once)" : "(some decoded again)"))
+    print("")
+    do {
+        let cap = try Capture(scenePath, tag: "vector")
+        defer { cap.remove() }
+        try encoderRatio(scenePath, capture: cap, runs: runs, label: "a walk in Helsinki, vector tiles", target: 1.10)
+    }
+    print("")
+    let roadTrip = URL(fileURLWithPath: "Scenes/road-trip.json").standardizedFileURL.path
+    let cap = try Capture(roadTrip, tag: "towns")
+    defer { cap.remove() }
+    try encoderRatio(roadTrip, capture: cap, runs: runs, label: "road-trip.json, the embedded map with its towns", target: 1.10)
+}
+
 /// `--ride`: issue #59's benchmark line: a 2-hour ride played at 60x (2 minutes of 1080p30) over the
 /// Helsinki vector tiles, the camera following it heading-up, against the encoder alone at
 /// veryfast; then a thousand 20-minute tracks played at once, the same way.
@@ -1520,6 +1610,7 @@ let usage = """
                      (--scene defaults to Scenes/voices.json here)
       --clips        a 1080p clip in the cards and a presenter against the encoder alone; decoding apart  --runs 3
       --ride         a 2-hour ride at 60x followed heading-up against the encoder alone  --runs 3
+      --vector       Helsinki vector tiles: a frame against raster tiles of it, tiles decoded, render vs encoder  --runs 3
                      --thousand: then 1,000 tracks at once
       --scene FILE   the scene (default Scenes/world.json)
       --help         this text
@@ -1530,7 +1621,7 @@ let knownOptions: [String: Bool] = [
     "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
     "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
     "--quality": false, "--projections": false, "--stretches": false, "--paged-out": false, "--batch": false,
-    "--designer": false, "--cinematics": false, "--sound": false, "--clips": false, "--ride": false, "--thousand": false, "--help": false, "-h": false,
+    "--designer": false, "--cinematics": false, "--sound": false, "--clips": false, "--vector": false, "--ride": false, "--thousand": false, "--help": false, "-h": false,
 ]
 
 func main() throws {
@@ -1601,6 +1692,10 @@ func main() throws {
     }
     if args.contains("--clips") {
         try clipsPhase(runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 3)
+        return
+    }
+    if args.contains("--vector") {
+        try vectorPhase(runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 3)
         return
     }
     if args.contains("--ride") {
