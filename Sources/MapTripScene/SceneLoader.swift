@@ -236,6 +236,7 @@ private struct SceneBuilder {
         if let c = checked["playback"] {
             scene.playback = playback(c)
             checkOffset(scene, c)
+            checkTimeZone(c)
         }
         scene.distance = checked["distance"]?.bool ?? false
         scene.opening = checked["opening"]?.bool ?? true
@@ -370,7 +371,14 @@ private struct SceneBuilder {
         Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
                  start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
-                 offset: c["offset"]?.number ?? 0)
+                 offset: c["offset"]?.number ?? 0, timeZone: c["timeZone"]?.string.flatMap(ClockZone.init))
+    }
+
+    /// `playback.timeZone` names a zone.
+    mutating func checkTimeZone(_ c: Checked) {
+        guard let zone = c["timeZone"], let text = zone.string, ClockZone(text) == nil else { return }
+        checker.fail(zone.json, c.path(of: "timeZone") ?? "playback.timeZone", "unknown time zone '\(text)'",
+                     hint: "use a zone of the IANA database such as \"Europe/Helsinki\", or an offset from UTC such as \"+02:00\"")
     }
 
     /// `playback.offset` skips less than the whole recording.
