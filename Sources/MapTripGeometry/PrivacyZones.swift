@@ -21,6 +21,19 @@ public struct PrivacyZone: Equatable, Hashable, Sendable {
         return (dLon * m * cos(center.lat * Geodesy.radians), (p.lat - center.lat) * m)
     }
 
+    /// The angle of `p` seen from the centre on the tangent plane (radians counter-clockwise from east).
+    public func angle(of p: LonLat) -> Double {
+        let q = local(p)
+        return atan2(q.y, q.x)
+    }
+
+    /// The point on the circle's edge at `angle` (radians counter-clockwise from east), longitude wrapped.
+    public func rim(at angle: Double) -> LonLat {
+        let m = Geodesy.earthRadiusKm * 1000 * Geodesy.radians
+        let lon = center.lon + radius * cos(angle) / (m * cos(center.lat * Geodesy.radians))
+        return LonLat(lon: Geodesy.wrap(lon), lat: center.lat + radius * sin(angle) / m)
+    }
+
     /// Whether `p` lies inside the circle (on its edge counts as outside).
     public func contains(_ p: LonLat) -> Bool {
         let q = local(p)

@@ -170,7 +170,8 @@ public final class ReadoutOverlay: Overlay {
                 text.draw(u, unit, x: x + v.size.width + layout.size(6), y: baseline - Double(u.baseline), scale: layout.unit, in: cr)
             }
         }
-        guard let travelled = still.travelled else { return }
+        // Inside a privacy zone the profile shows no position.
+        guard let travelled = still.travelled, !values.hidden else { return }
         let area = profileArea(box: box, layout: layout)
         let here = profileX(series, km: values.km, in: area)
         // The travelled part: the coloured profile up to the mover.

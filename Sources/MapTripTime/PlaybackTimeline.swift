@@ -78,7 +78,10 @@ extension Timeline {
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout
-        if let readouts { values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track]) }
+        if let readouts {
+            values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track])
+            values.readouts?.hidden = PrivacyClipping.hides(movers[readouts.track].position, privacy)
+        }
         values.cards = cardValues(at: n)
         values.presenter = presenterTrack?.value(at: n)
         return values
