@@ -81,6 +81,9 @@ extension Timeline {
         if let readouts {
             values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track])
             values.readouts?.hidden = PrivacyClipping.hides(movers[readouts.track].position, privacy)
+            // Waiting at its first fix, or past its last: standing still.
+            let local = clock.time(atFrame: n) - clock.offsets[readouts.track]
+            if local < 0 || local > clock.lines[readouts.track].times?.last ?? 0 { values.readouts?.kmh = 0 }
         }
         values.cards = cardValues(at: n)
         values.presenter = presenterTrack?.value(at: n)

@@ -478,14 +478,17 @@ public struct Timeline: Sendable {
         guard let k = series.legs.lastIndex(where: { slot.index > $0.place || (slot.index == $0.place && n >= slots[$0.place].startFrame) })
         else { return }
         let leg = series.legs[k]
-        // Arrived: the last fix's values.
-        var progress = 1.0, run: Double? = 1
+        // Arrived: the last fix's values, at a standstill.
+        var progress = 1.0, run: Double? = 1, moving = false
         if leg.place == slot.index, n < slot.arriveFrame, let flight = trackFlights[leg.place] {
             let u = legTime(in: slot, at: n)
             progress = flight.progress(at: u)
             run = flight.pace == .recorded && flight.line.times != nil ? flight.run(at: u) : nil
+            moving = flight.running(at: u)
         }
         values.readouts = series.values(leg: k, progress: progress, run: run)
+        // The vehicle stands while the camera flies out and in, and at the places: no speed.
+        if !moving { values.readouts?.kmh = 0 }
         if !privacy.isEmpty, let line = trackFlights[leg.place]?.line {
             values.readouts?.hidden = PrivacyClipping.hides(line.point(at: progress).position, privacy)
         }
