@@ -416,7 +416,7 @@ public enum SceneFormat {
               "the corner of the safe area it sits in"),
         Field("units", .choice(Furniture.ScaleBar.Units.allCases.map(\.rawValue), noun: "units",
                                hint: "use \"metric\" (m, km) or \"imperial\" (ft, mi)"),
-              default: .string("metric"), "`metric` (m, km) or `imperial` (ft, mi)"),
+              default: .words("the scene's `units`"), "`metric` (m, km) or `imperial` (ft, mi)"),
     ], typeHint: "a scale bar is true, or { \"corner\": \"bottom-left\", \"units\": \"metric\" }")
 
     public static let northArrow = Object("northArrow", [
@@ -551,7 +551,7 @@ public enum SceneFormat {
                                 what: "an array", itemHint: nil),
               "circles inside which no route line, mover or vehicle is drawn (the drawing only: the files are not changed)"),
         Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
-              default: .string("metric"), "how values are written (the readouts, a coloured route's legend): km/h, m, km (metric) or mph, ft, mi (imperial)"),
+              default: .string("metric"), "how values are written (the readouts, a coloured route's legend, the scale bar): km/h, m, km (metric) or mph, ft, mi (imperial)"),
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),

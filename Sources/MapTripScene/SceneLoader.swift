@@ -288,9 +288,9 @@ private struct SceneBuilder {
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if let list = checked["readouts"] {
             readouts(list, &scene)
-        } else if let units = checked["units"]?.json, !Self.colorsARoute(checked) {
+        } else if let units = checked["units"]?.json, !Self.colorsARoute(checked), scene.furniture.scaleBar == nil {
             warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
-                                       message: "units is ignored: they are the readouts' and a coloured route's, and the scene has neither",
+                                       message: "units is ignored: they are the readouts', a coloured route's and the scale bar's, and the scene has none of them",
                                        hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
         }
         if checker.errors.isEmpty { warn(scene, checked) }
@@ -947,6 +947,8 @@ private struct SceneBuilder {
         func corner(_ c: Checked?) -> Furniture.Corner? { c?["corner"]?.string.flatMap(Furniture.Corner.init(rawValue:)) }
         if let c = checked["scaleBar"], c.bool != false {
             var bar = Furniture.ScaleBar()
+            // The scene's units unless the bar names its own.
+            if let v = checked["units"]?.string.flatMap(Furniture.ScaleBar.Units.init(rawValue:)) { bar.units = v }
             if let v = corner(c) { bar.corner = v }
             if let v = c["units"]?.string.flatMap(Furniture.ScaleBar.Units.init(rawValue:)) { bar.units = v }
             furniture.scaleBar = bar

@@ -90,6 +90,35 @@ struct FurnitureRenderTests {
         }
     }
 
+    @Test func theScaleBarTakesTheScenesUnits() throws {
+        try Trip.withDirectory("furniture-scale-units") { dir in
+            let place = #"{"name": "Here", "lat": 60.17, "lon": 24.94, "zoom": 8.3, "dwell": 1}"#
+            let (frames, scene) = try OpeningClosingRenderTests.render(Self.json(#""units": "imperial", "scaleBar": true,"#, places: place),
+                                                                       "bar", in: dir)
+            #expect(scene.furniture.scaleBar?.units == .imperial)
+            let t = Timeline(scene: scene)
+            let n = 5
+            let v = Viewport(camera: t.values(at: n).camera, width: 1280, height: 720, projection: try Projection.make(for: scene))
+            let layout = FrameLayout(width: 1280, height: 720)
+            let box = try #require(layout.furniture(scene).scaleBar)
+            let row = Int((box.maxY - layout.size(13.5)).rounded(.down))
+            let ends = try #require(Self.barEnds(frames[n], y: row, x0: Int(box.minX), x1: Int(box.maxX) + 4), "no bar on row \(row)")
+            let a = try #require(v.location(atPixel: ends.left, Double(row) + 0.5))
+            let b = try #require(v.location(atPixel: ends.right, Double(row) + 0.5))
+            let metres = Self.haversine(a, b)
+            let origin = FurnitureOverlay.barOrigin(box, corner: .bottomLeft, layout: layout)
+            func step(_ units: Furniture.ScaleBar.Units) throws -> Double {
+                let m = ScaleBarMeasure.bars(v, x: origin.x, y: origin.y, maxLength: layout.size(FrameLayout.scaleBarLength), units: units)
+                try #require(m.bars.count == 1)
+                return m.bars[0].step.metres
+            }
+            // The bar is a round length in miles, not in kilometres.
+            let miles = try step(.imperial), kilometres = try step(.metric)
+            #expect(abs(metres - miles) / miles < 0.01, "\(metres) m drawn, \(miles) m of miles")
+            #expect(abs(metres - kilometres) / kilometres > 0.05, "\(metres) m drawn, \(kilometres) m of kilometres")
+        }
+    }
+
     /// The scale bar's round length while the zoom runs through two steps: its pixel length continuous
     /// (changing less than 2% a hundredth of a zoom level), the labels switching by a crossfade whose
     /// opacities always sum to one.
