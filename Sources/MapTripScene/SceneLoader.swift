@@ -973,7 +973,13 @@ private struct SceneBuilder {
                         checker.fail(fileValue.json, path, "watermark '\(file)' not found",
                                      hint: "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
                     } else {
+                        let errors = checker.errors.count
                         checkFile(file, fileValue.json, path, what: "watermark")
+                        // An SVG that does not parse, said where the scene names it (the render would stop on it).
+                        if checker.errors.count == errors, FileKind(path: url.path) == .regular,
+                           let problem = images?.problem(with: url) {
+                            checker.fail(fileValue.json, path, "watermark '\(file)' cannot be used: \(problem.message)", hint: problem.hint)
+                        }
                     }
                 }
             } else {

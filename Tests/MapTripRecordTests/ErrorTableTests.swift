@@ -86,7 +86,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   message: #"maptrip: error: scene.json:1:26: watermark.file: watermark 'logo.png' not found (paths are relative to the scene's folder (.))"#),
         ErrorCase(group: "Map furniture", what: "A watermark named .svg that is not SVG",
                   files: ["scene.json": scene(place, #" "watermark": "logo.svg","#), "logo.svg": text("not an svg\n")], arguments: render(),
-                  message: #"maptrip: error: scene.json: watermark: cannot use 'logo.svg': rsvg: cannot parse SVG: XML parse error: Error domain 1 code 4 on line 1 column 1 of data: Start tag expected, '<' not found (use a PNG, JPEG or WebP image, or fix the path)"#),
+                  message: #"maptrip: error: scene.json:1:16: watermark: watermark 'logo.svg' cannot be used: rsvg: cannot parse SVG: XML parse error: Error domain 1 code 4 on line 1 column 1 of data: Start tag expected, '<' not found (fix the SVG, or use a PNG, JPEG or WebP image)"#),
         ErrorCase(group: "Map furniture", what: "A north arrow that is neither a switch, \"auto\" nor an object",
                   files: ["scene.json": scene(place, #" "northArrow": "yes","#)], arguments: render(),
                   message: #"maptrip: error: scene.json:1:17: northArrow: unknown northArrow 'yes' (use true, false or "auto", or an object)"#),
