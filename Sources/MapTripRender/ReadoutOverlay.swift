@@ -16,7 +16,7 @@ extension FrameLayout {
 
     /// The box the readout panel takes for `items` (nil: none): at the bottom right of the safe area,
     /// its values in rows of up to three cells, the profile (when asked for) across its bottom; above the
-    /// presenter when it sits in the bottom-right corner (`clearOf`). The clock, the places' labels and
+    /// credit (`creditTop`), and above the presenter when it sits in the bottom-right corner (`clearOf`). The clock, the places' labels and
     /// the counter keep clear of it.
     public func readoutBox(_ items: [ReadoutItem], clearOf presenter: Box? = nil) -> Box? {
         let cells = items.filter { $0 != .profile }.count
@@ -26,7 +26,8 @@ extension FrameLayout {
         let w = max(Double(columns) * Self.readoutCell.width, profile ? 2 * Self.readoutCell.width : 0) + 2 * Self.readoutPad
         let h = Double(rows) * Self.readoutCell.height + (profile ? Self.readoutProfile + (cells > 0 ? Self.readoutPad / 2 : 0) : 0)
             + 2 * Self.readoutPad
-        var bottom = safe.maxY
+        // Above the credit where it rises into the safe area (small frames), a few units clear.
+        var bottom = min(safe.maxY, creditTop - size(4))
         let box = { (bottom: Double) in
             Box(minX: (self.safe.maxX - self.size(w)).rounded(), minY: (bottom - self.size(h)).rounded(),
                 maxX: self.safe.maxX.rounded(), maxY: bottom.rounded())
