@@ -27,14 +27,7 @@ struct PrivacyFollowRenderTests {
                   "camera": { "follow": "anna", "zoom": 16, "intro": 0 },
                   "privacy": [ { "lat": \(home.lat), "lon": \(home.lon), "radius": \(radius) } ] }
                 """
-            let sceneURL = dir.appendingPathComponent("home.json")
-            try json.write(to: sceneURL, atomically: true, encoding: .utf8)
-            LibraryLogging.configure(verbose: false)
-            let out = dir.appendingPathComponent("home.mp4")
-            _ = try RenderJob(scene: sceneURL, output: out, environment: RenderEnvironment(assets: Trip.assets)).run()
-            let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
-            let t = Timeline(scene: scene)
-            let frames = try Trip.decode(out).frames
+            let (scene, t, frames) = try PlaybackRenderTests.render(json: json, name: "home", in: dir)
             #expect(frames.count == t.frameCount)
             let clock = try #require(t.playback)
             let color = try #require(Color(hex: PlaybackRenderTests.colors[0]))
