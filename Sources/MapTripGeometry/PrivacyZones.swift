@@ -21,6 +21,19 @@ public struct PrivacyZone: Equatable, Hashable, Sendable {
         return (dLon * m * cos(center.lat * Geodesy.radians), (p.lat - center.lat) * m)
     }
 
+    /// The angle of `p` seen from the centre on the tangent plane (radians counter-clockwise from east).
+    public func angle(of p: LonLat) -> Double {
+        let q = local(p)
+        return atan2(q.y, q.x)
+    }
+
+    /// The point on the circle's edge at `angle` (radians counter-clockwise from east), longitude wrapped.
+    public func rim(at angle: Double) -> LonLat {
+        let m = Geodesy.earthRadiusKm * 1000 * Geodesy.radians
+        let lon = center.lon + radius * cos(angle) / (m * cos(center.lat * Geodesy.radians))
+        return LonLat(lon: Geodesy.wrap(lon), lat: center.lat + radius * sin(angle) / m)
+    }
+
     /// Whether `p` lies inside the circle (on its edge counts as outside).
     public func contains(_ p: LonLat) -> Bool {
         let q = local(p)
@@ -40,12 +53,26 @@ public enum PrivacyClipping {
     /// crosses the edge, one that leaves it starts the next piece there (the crossing found on the
     /// zone's tangent plane, where the segment is straight, and placed at the same share of the segment
     /// in longitude and latitude). Pieces of fewer than two points are left out; with no zones, or none
-    /// near the line, the line comes back whole.
+    /// near the line, the line comes back whole. A line whose longitudes jump across the antimeridian
+    /// (179.9 then -179.9) is unwrapped first, so that a cut there lands on the short segment between
+    /// them, not on one across the whole world.
     public static func visible(_ line: [LonLat], outside zones: [PrivacyZone]) -> [[LonLat]] {
         guard line.count >= 2 else { return [] }
-        var pieces = [line]
+        var pieces = [unwrapped(line)]
         for zone in zones { pieces = pieces.flatMap { clip($0, zone) } }
         return pieces
+    }
+
+    /// `line` with each longitude within 180 degrees of the one before (unchanged when it already is).
+    static func unwrapped(_ line: [LonLat]) -> [LonLat] {
+        guard zip(line, line.dropFirst()).contains(where: { abs($1.lon - $0.lon) > 180 }) else { return line }
+        var out = [line[0]]
+        out.reserveCapacity(line.count)
+        for p in line.dropFirst() {
+            let before = out[out.count - 1].lon
+            out.append(LonLat(lon: p.lon + 360 * ((before - p.lon) / 360).rounded(), lat: p.lat))
+        }
+        return out
     }
 
     /// `line` cut by one zone.

@@ -66,6 +66,15 @@ public final class SceneImageCheck: ImageChecking, @unchecked Sendable {
     private func decodeProblem(_ url: URL) -> (message: String, hint: String?)? {
         let data: Data
         do { data = try Data(contentsOf: url) } catch { return (error.localizedDescription, "check its permissions") }
+        if url.pathExtension.lowercased() == "svg" {
+            // Parsed as the render parses it (a watermark).
+            do {
+                _ = try SVGDocument(data: data)
+                return nil
+            } catch {
+                return ("\(error)", "fix the SVG, or use a PNG, JPEG or WebP image")
+            }
+        }
         do {
             _ = try StandardTileDecoder(strict: true).decode(data)
             return nil

@@ -58,7 +58,7 @@ public final class FurnitureOverlay: OverlayFastPaths {
     // MARK: Scale bar
 
     /// The bar's thickness and its halo, in layout units.
-    static let barThickness = 7.0, barHalo = 2.0
+    public static let barThickness = 7.0, barHalo = 2.0
     /// The bar's text, in layout units.
     static let labelSize = 22.0
 
@@ -78,9 +78,10 @@ public final class FurnitureOverlay: OverlayFastPaths {
         let left = bar.corner == .topLeft || bar.corner == .bottomLeft
         let measure = ScaleBarMeasure.bars(frame.viewport, x: origin.x, y: origin.y, maxLength: longest, units: bar.units)
         guard measure.opacity > 0 else { return [] }
-        let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: Self.labelSize,
-                              color: Color(hex: "#262626")!, haloWidth: 3)
-        return try measure.bars.compactMap { step in
+        let (inkColor, halo) = Self.inks(frame.scene.style)
+        var style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: Self.labelSize, color: inkColor, haloWidth: 3)
+        style.halo = halo
+        return try measure.bars.compactMap { step -> Mark? in
             let alpha = step.alpha * measure.opacity
             guard alpha > 0.002 else { return nil }
             // Lengths in 1/16 pixel: a picture per length the bar takes while the camera zooms.
@@ -97,10 +98,10 @@ public final class FurnitureOverlay: OverlayFastPaths {
             let x = left ? origin.x : origin.x + longest - length
             return try pictures.mark(key, x: x, y: origin.y, extent: extent, alpha: alpha) { cr in
                 cr.rectangle(-h, -t / 2 - h, length + 2 * h, t + 2 * h)
-                cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.9))
+                cr.setSource(halo)
                 cr.fill()
                 cr.rectangle(0, -t / 2, length, t)
-                cr.setSource(Color(hex: "#262626")!)
+                cr.setSource(inkColor)
                 cr.fill()
                 text.draw(l, style, x: labelX - ink.x, y: labelBottom - ink.y - ink.height, scale: layout.unit, in: cr)
             }
@@ -113,8 +114,14 @@ public final class FurnitureOverlay: OverlayFastPaths {
 
     // MARK: North arrow
 
-    /// The arrow's north half's colour (its tip), and its south half's.
-    public static let northColor = Color(hex: "#d62828")!, southColor = Color(hex: "#3a3a3a")!
+    /// The arrow's north half's colour (its tip).
+    public static let northColor = Color(hex: "#d62828")!
+
+    /// The furniture's ink and halo: the theme's labels' (dark ink in a white halo on light maps, light
+    /// ink in a dark one on dark maps), the ink opaque and the halo at most 90% opaque.
+    public static func inks(_ style: Style) -> (ink: Color, halo: Color) {
+        (style.label.color.withAlpha(1), style.label.halo.withAlpha(min(0.9, max(style.label.halo.alpha, 0.75))))
+    }
 
     func northArrowMark(angle: Double, box: Box, alpha: Double, _ frame: FrameContext) throws -> Mark {
         let layout = frame.layout
@@ -122,13 +129,14 @@ public final class FurnitureOverlay: OverlayFastPaths {
         let cx = (box.minX + box.maxX) / 2, cy = (box.minY + box.maxY) / 2
         // Angles in tenths of a degree: a picture per tenth the map turns through.
         let a = (angle * 10).rounded() / 10
-        let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: 17, color: Self.southColor, haloWidth: 0)
+        let (ink, halo) = Self.inks(frame.scene.style)
+        let style = TextStyle(family: frame.scene.style.font, weight: "Bold", size: 17, color: ink, haloWidth: 0)
         let l = try text.layout("N", style, scale: layout.unit)
-        let ink = l.inkRect
+        let glyph = l.inkRect
         return try pictures.mark(ArrowKey(angle: a, unit: layout.unit), x: cx, y: cy,
                                  extent: Box(minX: -r, minY: -r, maxX: r, maxY: r), alpha: alpha) { cr in
             cr.arc(x: 0, y: 0, radius: r - 1)
-            cr.setSource(Color(red: 1, green: 1, blue: 1, alpha: 0.85))
+            cr.setSource(halo)
             cr.fill()
             cr.rotate(a * .pi / 180)
             let tip = r * 0.5, half = r * 0.2
@@ -143,11 +151,11 @@ public final class FurnitureOverlay: OverlayFastPaths {
             cr.line(to: half, 0)
             cr.line(to: -half, 0)
             cr.closePath()
-            cr.setSource(Self.southColor)
+            cr.setSource(ink)
             cr.fill()
             // "N" beyond the tip, upright along the arrow.
             let y = -r * 0.76
-            text.draw(l, style, x: -ink.x - ink.width / 2, y: y - ink.y - ink.height / 2, scale: layout.unit, in: cr)
+            text.draw(l, style, x: -glyph.x - glyph.width / 2, y: y - glyph.y - glyph.height / 2, scale: layout.unit, in: cr)
         }
     }
 }

@@ -22,6 +22,13 @@ public struct FrameLayout: Equatable, Sendable {
     /// The bottom-right corner the credit sits in: the frame's, or under a platform's interface the
     /// safe area's (the credit must show).
     public let creditRight: Double, creditBottom: Double
+    /// The highest the credit's box reaches (`AttributionOverlay`): on small frames its text, never under
+    /// 12 pixels, rises out of the frame's margin into the safe area.
+    public var creditTop: Double {
+        let s = AttributionOverlay.scale(unit: unit, size: AttributionOverlay.textSize)
+        return creditBottom - (AttributionOverlay.lineHeight * AttributionOverlay.textSize + 2.5 * 6) * s
+    }
+
     /// The box the scene's presenter sits in (`presenterBox`), nil without one.
     public let presenter: Box?
 

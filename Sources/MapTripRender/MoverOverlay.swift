@@ -102,7 +102,7 @@ public final class MoverOverlay: Overlay {
     }
 }
 
-/// A playback's clock (`playback.clock`): the recorded time (UTC) or, in a ghost race, the time since
+/// A playback's clock (`playback.clock`): the recorded time (in its zone, `PlaybackClock.zone`) or, in a ghost race, the time since
 /// the start, on a card at the bottom left of the safe area (clear of the title at the top, the
 /// distance counter at the top left and the credit at the bottom right); it dips across a cut.
 public final class ClockOverlay: Overlay {
@@ -113,7 +113,8 @@ public final class ClockOverlay: Overlay {
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         guard let clock = frame.values.clock, clock.opacity > 0 else { return }
         let since = frame.scene.playback.start == .together
-        let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since)
+        let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since,
+                                            utcOffset: clock.utcOffset)
         let left = frame.layout.safe.minX
         let card = try ReadoutCard.card(words, text: text, frame: frame, in: cr)
         card.draw(centerX: left + card.width / 2, top: frame.clockBottom(width: card.width) - card.height,

@@ -16,7 +16,7 @@ extension FrameLayout {
 
     /// The box the readout panel takes for `items` (nil: none): at the bottom right of the safe area,
     /// its values in rows of up to three cells, the profile (when asked for) across its bottom; above the
-    /// presenter when it sits in the bottom-right corner (`clearOf`). The clock, the places' labels and
+    /// credit (`creditTop`), and above the presenter when it sits in the bottom-right corner (`clearOf`). The clock, the places' labels and
     /// the counter keep clear of it.
     public func readoutBox(_ items: [ReadoutItem], clearOf presenter: Box? = nil) -> Box? {
         let cells = items.filter { $0 != .profile }.count
@@ -26,7 +26,8 @@ extension FrameLayout {
         let w = max(Double(columns) * Self.readoutCell.width, profile ? 2 * Self.readoutCell.width : 0) + 2 * Self.readoutPad
         let h = Double(rows) * Self.readoutCell.height + (profile ? Self.readoutProfile + (cells > 0 ? Self.readoutPad / 2 : 0) : 0)
             + 2 * Self.readoutPad
-        var bottom = safe.maxY
+        // Above the credit where it rises into the safe area (small frames), a few units clear.
+        var bottom = min(safe.maxY, creditTop - size(4))
         let box = { (bottom: Double) in
             Box(minX: (self.safe.maxX - self.size(w)).rounded(), minY: (bottom - self.size(h)).rounded(),
                 maxX: self.safe.maxX.rounded(), maxY: bottom.rounded())
@@ -170,7 +171,8 @@ public final class ReadoutOverlay: Overlay {
                 text.draw(u, unit, x: x + v.size.width + layout.size(6), y: baseline - Double(u.baseline), scale: layout.unit, in: cr)
             }
         }
-        guard let travelled = still.travelled else { return }
+        // Inside a privacy zone the profile shows no position.
+        guard let travelled = still.travelled, !values.hidden else { return }
         let area = profileArea(box: box, layout: layout)
         let here = profileX(series, km: values.km, in: area)
         // The travelled part: the coloured profile up to the mover.

@@ -53,13 +53,56 @@ public struct Playback: Equatable, Sendable {
     /// Recorded seconds skipped before the video's first frame (negative: the movers wait at their
     /// first fixes that long first), to line the playback up with the user's own footage.
     public var offset: Double
+    /// The zone the clock shows recorded times in when no recording states its own (`timeZone`; nil: UTC).
+    public var timeZone: ClockZone?
 
     public init(speed: Double = Playback.defaultSpeed, skipIdle: Double? = nil, clock: Clock = .minutes,
-                start: Start = .recorded, offset: Double = 0) {
+                start: Start = .recorded, offset: Double = 0, timeZone: ClockZone? = nil) {
         self.offset = offset
+        self.timeZone = timeZone
         self.speed = speed
         self.skipIdle = skipIdle
         self.clock = clock
         self.start = start
+    }
+}
+
+/// The time zone a playback's clock reads in (`playback.timeZone`): a fixed offset from UTC (`"+02:00"`,
+/// `"-0330"`, `"UTC"`) or a zone of the IANA database (`"Europe/Helsinki"`), resolved with Foundation's
+/// `TimeZone`, whose offset follows daylight saving time at each recorded moment.
+public enum ClockZone: Equatable, Sendable {
+    /// Seconds east of UTC.
+    case offset(Int)
+    /// An IANA zone's identifier.
+    case named(String)
+
+    /// The zone `text` names, nil when it names none.
+    public init?(_ text: String) {
+        if ["UTC", "Z", "GMT"].contains(text) {
+            self = .offset(0)
+            return
+        }
+        let chars = Array(text)
+        if let sign = chars.first, sign == "+" || sign == "-" {
+            let digits = chars.dropFirst().filter { $0 != ":" }
+            let colons = chars.dropFirst().filter { $0 == ":" }.count
+            guard digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), digits.count == 2 || digits.count == 4,
+                  colons == 0 || (colons == 1 && digits.count == 4 && chars.count == 6 && chars[3] == ":"),
+                  let hh = Int(String(digits.prefix(2))), let mm = digits.count == 4 ? Int(String(digits.suffix(2))) : 0,
+                  hh <= 14, mm <= 59 else { return nil }
+            self = .offset((sign == "-" ? -1 : 1) * (hh * 3600 + mm * 60))
+            return
+        }
+        guard text.contains("/") || text.allSatisfy({ $0.isLetter }), TimeZone(identifier: text) != nil else { return nil }
+        self = .named(text)
+    }
+
+    /// Seconds east of UTC at `seconds` since 1970 (UTC).
+    public func offset(at seconds: Double) -> Int {
+        switch self {
+        case .offset(let s): return s
+        case .named(let id):
+            return TimeZone(identifier: id)?.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)) ?? 0
+        }
     }
 }

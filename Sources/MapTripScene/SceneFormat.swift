@@ -416,7 +416,7 @@ public enum SceneFormat {
               "the corner of the safe area it sits in"),
         Field("units", .choice(Furniture.ScaleBar.Units.allCases.map(\.rawValue), noun: "units",
                                hint: "use \"metric\" (m, km) or \"imperial\" (ft, mi)"),
-              default: .string("metric"), "`metric` (m, km) or `imperial` (ft, mi)"),
+              default: .words("the scene's `units`"), "`metric` (m, km) or `imperial` (ft, mi)"),
     ], typeHint: "a scale bar is true, or { \"corner\": \"bottom-left\", \"units\": \"metric\" }")
 
     public static let northArrow = Object("northArrow", [
@@ -452,7 +452,9 @@ public enum SceneFormat {
               "stretches where no mover moves for longer than this many seconds are cut out (the clock fades across the cut)"),
         Field("clock", .choice(Playback.Clock.allCases.map(\.rawValue), noun: "clock",
                                hint: "use \"HH:mm\", \"HH:mm:ss\" or \"none\""),
-              default: .string("HH:mm"), "the clock readout: the recorded time (UTC), or the time since the start when together"),
+              default: .string("HH:mm"), "the clock readout: the recorded time (in the recording's own time zone where its file states one, else `timeZone`'s, else UTC), or the time since the start when together"),
+        Field("timeZone", .string(nonEmpty: true, noun: "timeZone"), default: .words("UTC"),
+              "the time zone the clock shows recorded times in when no recording states its own offset (a FIT activity's local time, a GPX, TCX or KML time such as `2024-05-01T09:30:00+02:00`): an IANA name such as `Europe/Helsinki` (daylight saving followed) or an offset such as `+02:00`"),
         Field("start", .choice(Playback.Start.allCases.map(\.rawValue), noun: "start",
                                hint: "use \"recorded\" (each at its own time) or \"together\" (a ghost race)"),
               default: .string("recorded"), "`recorded`: each track at its recorded time; `together`: all from one start (a ghost race)"),
@@ -549,7 +551,7 @@ public enum SceneFormat {
                                 what: "an array", itemHint: nil),
               "circles inside which no route line, mover or vehicle is drawn (the drawing only: the files are not changed)"),
         Field("units", .choice(Units.allCases.map(\.rawValue), noun: "units", hint: "use \"metric\" or \"imperial\""),
-              default: .string("metric"), "how values are written (the readouts, a coloured route's legend): km/h, m, km (metric) or mph, ft, mi (imperial)"),
+              default: .string("metric"), "how values are written (the readouts, a coloured route's legend, the scale bar): km/h, m, km (metric) or mph, ft, mi (imperial)"),
         Field("camera", .object(camera), default: .words("the trip's own"),
               "a camera that follows a mover (`follow`, `headingUp`, `zoom`) or keyframes"),
         Field("presenter", .object(presenter), "a video in a corner of the frame, for the whole trip or chosen places"),
@@ -570,7 +572,7 @@ public enum SceneFormat {
         "file": "audio", "volume": "audio", "offset": "audio", "fadeOut": "audio",
         "theme": "style", "span": "a place in \"places\"", "caption": "a place in \"places\"",
         "photo": "a place in \"places\"", "curve": "a place in \"places\"", "preset": "video",
-        "speed": "playback", "skipIdle": "playback", "clock": "playback",
+        "speed": "playback", "skipIdle": "playback", "clock": "playback", "timeZone": "playback",
         "follow": "camera", "headingUp": "camera", "keyframes": "camera",
         "voice": "a place in \"places\"", "duck": "voices", "extendRests": "voices",
         "units": "scaleBar", "opacity": "watermark",

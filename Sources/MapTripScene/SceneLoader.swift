@@ -236,6 +236,7 @@ private struct SceneBuilder {
         if let c = checked["playback"] {
             scene.playback = playback(c)
             checkOffset(scene, c)
+            checkTimeZone(c)
         }
         scene.distance = checked["distance"]?.bool ?? false
         scene.opening = checked["opening"]?.bool ?? true
@@ -287,9 +288,9 @@ private struct SceneBuilder {
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
         if let list = checked["readouts"] {
             readouts(list, &scene)
-        } else if let units = checked["units"]?.json, !Self.colorsARoute(checked) {
+        } else if let units = checked["units"]?.json, !Self.colorsARoute(checked), scene.furniture.scaleBar == nil {
             warnings.append(SceneError(file: checker.file, line: units.position.line, column: units.position.column, path: "units",
-                                       message: "units is ignored: they are the readouts' and a coloured route's, and the scene has neither",
+                                       message: "units is ignored: they are the readouts', a coloured route's and the scale bar's, and the scene has none of them",
                                        hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
         }
         if checker.errors.isEmpty { warn(scene, checked) }
@@ -370,7 +371,14 @@ private struct SceneBuilder {
         Playback(speed: c["speed"]?.number ?? Playback.defaultSpeed, skipIdle: c["skipIdle"]?.number,
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
                  start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
-                 offset: c["offset"]?.number ?? 0)
+                 offset: c["offset"]?.number ?? 0, timeZone: c["timeZone"]?.string.flatMap(ClockZone.init))
+    }
+
+    /// `playback.timeZone` names a zone.
+    mutating func checkTimeZone(_ c: Checked) {
+        guard let zone = c["timeZone"], let text = zone.string, ClockZone(text) == nil else { return }
+        checker.fail(zone.json, c.path(of: "timeZone") ?? "playback.timeZone", "unknown time zone '\(text)'",
+                     hint: "use a zone of the IANA database such as \"Europe/Helsinki\", or an offset from UTC such as \"+02:00\"")
     }
 
     /// `playback.offset` skips less than the whole recording.
@@ -939,6 +947,8 @@ private struct SceneBuilder {
         func corner(_ c: Checked?) -> Furniture.Corner? { c?["corner"]?.string.flatMap(Furniture.Corner.init(rawValue:)) }
         if let c = checked["scaleBar"], c.bool != false {
             var bar = Furniture.ScaleBar()
+            // The scene's units unless the bar names its own.
+            if let v = checked["units"]?.string.flatMap(Furniture.ScaleBar.Units.init(rawValue:)) { bar.units = v }
             if let v = corner(c) { bar.corner = v }
             if let v = c["units"]?.string.flatMap(Furniture.ScaleBar.Units.init(rawValue:)) { bar.units = v }
             furniture.scaleBar = bar
@@ -963,7 +973,13 @@ private struct SceneBuilder {
                         checker.fail(fileValue.json, path, "watermark '\(file)' not found",
                                      hint: "paths are relative to the scene's folder (\(sceneURL.deletingLastPathComponent().relativePath))")
                     } else {
+                        let errors = checker.errors.count
                         checkFile(file, fileValue.json, path, what: "watermark")
+                        // An SVG that does not parse, said where the scene names it (the render would stop on it).
+                        if checker.errors.count == errors, FileKind(path: url.path) == .regular,
+                           let problem = images?.problem(with: url) {
+                            checker.fail(fileValue.json, path, "watermark '\(file)' cannot be used: \(problem.message)", hint: problem.hint)
+                        }
                     }
                 }
             } else {

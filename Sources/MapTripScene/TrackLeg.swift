@@ -10,6 +10,9 @@ public struct TrackGeometry: Equatable, Sendable {
     public var times: [Double]?
     /// When the first point was recorded, when it says (the clock a playback shows).
     public var start: Date?
+    /// The recording's own offset from UTC (seconds east), where its file states one: a playback's
+    /// clock reads in it.
+    public var utcOffset: Int?
     /// What the device recorded beside each position (one per point, nil where a point has none; empty
     /// when no point has it): metres above sea level, beats and revolutions per minute, watts. The
     /// playback's readouts (`Scene.readouts`) show them.

@@ -17,7 +17,8 @@ public enum CameraTrack: Sendable {
             let overview = timeline.playbackCamera ?? Camera(center: clock.lines[i].points[0], zoom: SceneCamera.defaultZoom)
             self = .follow(FollowCamera(clock: clock, track: i, camera: directed, overview: overview,
                                         frameCount: timeline.frameCount, viewSize: max(width, height),
-                                        viewShort: min(width, height), projection: timeline.projection))
+                                        viewShort: min(width, height), projection: timeline.projection,
+                                        privacy: scene.privacy))
         } else if !directed.keyframes.isEmpty {
             self = .keyframes(KeyframeCamera(directed.keyframes, fps: timeline.fps, frameCount: timeline.frameCount,
                                              viewSize: max(width, height), projection: timeline.projection))
@@ -49,7 +50,26 @@ public enum CameraTrack: Sendable {
 /// Intro and outro, within the playback's length: over the first `intro` seconds the camera flies in
 /// (`Flight`) from the view of the whole route (the playback's own camera) to the moving mover; over
 /// the first two thirds of the scene's outro it flies back out to it, and holds there.
+///
+/// Privacy zones (`Scene.privacy`): while the mover is inside one (`hidden`), the camera holds on the
+/// point of the zone's edge where it went in, and over the stretch's last `privacyGlide` seconds glides
+/// along the edge (eased) to the point where it comes out, so that it meets the mover there; its
+/// bearing and speed zoom hold those of the frame before it went in. A stretch from the first frame
+/// holds on the way out, one to the last on the way in. No frame centres on the zone.
 public struct FollowCamera: Sendable {
+    /// Seconds of video the camera takes at most to glide along a privacy zone's edge to where the
+    /// mover comes out.
+    public static let privacyGlide = 2.0
+
+    /// Frames of the playback during which the mover is inside privacy zone `zone`, and where on its
+    /// edge the mover went in and comes out (nil: inside from the first frame, or to the last).
+    struct Hidden: Sendable {
+        let frames: Range<Int>
+        let zone: PrivacyZone
+        let entry: LonLat?
+        let exit: LonLat?
+    }
+
     /// Seconds of video: the standard deviation of the smoothing over frames (the window is 3 each side).
     public static let sigma = 1.2
     /// Seconds of video the mover takes to cross half the frame's shorter side under `"zoom": "speed"`.
@@ -76,9 +96,12 @@ public struct FollowCamera: Sendable {
     /// (index 0: the frame itself; index k: `k * stride` frames away).
     let weights: [Double]
     let stride: Int
+    /// The stretches inside privacy zones, in order.
+    let hidden: [Hidden]
+    let glideFrames: Int
 
     init(clock: PlaybackClock, track: Int, camera: SceneCamera, overview: Camera, frameCount: Int, viewSize: Double,
-         viewShort: Double, projection: Projection) {
+         viewShort: Double, projection: Projection, privacy: [PrivacyZone] = []) {
         self.clock = clock
         self.track = track
         zoom = camera.zoom
@@ -102,6 +125,57 @@ public struct FollowCamera: Sendable {
             let d = Double(k * stride)
             return exp(-d * d / (2 * sigmaFrames * sigmaFrames))
         }
+        glideFrames = max(1, FrameGrid.frames(seconds: Self.privacyGlide, fps: clock.fps))
+        hidden = privacy.isEmpty ? [] : Self.hidden(clock: clock, track: track, zones: privacy)
+    }
+
+    /// The stretches of the playback's frames where mover `track` is inside one of `zones`, each with
+    /// the points of the zone's edge where it goes in and comes out (found by halving the line between
+    /// the frames either side of the edge).
+    static func hidden(clock: PlaybackClock, track: Int, zones: [PrivacyZone]) -> [Hidden] {
+        let line = clock.lines[track]
+        func progress(_ n: Int) -> Double { clock.progress(track, at: clock.time(atFrame: n)) }
+        func zone(_ n: Int) -> Int? {
+            let p = line.point(at: progress(n)).position
+            return zones.firstIndex { $0.contains(p) }
+        }
+        /// The point of `z`'s edge between fractions `outside` and `inside` of the line.
+        func edge(_ z: PrivacyZone, outside: Double, inside: Double) -> LonLat {
+            var a = outside, b = inside
+            for _ in 0..<40 {
+                let mid = (a + b) / 2
+                if z.contains(line.point(at: mid).position) { b = mid } else { a = mid }
+            }
+            return line.point(at: a).position
+        }
+        var out: [Hidden] = []
+        var n = 0
+        let count = clock.frameCount
+        while n < count {
+            guard let k = zone(n) else { n += 1; continue }
+            var end = n + 1
+            while end < count, zone(end) == k { end += 1 }
+            let z = zones[k]
+            let entry = n > 0 ? edge(z, outside: progress(n - 1), inside: progress(n)) : nil
+            let exit = end < count ? edge(z, outside: progress(end), inside: progress(end - 1)) : nil
+            out.append(Hidden(frames: n..<end, zone: z, entry: entry, exit: exit))
+            n = end
+        }
+        return out
+    }
+
+    /// The hidden stretch frame n lies in, if any.
+    func hiddenStretch(at n: Int) -> Hidden? {
+        guard !hidden.isEmpty else { return nil }
+        return hidden.first { $0.frames.contains(n) }
+    }
+
+    /// The frame whose bearing and speed a hidden frame holds: the last before the stretch (or the first
+    /// after it, for a stretch from the first frame); n itself when not hidden.
+    func shown(_ n: Int) -> Int {
+        guard let h = hiddenStretch(at: n) else { return n }
+        if h.entry != nil { return h.frames.lowerBound - 1 }
+        return h.exit != nil ? h.frames.upperBound : n
     }
 
     /// The zoom under which a mover at `v` metres per second (recorded), played back at `playbackSpeed`,
@@ -151,24 +225,42 @@ public struct FollowCamera: Sendable {
             let m = min(max(n + k * stride, 0), last)
             let w = weights[abs(k)]
             total += w
+            let held = shown(m)
             if headingUp {
-                let h = heading(at: m) * .pi / 180
+                let h = heading(at: held) * .pi / 180
                 x += w * sin(h)
                 y += w * cos(h)
             }
-            if zoom == .speed { z += w * zoom(forSpeed: speed(at: m)) }
+            if zoom == .speed { z += w * zoom(forSpeed: speed(at: held)) }
         }
         if headingUp {
             let mean = atan2(x, y) * 180 / .pi
-            bearing = hypot(x, y) > 1e-9 * total ? (mean < 0 ? mean + 360 : mean) : heading(at: n)
+            bearing = hypot(x, y) > 1e-9 * total ? (mean < 0 ? mean + 360 : mean) : heading(at: shown(n))
         }
         if zoom == .speed { depth = z / total }
         return Camera(center: center, zoom: depth, bearing: bearing)
     }
 
-    /// The mover's position at frame n (its recording at the frame's recorded time).
+    /// Where the camera centres at frame n: the mover's position (its recording at the frame's recorded
+    /// time), or inside a privacy zone a point of its edge (`hidden`).
     public func position(at n: Int) -> LonLat {
-        line.point(at: progress(at: n)).position
+        guard let h = hiddenStretch(at: n) else { return line.point(at: progress(at: n)).position }
+        switch (h.entry, h.exit) {
+        case let (entry?, exit?):
+            // Held where it went in, then along the edge (the short way round) to where it comes out,
+            // reaching it on the stretch's last frame.
+            let glide = min(glideFrames, h.frames.count)
+            let k = Double(n - (h.frames.upperBound - glide) + 1) / Double(glide)
+            guard k > 0 else { return entry }
+            let s = k >= 1 ? 1 : k * k * (3 - 2 * k)
+            let a = h.zone.angle(of: entry)
+            var turn = h.zone.angle(of: exit) - a
+            if turn > .pi { turn -= 2 * .pi } else if turn < -.pi { turn += 2 * .pi }
+            return s >= 1 ? exit : h.zone.rim(at: a + turn * s)
+        case let (entry?, nil): return entry
+        case let (nil, exit?): return exit
+        case (nil, nil): return h.zone.rim(at: .pi / 2)
+        }
     }
 
     /// The fraction of the mover's line covered at frame n.

@@ -10,6 +10,8 @@ extension Plan {
         guard let clock = timeline.playback, clock.start == .recorded else { return JSONText.number((t * 1000).rounded() / 1000) }
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
+        // In the clock's zone (`+02:00`), as the clock shows it.
+        f.timeZone = TimeZone(secondsFromGMT: Int(clock.utcOffset(at: t))) ?? f.timeZone
         return f.string(from: Date(timeIntervalSince1970: t))
     }
 

@@ -26,8 +26,10 @@ extension Plan {
         out += readoutFrames(every: includeFrames).compactMap { n -> String? in
             guard let v = timeline.values(at: n).readouts else { return nil }
             var s = "{\"frame\":\(n),\"t\":\(JSONText.number(Double(n) / Double(timeline.fps))),"
-            s += "\"elapsed\":\(Self.rounded(v.elapsed)),\"km\":\(Self.rounded(v.km)),\"kmh\":\(Self.rounded(v.kmh))"
-            for (key, value) in [("altitude", v.altitude), ("heartRate", v.heartRate), ("cadence", v.cadence), ("power", v.power)] {
+            // Inside a privacy zone, nothing that tells where the mover is.
+            s += "\"elapsed\":\(Self.rounded(v.elapsed))"
+            if v.hidden { s += ",\"hidden\":true" } else { s += ",\"km\":\(Self.rounded(v.km)),\"kmh\":\(Self.rounded(v.kmh))" }
+            for (key, value) in [("altitude", v.hidden ? nil : v.altitude), ("heartRate", v.heartRate), ("cadence", v.cadence), ("power", v.power)] {
                 if let value { s += ",\(JSONText.quoted(key)):\(Self.rounded(value))" }
             }
             s += ",\"text\":{" + series.items.compactMap { item in

@@ -27,11 +27,13 @@ public struct MoverValue: Equatable, Sendable {
     public var position: LonLat { vehicle.position }
 }
 
-/// The clock readout at one frame: the time it shows (seconds since 1970 in UTC, or since the start of
-/// a ghost race; counted down to what the clock shows) and its opacity (it dips across a cut).
+/// The clock readout at one frame: the time it shows (the wall clock's seconds since 1970 in its time
+/// zone, or since the start of a ghost race; counted down to what the clock shows), its opacity (it dips
+/// across a cut) and the zone's offset from UTC then (seconds east; 0 in a ghost race).
 public struct ClockValue: Equatable, Sendable {
     public var seconds: Double
     public var opacity: Double
+    public var utcOffset: Double = 0
 }
 
 /// The playback of a scene's recorded tracks (`Scene.tracks`) by their own clock.
@@ -64,6 +66,9 @@ public struct PlaybackClock: Sendable {
     public let offsets: [Double]
     /// Frames the playback takes.
     public let frameCount: Int
+    /// The zone the clock reads recorded times in (nil in a ghost race, which counts from its start): the
+    /// first recording's own offset where its file states one, else `playback.timeZone`, else UTC.
+    public let zone: ClockZone?
     private let clock: Playback.Clock
     private let fadeFrames: Double
 
@@ -73,6 +78,8 @@ public struct PlaybackClock: Sendable {
         speed = playback.speed
         start = playback.start
         clock = playback.clock
+        zone = playback.start == .together ? nil
+            : tracks.lazy.compactMap(\.geometry.utcOffset).first.map(ClockZone.offset) ?? playback.timeZone ?? .offset(0)
         lines = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
         offsets = tracks.map { playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
         let first = offsets.min() ?? 0
@@ -145,8 +152,14 @@ public struct PlaybackClock: Sendable {
         let movers = lines.indices.map { mover($0, at: t) }
         guard clock != .none else { return (movers, nil) }
         let step = clock == .seconds ? 1.0 : 60.0
-        let shown = (t / step).rounded(.down) * step
-        return (movers, ClockValue(seconds: shown, opacity: clockOpacity(at: n)))
+        let offset = utcOffset(at: t)
+        let shown = ((t + offset) / step).rounded(.down) * step
+        return (movers, ClockValue(seconds: shown, opacity: clockOpacity(at: n), utcOffset: offset))
+    }
+
+    /// The clock's offset from UTC at recorded time t (seconds east; 0 in a ghost race).
+    public func utcOffset(at t: Double) -> Double {
+        zone.map { Double($0.offset(at: t)) } ?? 0
     }
 
     /// 1, dipping at each cut: down over the last `cutFade` of video before it, up over the first after
@@ -187,16 +200,26 @@ public struct PlaybackClock: Sendable {
         return gaps
     }
 
-    /// The clock's text for `seconds` (UTC, or since the start of a ghost race).
-    public func clockText(_ seconds: Double) -> String {
-        Self.clockText(seconds, format: clock, since: start == .together)
+    /// The clock's text for `value` (the wall clock in its zone, or since the start of a ghost race).
+    public func clockText(_ value: ClockValue) -> String {
+        Self.clockText(value.seconds, format: clock, since: start == .together, utcOffset: value.utcOffset)
     }
 
-    public static func clockText(_ seconds: Double, format: Playback.Clock, since: Bool) -> String {
+    /// `13:02 UTC`, `15:02 UTC+2`, `18:32:03 UTC+5:30`: `seconds` (the wall clock's, since 1970) with its
+    /// zone's offset from UTC; a ghost race's time since its start has none.
+    public static func clockText(_ seconds: Double, format: Playback.Clock, since: Bool, utcOffset: Double = 0) -> String {
         let total = Int(seconds.rounded(.down))
         let day = since ? total : ((total % 86_400) + 86_400) % 86_400
         let h = day / 3600, m = day / 60 % 60, s = day % 60
         let text = format == .seconds ? String(format: "%02d:%02d:%02d", h, m, s) : String(format: "%02d:%02d", h, m)
-        return since ? text : text + " UTC"
+        return since ? text : text + " " + zoneLabel(utcOffset)
+    }
+
+    /// `UTC`, `UTC+2`, `UTC-3:30`.
+    public static func zoneLabel(_ utcOffset: Double) -> String {
+        let minutes = Int((utcOffset / 60).rounded())
+        guard minutes != 0 else { return "UTC" }
+        let a = abs(minutes)
+        return "UTC" + (minutes < 0 ? "-" : "+") + (a % 60 == 0 ? "\(a / 60)" : String(format: "%d:%02d", a / 60, a % 60))
     }
 }

@@ -34,10 +34,17 @@ extension Timeline {
         distanceBefore = [0]
         popFrames = 1
 
-        // Every track and place framed, north up, on the frame's pixel grid on a flat map.
-        let boxes = clock.lines.map { $0.worldBounds() } + scene.places.map { place in
+        // Every track and place framed, north up, on the frame's pixel grid on a flat map; each box on
+        // the copy of the world nearest the first track's, so that tracks and places either side of the
+        // antimeridian are framed across it, not across the whole world.
+        let own = clock.lines.map { $0.worldBounds() } + scene.places.map { place in
             let w = WebMercator.project(place.position)
             return (minX: w.x, minY: w.y, maxX: w.x, maxY: w.y)
+        }
+        let middle = (own[0].minX + own[0].maxX) / 2
+        let boxes = own.map { b in
+            let shift = (middle - (b.minX + b.maxX) / 2).rounded()
+            return (minX: b.minX + shift, minY: b.minY, maxX: b.maxX + shift, maxY: b.maxY)
         }
         var box = boxes.dropFirst().reduce(boxes[0]) {
             (min($0.minX, $1.minX), min($0.minY, $1.minY), max($0.maxX, $1.maxX), max($0.maxY, $1.maxY))
@@ -71,7 +78,13 @@ extension Timeline {
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout
-        if let readouts { values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track]) }
+        if let readouts {
+            values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track])
+            values.readouts?.hidden = PrivacyClipping.hides(movers[readouts.track].position, privacy)
+            // Waiting at its first fix, or past its last: standing still.
+            let local = clock.time(atFrame: n) - clock.offsets[readouts.track]
+            if local < 0 || local > clock.lines[readouts.track].times?.last ?? 0 { values.readouts?.kmh = 0 }
+        }
         values.cards = cardValues(at: n)
         values.presenter = presenterTrack?.value(at: n)
         return values

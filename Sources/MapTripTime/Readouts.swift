@@ -18,6 +18,9 @@ public struct ReadoutValues: Equatable, Sendable {
     public var heartRate: Double?
     public var cadence: Double?
     public var power: Double?
+    /// The mover is inside a privacy zone (`Scene.privacy`): the values that tell where it is (speed,
+    /// distance, altitude, the profile's mark) are not shown, nor listed by `plan`.
+    public var hidden = false
 
     public init(elapsed: Double, km: Double, kmh: Double, altitude: Double? = nil, heartRate: Double? = nil,
                 cadence: Double? = nil, power: Double? = nil) {
@@ -35,6 +38,10 @@ public struct ReadoutValues: Equatable, Sendable {
     public func text(_ item: ReadoutItem, units: Units) -> (value: String, unit: String)? {
         let metric = units == .metric
         func whole(_ v: Double?) -> String? { v.map { String(Int($0.rounded())) } }
+        if hidden, ReadoutItem.positional.contains(item) {
+            return item == .altitude && altitude == nil ? nil
+                : ("–", item == .speed ? (metric ? "km/h" : "mph") : item == .distance ? (metric ? "km" : "mi") : (metric ? "m" : "ft"))
+        }
         switch item {
         case .speed:
             return (String(format: "%.1f", metric ? kmh : kmh / ReadoutSeries.kmPerMile), metric ? "km/h" : "mph")
@@ -208,4 +215,9 @@ public struct ReadoutSeries: Sendable {
         let (t0, v0) = samples[lo], (t1, v1) = samples[lo + 1]
         return t1 > t0 ? v0 + (v1 - v0) * (t - t0) / (t1 - t0) : v1
     }
+}
+
+extension ReadoutItem {
+    /// The items whose values tell where the mover is, hidden inside privacy zones.
+    public static let positional: Set<ReadoutItem> = [.speed, .distance, .altitude, .profile]
 }

@@ -231,6 +231,8 @@ public struct Timeline: Sendable {
     public private(set) var presenterTrack: PresenterTrack?
     /// A playback's readouts (`Scene.readouts`; nil: none), valued at each frame's recorded time.
     public private(set) var readouts: ReadoutSeries?
+    /// The scene's privacy zones: readouts of a mover inside one are hidden.
+    public private(set) var privacy: [PrivacyZone] = []
 
     /// The frames made (their size and rate), for the map's speed on screen (`screenSpeed`).
     public private(set) var format: FrameFormat?
@@ -254,6 +256,7 @@ public struct Timeline: Sendable {
         cameraTrack = CameraTrack(scene: scene, timeline: self, format: format)
         placeClips = scene.places.map(\.clip)
         readouts = ReadoutSeries(scene: scene)
+        privacy = scene.privacy
         if let presenter = scene.presenter {
             presenterTrack = PresenterTrack(presenter, slots: scene.isPlayback ? [] : slots, frameCount: frameCount,
                                             fps: fps, fade: Self.cardFade * Double(fps))
@@ -475,14 +478,20 @@ public struct Timeline: Sendable {
         guard let k = series.legs.lastIndex(where: { slot.index > $0.place || (slot.index == $0.place && n >= slots[$0.place].startFrame) })
         else { return }
         let leg = series.legs[k]
-        // Arrived: the last fix's values.
-        var progress = 1.0, run: Double? = 1
+        // Arrived: the last fix's values, at a standstill.
+        var progress = 1.0, run: Double? = 1, moving = false
         if leg.place == slot.index, n < slot.arriveFrame, let flight = trackFlights[leg.place] {
             let u = legTime(in: slot, at: n)
             progress = flight.progress(at: u)
             run = flight.pace == .recorded && flight.line.times != nil ? flight.run(at: u) : nil
+            moving = flight.running(at: u)
         }
         values.readouts = series.values(leg: k, progress: progress, run: run)
+        // The vehicle stands while the camera flies out and in, and at the places: no speed.
+        if !moving { values.readouts?.kmh = 0 }
+        if !privacy.isEmpty, let line = trackFlights[leg.place]?.line {
+            values.readouts?.hidden = PrivacyClipping.hides(line.point(at: progress).position, privacy)
+        }
         let first = slots[series.legs[0].place].startFrame, fade = Self.cardFade * Double(fps)
         values.readoutPanelOpacity = min(1, Double(n - first + 1) / fade) * readoutOpacity(at: n)
     }

@@ -218,6 +218,12 @@ struct FITDecoder {
                     timerStopped = false
                     segment.append(RawPoint(point: point, location: TrackLocation(record: record)))
                 }
+            case 34:
+                // The activity: its local time (field 5) less its UTC timestamp is the offset from UTC.
+                if raw.utcOffset == nil, let local = uint(definition, 5, p), let utc = uint(definition, 253, p),
+                   abs(local - utc) <= 16 * 3600 {
+                    raw.utcOffset = Int(local - utc)
+                }
             case 21:
                 // An event: the timer (event 0) stopping (type 1 stop, 4 stop all) ends a segment.
                 if uint(definition, 0, p) == 0, let type = uint(definition, 1, p), type == 1 || type == 4 { timerStopped = true }

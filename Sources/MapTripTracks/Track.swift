@@ -53,6 +53,9 @@ public struct Track: Sendable, Equatable {
     public var format: TrackFormat
     public var segments: [[TrackPoint]]
     public var waypoints: [Waypoint]
+    /// The offset from UTC of the clock the recording was made by (seconds east), where the file says:
+    /// a FIT activity's local time, or a GPX, TCX or KML time written with an offset (`+02:00`; not `Z`).
+    public var utcOffset: Int?
 
     public init(name: String? = nil, format: TrackFormat, segments: [[TrackPoint]], waypoints: [Waypoint] = []) {
         self.name = name

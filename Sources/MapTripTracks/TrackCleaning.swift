@@ -15,6 +15,8 @@ struct RawTrack {
     var warnings: [TrackWarning] = []
     /// What the file holds when it holds no point, for the error ("no trkpt, rtept or wpt").
     var whatHasPoints: String
+    /// The recording's offset from UTC where the file states one (seconds east).
+    var utcOffset: Int?
 }
 
 /// The data checks: points with a position that is not a number or out of range, repeats of the
@@ -48,7 +50,9 @@ enum TrackCleaning {
             throw TrackProblem("no track points: the file has no \(raw.whatHasPoints) with a position",
                                hint: "export the recording again as a track")
         }
-        return (Track(name: raw.name, format: format, segments: segments, waypoints: waypoints), warnings)
+        var track = Track(name: raw.name, format: format, segments: segments, waypoints: waypoints)
+        track.utcOffset = raw.utcOffset
+        return (track, warnings)
     }
 
     static func valid(_ lat: Double, _ lon: Double) -> Bool {
@@ -117,6 +121,18 @@ enum TrackCleaning {
 /// ISO 8601 date-times as track files write them: `2024-05-01T09:30:00Z`, with or without fractions
 /// of a second, with `Z`, an offset (`+02:00`, `+0200`) or no zone (taken as UTC, as GPX says).
 enum ISOTime {
+    /// The offset from UTC a date and time states (seconds east: `+02:00` gives 7200), nil for one in
+    /// UTC (`Z`) or without an offset (neither says where it was recorded) and for text that is no time.
+    static func offset(_ text: Substring) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard parse(Substring(t)) != nil, let tee = t.firstIndex(where: { $0 == "T" || $0 == "t" || $0 == " " }),
+              let sign = t[tee...].lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+        let digits = t[t.index(after: sign)...].filter(\.isNumber)
+        guard digits.count == 2 || digits.count == 4, let hh = Int(digits.prefix(2)) else { return nil }
+        let mm = digits.count == 4 ? Int(digits.suffix(2)) ?? 0 : 0
+        return (t[sign] == "-" ? -1 : 1) * (hh * 3600 + mm * 60)
+    }
+
     static func parse(_ text: Substring) -> Date? {
         let s = Array(text.utf8)
         var i = 0

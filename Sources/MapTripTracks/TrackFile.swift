@@ -45,6 +45,13 @@ public enum TrackFile {
         return try read(data, name: name)
     }
 
+    /// The offset from UTC the first time in elements `name` states (`+02:00`), nil when it is in UTC
+    /// (`Z`) or states none.
+    static func statedOffset(_ tree: XMLElement, _ name: String) -> Int? {
+        tree.descendants(name).first { !$0.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            .flatMap { ISOTime.offset(Substring($0.text)) }
+    }
+
     /// Reads a track file's bytes; `name` names it in errors and warnings.
     public static func read(_ data: Data, name: String) throws(TrackError) -> TrackReading {
         do {
@@ -53,7 +60,7 @@ public enum TrackFile {
                                    hint: "split the recording, or simplify it in a track editor")
             }
             guard let format = format(of: data) else { throw TrackProblem(unknown(data), hint: "maptrip reads GPX, TCX, FIT, KML, KMZ and GeoJSON") }
-            let raw: RawTrack
+            var raw: RawTrack
             switch format {
             case .fit:
                 var decoder = FITDecoder(data)
@@ -62,15 +69,23 @@ public enum TrackFile {
                 var reader = GeoJSONReader(data)
                 raw = try reader.read()
             case .gpx:
-                raw = try GPXReader.read(try XMLTree.parse(data))
+                let tree = try XMLTree.parse(data)
+                raw = try GPXReader.read(tree)
+                raw.utcOffset = statedOffset(tree, "time")
             case .tcx:
-                raw = try TCXReader.read(try XMLTree.parse(data))
+                let tree = try XMLTree.parse(data)
+                raw = try TCXReader.read(tree)
+                raw.utcOffset = statedOffset(tree, "Time")
             case .kml:
-                raw = try KMLReader.read(try XMLTree.parse(data))
+                let tree = try XMLTree.parse(data)
+                raw = try KMLReader.read(tree)
+                raw.utcOffset = statedOffset(tree, "when")
             case .kmz:
                 let (kml, inner) = try kmlInside(data)
                 do {
-                    raw = try KMLReader.read(try XMLTree.parse(kml))
+                    let tree = try XMLTree.parse(kml)
+                    raw = try KMLReader.read(tree)
+                    raw.utcOffset = statedOffset(tree, "when")
                 } catch {
                     // The KML inside is named as the KMZ's part: ride.kmz/doc.kml:12:5.
                     throw TrackError(file: name + "/" + inner, location: error.location, message: error.message, hint: error.hint)

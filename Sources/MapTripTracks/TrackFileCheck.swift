@@ -36,6 +36,7 @@ public struct TrackFileCheck: TrackChecking {
             let values = points.map(value)
             return values.contains { $0 != nil } ? values : []
         }
+        geometry.utcOffset = reading.track.utcOffset
         geometry.altitudes = channel(\.altitude)
         geometry.heartRates = channel { $0.heartRate.map(Double.init) }
         geometry.cadences = channel { $0.cadence.map(Double.init) }

@@ -63,4 +63,23 @@ struct PrivacyZonesTests {
         #expect(PrivacyClipping.hides(LonLat(lon: 10.001, lat: 50.001), [zone]))
         #expect(!PrivacyClipping.hides(LonLat(lon: 10.1, lat: 50), [zone]))
     }
+
+    @Test func aCutAtTheAntimeridianLandsOnTheShortSegment() throws {
+        // A recording as a file holds it: 179.99 then -179.99, the zone on the 180th meridian between them.
+        let zone = PrivacyZone(center: LonLat(lon: 180, lat: -17.45), radius: 500)
+        let line = [LonLat(lon: 179.9, lat: -17.45), LonLat(lon: 179.999, lat: -17.45), LonLat(lon: -179.999, lat: -17.45),
+                    LonLat(lon: -179.9, lat: -17.45)]
+        let pieces = PrivacyClipping.visible(line, outside: [zone])
+        #expect(pieces.count == 2)
+        for piece in pieces {
+            for (a, b) in zip(piece, piece.dropFirst()) { #expect(abs(b.lon - a.lon) < 0.2, "\(a) to \(b)") }
+            // Each cut on the circle's edge, not half a world away.
+            for p in piece where abs(p.lon) < 179.99 || abs(p.lon) > 180 {
+                #expect(Geodesy.distanceKm(p, zone.center) < 12, "\(p)")
+            }
+        }
+        let end = try #require(pieces.first?.last), start = try #require(pieces.last?.first)
+        #expect(abs(Self.metres(end, zone) - 500) < 0.5)
+        #expect(abs(Self.metres(start, zone) - 500) < 0.5)
+    }
 }

@@ -90,6 +90,73 @@ struct FurnitureRenderTests {
         }
     }
 
+    @Test func theScaleBarTakesTheScenesUnits() throws {
+        try Trip.withDirectory("furniture-scale-units") { dir in
+            let place = #"{"name": "Here", "lat": 60.17, "lon": 24.94, "zoom": 8.3, "dwell": 1}"#
+            let (frames, scene) = try OpeningClosingRenderTests.render(Self.json(#""units": "imperial", "scaleBar": true,"#, places: place),
+                                                                       "bar", in: dir)
+            #expect(scene.furniture.scaleBar?.units == .imperial)
+            let t = Timeline(scene: scene)
+            let n = 5
+            let v = Viewport(camera: t.values(at: n).camera, width: 1280, height: 720, projection: try Projection.make(for: scene))
+            let layout = FrameLayout(width: 1280, height: 720)
+            let box = try #require(layout.furniture(scene).scaleBar)
+            let row = Int((box.maxY - layout.size(13.5)).rounded(.down))
+            let ends = try #require(Self.barEnds(frames[n], y: row, x0: Int(box.minX), x1: Int(box.maxX) + 4), "no bar on row \(row)")
+            let a = try #require(v.location(atPixel: ends.left, Double(row) + 0.5))
+            let b = try #require(v.location(atPixel: ends.right, Double(row) + 0.5))
+            let metres = Self.haversine(a, b)
+            let origin = FurnitureOverlay.barOrigin(box, corner: .bottomLeft, layout: layout)
+            func step(_ units: Furniture.ScaleBar.Units) throws -> Double {
+                let m = ScaleBarMeasure.bars(v, x: origin.x, y: origin.y, maxLength: layout.size(FrameLayout.scaleBarLength), units: units)
+                try #require(m.bars.count == 1)
+                return m.bars[0].step.metres
+            }
+            // The bar is a round length in miles, not in kilometres.
+            let miles = try step(.imperial), kilometres = try step(.metric)
+            #expect(abs(metres - miles) / miles < 0.01, "\(metres) m drawn, \(miles) m of miles")
+            #expect(abs(metres - kilometres) / kilometres > 0.05, "\(metres) m drawn, \(kilometres) m of kilometres")
+        }
+    }
+
+    @Test func onADarkThemeTheFurnitureIsLightInkInADarkHalo() throws {
+        try Trip.withDirectory("furniture-dark") { dir in
+            let place = #"{"name": "Oslo", "lat": 59.91, "lon": 10.75, "zoom": 8.3, "dwell": 1, "bearing": 30}"#
+            let (frames, scene) = try OpeningClosingRenderTests.render(
+                Self.json(#""style": {"theme": "dark"}, "scaleBar": true, "northArrow": true,"#, places: place), "dark", in: dir)
+            let (ink, halo) = FurnitureOverlay.inks(scene.style)
+            #expect(ink == scene.style.label.color.withAlpha(1))
+            func luma(_ c: Color) -> Double { 255 * (0.299 * c.red + 0.587 * c.green + 0.114 * c.blue) }
+            func luma(_ p: (b: UInt8, g: UInt8, r: UInt8, a: UInt8)) -> Double { 0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b) }
+            #expect(luma(ink) > 180 && luma(halo) < 80)
+            let frame = frames[5]
+            Trip.dump(frame, "furniture-dark")
+            let layout = FrameLayout(width: 1280, height: 720)
+            let boxes = layout.furniture(scene)
+            // The bar's middle is light ink, the row just outside it its dark halo.
+            let bar = try #require(boxes.scaleBar)
+            let origin = FurnitureOverlay.barOrigin(bar, corner: .bottomLeft, layout: layout)
+            let x = Int(origin.x + layout.size(20)), y = Int(origin.y.rounded(.down))
+            let t = layout.size(FurnitureOverlay.barThickness)
+            #expect(luma(frame.pixel(x: x, y: y)) > 170, "bar at (\(x), \(y)): \(frame.pixel(x: x, y: y))")
+            let below = Int((origin.y + t / 2 + layout.size(FurnitureOverlay.barHalo) / 2).rounded(.down))
+            #expect(luma(frame.pixel(x: x, y: below)) < 90, "halo at (\(x), \(below)): \(frame.pixel(x: x, y: below))")
+            // The north arrow's disc is dark, and its south half light: no light-theme white disc.
+            let arrow = try #require(boxes.northArrow)
+            var light = 0, white = 0
+            for py in Int(arrow.minY)..<Int(arrow.maxY) {
+                for px in Int(arrow.minX)..<Int(arrow.maxX) {
+                    let l = luma(frame.pixel(x: px, y: py))
+                    if l > 170 { light += 1 }
+                    if l > 235 { white += 1 }
+                }
+            }
+            let area = Int((arrow.maxX - arrow.minX) * (arrow.maxY - arrow.minY))
+            #expect(light > 20 && light < area / 4, "\(light) light pixels of \(area)")
+            #expect(white < area / 10, "\(white) white pixels of \(area)")
+        }
+    }
+
     /// The scale bar's round length while the zoom runs through two steps: its pixel length continuous
     /// (changing less than 2% a hundredth of a zoom level), the labels switching by a crossfade whose
     /// opacities always sum to one.

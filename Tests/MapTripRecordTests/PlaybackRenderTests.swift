@@ -26,10 +26,16 @@ struct PlaybackRenderTests {
             { "video": { "width": 1280, "height": 720, "fps": 10 },
               "tracks": [ \(entries.joined(separator: ", ")) ], "playback": \(playback)\(camera.map { ", \"camera\": " + $0 } ?? "") }
             """
-        let sceneURL = dir.appendingPathComponent("race.json")
+        return try render(json: json, name: "race", in: dir)
+    }
+
+    /// Renders the scene `json` (written as `name`.json into `dir`) as `maptrip render` does; the loaded
+    /// scene, its timeline and the decoded frames.
+    static func render(json: String, name: String, in dir: URL) throws -> (scene: Scene, timeline: Timeline, frames: [BGRAImage]) {
+        let sceneURL = dir.appendingPathComponent(name + ".json")
         try json.write(to: sceneURL, atomically: true, encoding: .utf8)
         LibraryLogging.configure(verbose: false)
-        let out = dir.appendingPathComponent("race.mp4")
+        let out = dir.appendingPathComponent(name + ".mp4")
         _ = try RenderJob(scene: sceneURL, output: out, environment: RenderEnvironment(assets: Trip.assets)).run()
         let scene = try SceneLoader.loadForRender(contentsOf: sceneURL)
         return (scene, Timeline(scene: scene), try Trip.decode(out).frames)

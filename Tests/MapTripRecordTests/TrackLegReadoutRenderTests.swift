@@ -48,6 +48,10 @@ struct TrackLegReadoutRenderTests {
                 let text = try #require(s["text"] as? [String: String])
                 #expect(text["distance"] == String(format: "%.2f km", e.km), "frame \(n)")
             }
+            // Standing at the places and while the camera flies out and in: 0 km/h, not the ride's last speed.
+            let speeds = samples.compactMap { ($0["kmh"] as? NSNumber)?.doubleValue }
+            #expect(speeds.contains(0) && speeds.contains { $0 > 1 }, "\(speeds)")
+            #expect(speeds.last == 0)
             let table = try CLIProcess.run(["plan", "trip.json"], in: dir)
             #expect(table.status == 0 && table.stdout.contains("readouts of first.gpx + second.gpx (metric): speed"), "\(table.stdout)")
         }

@@ -12,6 +12,19 @@ import TestSupport
 struct ReadoutLayoutTests {
     static let all: [ReadoutItem] = [.speed, .altitude, .distance, .elapsed, .heartRate, .cadence, .profile]
 
+    @Test(arguments: [(640, 360), (960, 540), (1280, 720), (1920, 1080), (360, 640), (1080, 1920), (480, 480)])
+    func thePanelKeepsClearOfTheCredit(size: (Int, Int)) throws {
+        let layout = FrameLayout(width: size.0, height: size.1)
+        let panel = try #require(layout.readoutBox(Self.all))
+        for line in ["Natural Earth, GeoNames", "© OpenStreetMap contributors", "Ág"] {
+            // The credit's box as drawn (its text laid out by Pango): below the layout's bound, clear of the panel.
+            let credit = try AttributionOverlay.box(line, layout: layout)
+            #expect(credit.minY >= layout.creditTop, "\(line): \(credit) above \(layout.creditTop)")
+            #expect(!panel.overlaps(credit) && credit.minY - panel.maxY >= 1, "\(size) \(line): panel \(panel), credit \(credit)")
+        }
+        #expect(panel.minY >= layout.safe.minY)
+    }
+
     @Test(arguments: [(1920, 1080), (1080, 1920), (1080, 1080), (3840, 2160)])
     func thePanelSitsInTheSafeAreaClearOfAPresenter(size: (Int, Int)) throws {
         let layout = FrameLayout(width: size.0, height: size.1)
@@ -19,7 +32,8 @@ struct ReadoutLayoutTests {
         let safe = layout.safe
         #expect(box.minX >= safe.minX && box.minY >= safe.minY && box.maxX <= safe.maxX.rounded() && box.maxY <= safe.maxY.rounded(),
                 "\(box) in \(safe)")
-        #expect(abs(box.maxX - safe.maxX) <= 1 && abs(box.maxY - safe.maxY) <= 1, "at the bottom right: \(box)")
+        #expect(abs(box.maxX - safe.maxX) <= 1 && abs(box.maxY - min(safe.maxY, layout.creditTop - layout.size(4))) <= 1,
+                "at the bottom right: \(box)")
         // Six values in two rows of three and the profile: as wide as three cells, taller than two.
         #expect(abs((box.maxX - box.minX) - layout.size(3 * FrameLayout.readoutCell.width + 2 * FrameLayout.readoutPad)) <= 1)
         #expect(box.maxY - box.minY > layout.size(2 * FrameLayout.readoutCell.height + FrameLayout.readoutProfile))

@@ -26,6 +26,9 @@ struct FurnitureSceneTests {
             "watermark": {"file": "logo.png", "corner": "bottom-left", "size": 0.2, "opacity": 0.35},
             """)
         #expect(long.scaleBar == Furniture.ScaleBar(corner: .topLeft, units: .imperial))
+        // The scene's units, unless the bar names its own.
+        #expect(try Self.furniture(#""units": "imperial", "scaleBar": true,"#).scaleBar?.units == .imperial)
+        #expect(try Self.furniture(#""units": "imperial", "scaleBar": {"units": "metric"},"#).scaleBar?.units == .metric)
         #expect(long.northArrow == Furniture.NorthArrow(corner: .bottomRight, auto: true))
         #expect(long.watermark == Furniture.Watermark(file: "logo.png", corner: .bottomLeft, size: 0.2, opacity: 0.35))
     }

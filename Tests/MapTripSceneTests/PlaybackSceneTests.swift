@@ -101,6 +101,7 @@ struct PlaybackSceneTests {
             (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "clock": "hh" } }"#, "playback.clock", "clock"),
             (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "start": "now" } }"#, "playback.start", "start"),
             (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "skipIdle": -5 } }"#, "playback.skipIdle", "skipIdle"),
+            (#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "timeZone": "Europe/Helsingfors" } }"#, "playback.timeZone", "Helsingfors"),
             (#"{ "tracks": [ { "name": "Anna" } ] }"#, "tracks[0]", "file"),
             (#"{ "tracks": [] }"#, "tracks", "tracks"),
             (#"{ "tracks": [ { "file": "gone.gpx" } ] }"#, "tracks[0].file", "gone.gpx"),
@@ -120,5 +121,13 @@ struct PlaybackSceneTests {
         let report = try Self.check(#"{ "title": "x" }"#)
         #expect(report.errors.map(\.message) == ["missing required key 'places'"])
         #expect(report.errors.first?.hint?.contains("tracks") == true)
+    }
+
+    @Test func aTimeZoneIsAnIANANameOrAnOffset() throws {
+        for (zone, expected) in [("Europe/Helsinki", ClockZone.named("Europe/Helsinki")), ("+02:00", .offset(7200)), ("UTC", .offset(0))] {
+            let report = try Self.check(#"{ "tracks": [ { "file": "anna.gpx" } ], "playback": { "timeZone": "\#(zone)" } }"#)
+            #expect(report.errors.isEmpty, "\(zone): \(report.errors)")
+            #expect(report.scene?.playback.timeZone == expected)
+        }
     }
 }

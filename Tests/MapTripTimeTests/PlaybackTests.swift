@@ -173,4 +173,34 @@ struct PlaybackTests {
         #expect(PlaybackClock.clockText(noon + 3723.9, format: .minutes, since: false) == "13:02 UTC")
         #expect(PlaybackClock.clockText(3723.9, format: .seconds, since: true) == "01:02:03")
     }
+
+    @Test func theClockReadsInTheRecordingsZoneElseTheScenesElseUTC() throws {
+        // 2024-05-01 09:30 UTC: summer in Helsinki (UTC+3), 12:30 there.
+        let walk = TrackFixture.walk(seed: 5907, count: 40, start: Self.start)
+        var stated = Self.track(walk, name: "a")
+        stated.geometry.utcOffset = 7200
+        let plain = Self.track(walk, name: "b")
+        func clock(_ tracks: [PlaybackTrack], _ zone: ClockZone?, start: Playback.Start = .recorded) throws -> String {
+            let t = Timeline(scene: Self.scene(tracks, Playback(clock: .minutes, start: start, timeZone: zone), fps: 10))
+            let clock = try #require(t.playback)
+            return clock.clockText(try #require(t.values(at: 0).clock))
+        }
+        let utc = PlaybackClock.clockText(TrackFixture.start.timeIntervalSince1970, format: .minutes, since: false)
+        #expect(utc.hasSuffix(" UTC"))
+        let hour = Int(utc.prefix(2))!, minute = utc.dropFirst(2).prefix(3)
+        func at(_ h: Int, _ label: String) -> String { String(format: "%02d", (hour + h + 24) % 24) + minute + " " + label }
+        #expect(try clock([plain], nil) == utc)
+        #expect(try clock([plain], .offset(7200)) == at(2, "UTC+2"))
+        #expect(try clock([plain], .offset(-10_800)) == at(-3, "UTC-3"))
+        #expect(PlaybackClock.zoneLabel(-12_600) == "UTC-3:30" && PlaybackClock.zoneLabel(19_800) == "UTC+5:30")
+        // The IANA zone follows daylight saving time: the walk starts on 1 May.
+        #expect(try clock([plain], ClockZone("Europe/Helsinki")) == at(3, "UTC+3"))
+        // The recording's own offset wins; a ghost race counts from its start.
+        #expect(try clock([plain, stated], ClockZone("Europe/Helsinki")) == at(2, "UTC+2"))
+        #expect(try clock([stated], nil, start: .together) == "00:00")
+        #expect(ClockZone("Europe/Helsinki")?.offset(at: 1_704_110_400) == 7200)  // 1 January 2024
+        for bad in ["Mars/Olympus", "+2", "+25:00", "02:00", "", "+02:0"] { #expect(ClockZone(bad) == nil, "\(bad)") }
+        #expect(ClockZone("+0530") == .offset(19_800))
+        #expect(ClockZone("UTC") == .offset(0))
+    }
 }

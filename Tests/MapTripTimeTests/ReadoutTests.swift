@@ -88,4 +88,19 @@ struct ReadoutTests {
         #expect(v.text(.power, units: .metric)! == ("232", "W"))
         #expect(v.text(.profile, units: .metric) == nil)
     }
+
+    @Test func aMoverWaitingForItsRecordingStandsAtZero() throws {
+        // The playback starts 60 recorded seconds before the ride (a negative offset): it waits at its
+        // first fix, at 0 km/h, then runs at the recording's speed.
+        let ride = RideFixture(seed: 5912)
+        var scene = Self.scene(ride, readouts: [.speed], fps: 10, speed: 10)
+        scene.playback.offset = -60
+        let t = Timeline(scene: scene)
+        let waiting = try #require(t.values(at: 30).readouts)
+        #expect(waiting.kmh == 0 && waiting.elapsed == 0)
+        #expect(waiting.text(.speed, units: .metric)?.value == "0.0")
+        let n = 60 + 20  // 20 s into the ride
+        let running = try #require(t.values(at: n).readouts)
+        #expect(abs(running.kmh - ride.expected(at: 20).kmh) < 1e-4 && running.kmh > 1)
+    }
 }

@@ -93,12 +93,22 @@ public struct TrackLegRides: Sendable {
         let first1 = starts[1], arrive1 = starts[1] + 6 * fps, start2 = starts[3], arrive2 = start2 + 5 * fps
         if n < first1 { return nil }
         if n < start2 {
-            return first.expected(at: n < arrive1 ? Self.run(n, start: first1, frames: 6 * fps) * first.duration : first.duration)
+            var e = first.expected(at: n < arrive1 ? Self.run(n, start: first1, frames: 6 * fps) * first.duration : first.duration)
+            if !Self.running(n, start: first1, frames: 6 * fps) { e.kmh = 0 }
+            return e
         }
         let t = n < arrive2 ? second.time(atKm: Self.run(n, start: start2, frames: 5 * fps) * second.lengthKm) : second.duration
         var e = second.expected(at: t)
         e.elapsed += first.duration
         e.km += first.lengthKm
+        if !Self.running(n, start: start2, frames: 5 * fps) { e.kmh = 0 }
         return e
+    }
+
+    /// Whether the vehicle runs its track at frame n of a flight of `frames` from `start` (it stands
+    /// while the camera flies out and in, and at the places).
+    static func running(_ n: Int, start: Int, frames: Int) -> Bool {
+        let u = Double(n - start) / Double(frames)
+        return u > flyShare && u < 1 - flyShare
     }
 }
