@@ -30,6 +30,13 @@ public final class PhotoOverlay: OverlayFastPaths {
                 image = photo
                 aspect = Double(photo.width) / Double(photo.height)
                 still = place
+            case .trackPhoto(let k):
+                // Kept clear of the title (as the first place's card is), all through the playback.
+                guard let photo = frame.media.trackPhotos[k] else { continue }
+                i = 0
+                image = photo
+                aspect = Double(photo.width) / Double(photo.height)
+                still = "photos[\(k)]"
             case .clip(let place):
                 guard let clip = frame.media.clips[place] else { continue }
                 i = place

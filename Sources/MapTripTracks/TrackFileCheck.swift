@@ -1,3 +1,4 @@
+import Exif
 import Foundation
 import MapTripGeometry
 import MapTripScene
@@ -41,5 +42,18 @@ public struct TrackFileCheck: TrackChecking {
         geometry.cadences = channel { $0.cadence.map(Double.init) }
         geometry.powers = channel { $0.power.map(Double.init) }
         return (geometry, [], reading.diagnostics.map(said))
+    }
+
+    /// A photo's EXIF through libexif: DateTimeOriginal (with OffsetTimeOriginal) and the GPS position.
+    public func readPhoto(_ url: URL) -> Result<PhotoMetadata, PhotoReadError> {
+        do {
+            let exif = try ExifRecord(contentsOf: url)
+            let time = exif.timeOriginal
+            return .success(PhotoMetadata(wallClock: time?.wallClock, offset: time?.offset,
+                                          position: exif.position.map { LonLat(lon: $0.lon, lat: $0.lat) },
+                                          orientation: exif.orientation ?? 1))
+        } catch {
+            return .failure(PhotoReadError(message: error.message))
+        }
     }
 }
