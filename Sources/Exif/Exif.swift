@@ -9,54 +9,6 @@ public struct ExifError: Error, CustomStringConvertible, Sendable, Equatable {
     public init(message: String) { self.message = message }
 }
 
-/// When a photo was taken, as its EXIF says: DateTimeOriginal read as if it were UTC (the camera's
-/// wall clock, seconds since 1970) and OffsetTimeOriginal, when the file has it (seconds east of UTC).
-public struct ExifTime: Equatable, Sendable {
-    /// The wall-clock time the camera showed, counted as if that clock were on UTC.
-    public var wallClock: Double
-    /// The camera clock's offset from UTC (seconds east), when the file says.
-    public var offset: Int?
-
-    public init(wallClock: Double, offset: Int? = nil) {
-        self.wallClock = wallClock
-        self.offset = offset
-    }
-
-    /// "YYYY:MM:DD HH:MM:SS" (EXIF's form; '-' between date fields accepted) and an optional "+HH:MM";
-    /// nil when the text is not such a time.
-    public init?(dateTime: String, offset: String? = nil) {
-        let text = dateTime.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0")))
-        let fields = text.split(whereSeparator: { ":- ".contains($0) }).map { Int($0) }
-        guard fields.count == 6, let y = fields[0], let mo = fields[1], let d = fields[2], let h = fields[3],
-              let mi = fields[4], let s = fields[5], (1...12).contains(mo), (1...31).contains(d), (0...23).contains(h),
-              (0...59).contains(mi), (0...60).contains(s), y > 0 else { return nil }
-        wallClock = Double(Self.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s)
-        self.offset = offset.flatMap(Self.offsetSeconds)
-    }
-
-    /// The moment in UTC (seconds since 1970) when the file gives the clock's offset; nil otherwise.
-    public var utc: Double? { offset.map { wallClock - Double($0) } }
-
-    /// "+HH:MM" or "-HH:MM" as seconds east of UTC.
-    static func offsetSeconds(_ text: String) -> Int? {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0")))
-        guard let sign = t.first, sign == "+" || sign == "-" else { return nil }
-        let parts = t.dropFirst().split(separator: ":").map { Int($0) }
-        guard parts.count == 2, let h = parts[0], let m = parts[1], (0...14).contains(h), (0...59).contains(m) else { return nil }
-        return (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)
-    }
-
-    /// Days from 1970-01-01 to the date (proleptic Gregorian; Howard Hinnant's days_from_civil).
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-}
-
 /// The EXIF data of one picture (a JPEG's APP1 segment, or raw EXIF starting "Exif\0\0"), parsed by
 /// libexif as the file has it: no mandatory entries filled in (libexif would add them with today's date).
 public final class ExifRecord {
@@ -128,11 +80,11 @@ public final class ExifRecord {
 
     // MARK: Values
 
-    /// DateTimeOriginal with OffsetTimeOriginal when present (nil: no such entry, or not a time).
-    public var timeOriginal: ExifTime? {
-        guard let date = ascii(EXIF_IFD_EXIF, 0x9003) else { return nil }
-        return ExifTime(dateTime: date, offset: ascii(EXIF_IFD_EXIF, 0x9011))
-    }
+    /// DateTimeOriginal as the file writes it ("2024:06:08 10:03:09", the camera's wall clock; nil: absent).
+    public var dateTimeOriginal: String? { ascii(EXIF_IFD_EXIF, 0x9003) }
+
+    /// OffsetTimeOriginal as the file writes it ("+03:00", the wall clock's offset from UTC; nil: absent).
+    public var offsetTimeOriginal: String? { ascii(EXIF_IFD_EXIF, 0x9011) }
 
     /// GPSLatitude and GPSLongitude in degrees, negative south and west by their refs (nil: absent,
     /// or not three rationals with a ref).
@@ -153,7 +105,7 @@ public final class ExifRecord {
         guard let entry = maptrip_exif_entry(pointer, ifd, tag), entry.pointee.format == EXIF_FORMAT_ASCII,
               let data = entry.pointee.data else { return nil }
         let bytes = UnsafeBufferPointer(start: data, count: Int(entry.pointee.size))
-        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
     private func degrees(value: UInt32, ref: UInt32, negative: String) -> Double? {
