@@ -2,6 +2,10 @@ import FFmpeg
 import Foundation
 import MapTripGeometry
 import MapTripOutput
+import MapTripRecord
+import MapTripRender
+import MapTripScene
+import MapTripTime
 import Testing
 import TestBasics
 import TestSupport
@@ -206,6 +210,42 @@ struct TrackPhotosRenderTests {
             #expect(abs(top.minX - bottom.minX) <= 2 && abs(top.maxX - bottom.maxX) <= 2)
             let width = top.maxX - top.minX, height = bottom.maxY - top.minY
             #expect(height > width, "not turned: \(width)x\(height)")
+        }
+    }
+
+    /// A photo taken where the card would go: the card keeps clear of its dot (and the mover there as it
+    /// appears) under the playback's still camera.
+    @Test func theCardKeepsClearOfThePhotosPlace() throws {
+        try Trip.withDirectory("track-photos-clear") { dir in
+            let walk = TrackFixture.walk(seed: 5905, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08, heading: 90)
+            let times = try #require(walk.times)
+            // The camera the playback frames the walk with (photos do not move it), from a scene without them.
+            try walk.gpx.write(to: dir.appendingPathComponent("walk.gpx"), atomically: true, encoding: .utf8)
+            let probe = dir.appendingPathComponent("probe.json")
+            try #"{ "video": { "width": 640, "height": 360, "fps": 10 }, "tracks": [ { "file": "walk.gpx" } ], "playback": { "speed": 100 } }"#
+                .write(to: probe, atomically: true, encoding: .utf8)
+            let scene = try SceneLoader.loadForRender(contentsOf: probe)
+            let viewport = Viewport(camera: Timeline(scene: scene).values(at: 0).camera, width: 640, height: 360,
+                                    scale: scene.video.scale, projection: .webMercator)
+            // A fix well inside where the card goes (the right half of a wide frame, clear of its edges).
+            let layout = FrameLayout(width: 640, height: 360)
+            let area = layout.photoBox(aspect: 4.0 / 3.0)
+            let i = try #require((20..<140).first { k in
+                viewport.pixel(walk.points[k]).map { p in
+                    p.x > area.minX + 30 && p.x < area.maxX - 30 && p.y > area.minY + 30 && p.y < area.maxY - 30
+                } ?? false
+            }, "no fix under the card: \(area)")
+            let dot = try #require(viewport.pixel(walk.points[i]))
+            let photos = try ["here.jpg": Self.photo(Self.magenta, .init(latitude: walk.points[i].lat, longitude: walk.points[i].lon))]
+            let (frames, _) = try Self.render(walk, photos: photos, key: #"{ "folder": "shots", "by": "position" }"#, in: dir)
+            let n = Self.frame(reaching: times[i]) + 6
+            Trip.dump(frames[n], "track-photo-clear")
+            #expect(Self.count(frames[n], Self.magenta) > 2000, "the card is not shown")
+            let card = try #require(Self.bounds(frames[n], Self.magenta))
+            let r = layout.size(MoverOverlay.iconSize)
+            let clear = dot.x + r < Double(card.minX) || dot.x - r > Double(card.maxX) || dot.y + r < Double(card.minY)
+                || dot.y - r > Double(card.maxY)
+            #expect(clear, "the card \(card) covers the photo's place \(dot)")
         }
     }
 }
