@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MapTripStyle", targets: ["MapTripStyle"]),
         .library(name: "VectorTile", targets: ["VectorTile"]),
         .library(name: "MapTripTracks", targets: ["MapTripTracks"]),
+        .library(name: "Exif", targets: ["Exif"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
