@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MapTripStyle", targets: ["MapTripStyle"]),
         .library(name: "VectorTile", targets: ["VectorTile"]),
         .library(name: "MapTripTracks", targets: ["MapTripTracks"]),
+        .library(name: "Exif", targets: ["Exif"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +52,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibXML2", path: "Sources/C/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CExif", path: "Sources/C/CExif", pkgConfig: "libexif",
+                       providers: [.apt(["libexif-dev"])]),
 
         // One thin Swift wrapper per C library.
         .target(name: "Cairo", dependencies: ["CCairo"]),
@@ -66,6 +69,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "Zlib", dependencies: ["CZlibSystem"]),  // CZlibSystem: ZIPFoundation has a module CZlib of its own
         .target(name: "LibXML2", dependencies: ["CLibXML2"]),  // GPX, TCX and KML tracks: SAX events with their positions
+        .target(name: "Exif", dependencies: ["CExif"]),  // photos' EXIF: when and where they were taken
         // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
         // wrapper over them (the CPU check, the contract of "done" or "not done here").
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
@@ -79,7 +83,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
-        .target(name: "MapTripTracks", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "LibXML2",
+        .target(name: "MapTripTracks", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "LibXML2", "Exif",
                                                       .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -121,7 +125,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "Zlib", "LibXML2", "RasterKernels", "TestBasics"]),
+                                   "Zlib", "LibXML2", "Exif", "RasterKernels", "TestBasics"]),
         .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
         .testTarget(name: "MapTripTracksTests", dependencies: ["MapTripTracks", "MapTripGeometry", "MapTripSupport", "TestBasics"],
                     exclude: ["Fixtures"]),

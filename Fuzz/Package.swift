@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer harnesses for maptrip's readers of untrusted files: scenes, shapefiles, images (tiles and
-/// photos), MBTiles, vector tiles, PMTiles and recorded tracks (FIT, XML, GeoJSON). Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
+/// photos), MBTiles, vector tiles, PMTiles, recorded tracks (FIT, XML, GeoJSON) and photos' EXIF. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
 /// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
 let package = Package(
     name: "maptrip-fuzz",
@@ -38,5 +38,7 @@ let package = Package(
         .executableTarget(name: "FuzzFIT", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
         .executableTarget(name: "FuzzTrackXML", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
         .executableTarget(name: "FuzzGeoJSON", dependencies: ["FuzzSupport", .product(name: "MapTripTracks", package: "maptrip")]),
+        // Photos' EXIF (libexif, through the Exif wrapper).
+        .executableTarget(name: "FuzzExif", dependencies: ["FuzzSupport", .product(name: "Exif", package: "maptrip")]),
     ]
 )

@@ -152,3 +152,8 @@ out("geojson", "written.geojson", open(os.path.join(tracks, "written", "json.geo
 out("geojson", "line.geojson", b'{"type":"Feature","properties":{"times":[1700000000,"2023-11-14T22:13:21Z"]},'
     b'"geometry":{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[2,1],[2.001,1.001,5]]},'
     b'{"type":"MultiPoint","coordinates":[[5,6]]},{"type":"Polygon","coordinates":[]}]}}')
+
+# Photos' EXIF: an example photo (big-endian, written by tools/ride-photos.py); seed-little-endian.jpg
+# (Intel order, an offset, S/W refs, Orientation 6) and seed-bare.exif (the block without a JPEG) were
+# written once beside it.
+out("exif", "ride-photo.jpg", open(os.path.join(root, "Scenes", "ride-photos", "photo-1.jpg"), "rb").read())

@@ -132,6 +132,10 @@ extension SceneMedia {
         for (i, track) in scene.tracks.enumerated() {
             media.movers[i] = try art(track.vehicle, path: "tracks[\(i)].vehicle")
         }
+        for (k, photo) in (scene.photos?.photos ?? []).enumerated() {
+            let image = try decode(photo.file, relativeTo: directory, scene: sceneFile, path: "photos")
+            media.trackPhotos[k] = try fitted(upright(image, orientation: photo.orientation), layout: layout)
+        }
         // Videos are opened (their first picture decoded) now; their frames are decoded as drawn.
         for (i, place) in scene.places.enumerated() {
             guard let clip = place.clip else { continue }
@@ -204,6 +208,30 @@ extension SceneMedia {
         let w = max(1, Int((box.maxX - box.minX).rounded())), h = max(1, Int((box.maxY - box.minY).rounded()))
         guard w < image.width || h < image.height else { return image }
         return try scaled(image, width: w, height: h)
+    }
+
+    /// `image` turned and mirrored as its EXIF Orientation says (1: as stored; 5 to 8 swap its sides).
+    static func upright(_ image: ImageSurface, orientation: Int) throws -> ImageSurface {
+        guard (2...8).contains(orientation) else { return image }
+        let w = Double(image.width), h = Double(image.height)
+        let swaps = orientation >= 5
+        let out = try ImageSurface(width: swaps ? image.height : image.width, height: swaps ? image.width : image.height)
+        try out.withContext { cr in
+            // Stored pixel (x, y) to its place in the upright picture.
+            switch orientation {
+            case 2: cr.translate(w, 0); cr.scale(-1, 1)
+            case 3: cr.translate(w, h); cr.rotate(.pi)
+            case 4: cr.translate(0, h); cr.scale(1, -1)
+            case 5: cr.rotate(-.pi / 2); cr.scale(-1, 1)
+            case 6: cr.translate(h, 0); cr.rotate(.pi / 2)
+            case 7: cr.translate(h, w); cr.rotate(.pi / 2); cr.scale(-1, 1)
+            default: cr.translate(0, w); cr.rotate(-.pi / 2)
+            }
+            cr.setSource(image, x: 0, y: 0)
+            cr.paint()
+        }
+        out.flush()
+        return out
     }
 
     /// `image` scaled to `width` x `height` pixels.

@@ -14,6 +14,8 @@ public final class MoverOverlay: Overlay {
     public static let lineWidth = 5.0
     public static let dot = 20.0
     public static let iconSize = 48.0
+    /// The diameter of the dot where a photo along a track was taken, in layout units.
+    public static let photoDot = 14.0
     /// The opacity of a mover that has finished.
     public static let finishedAlpha = 0.55
     private let text = TextCache()
@@ -72,6 +74,21 @@ public final class MoverOverlay: Overlay {
             }
         }
         guard drawsMovers else { return }
+        // Where each photo along a track was placed (`photos`): a white dot ringed in its mover's colour,
+        // under the movers.
+        if let photos = frame.scene.photos, photos.track < tracks.count {
+            let color = tracks[photos.track].color, r = layout.size(Self.photoDot) / 2
+            for photo in photos.photos where !PrivacyClipping.hides(photo.position, frame.scene.privacy) {
+                guard let p = frame.viewport.pixel(photo.position) else { continue }
+                cr.newPath()
+                cr.arc(x: p.x, y: p.y, radius: r)
+                cr.setSource(color)
+                cr.fill()
+                cr.arc(x: p.x, y: p.y, radius: r * 0.55)
+                cr.setSource(Color(red: 1, green: 1, blue: 1))
+                cr.fill()
+            }
+        }
         // The movers over every line, the ones still running last (on top); none inside a privacy zone.
         for mover in movers.sorted(by: { ($0.state == .moving ? 1 : 0, $0.track) < ($1.state == .moving ? 1 : 0, $1.track) })
             where mover.track < tracks.count && !PrivacyClipping.hides(mover.position, frame.scene.privacy) {

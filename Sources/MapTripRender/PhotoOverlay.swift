@@ -23,6 +23,7 @@ public final class PhotoOverlay: OverlayFastPaths {
         var marks: [Mark] = []
         for value in frame.values.cards {
             let image: ImageSurface, aspect: Double, still: AnyHashable?, i: Int
+            var clear: [Box] = []
             switch value.cue {
             case .photo(let place):
                 guard let photo = frame.media.photos[place] else { continue }
@@ -30,6 +31,14 @@ public final class PhotoOverlay: OverlayFastPaths {
                 image = photo
                 aspect = Double(photo.width) / Double(photo.height)
                 still = place
+            case .trackPhoto(let k):
+                // Kept clear of the title (as the first place's card is), all through the playback.
+                guard let photo = frame.media.trackPhotos[k] else { continue }
+                i = 0
+                image = photo
+                aspect = Double(photo.width) / Double(photo.height)
+                still = "photos[\(k)]"
+                clear = frame.trackPhotoPlace(k).map { [$0] } ?? []
             case .clip(let place):
                 guard let clip = frame.media.clips[place] else { continue }
                 i = place
@@ -40,7 +49,7 @@ public final class PhotoOverlay: OverlayFastPaths {
                 continue
             }
             let border = layout.size(10)
-            let box = frame.photoBox(aspect: aspect, place: i, text: text)
+            let box = frame.photoBox(aspect: aspect, place: i, text: text, clearOf: clear)
             let inner = Box(minX: box.minX + border, minY: box.minY + border, maxX: box.maxX - border,
                             maxY: box.maxY - border)
             let shadow = layout.size(6), radius = layout.size(8)
@@ -96,10 +105,20 @@ extension FrameContext {
     /// Where the card of place `i`'s photo or clip goes (`FrameLayout.photoBox`): clear of the
     /// presenter and the furniture, and the first place's, which shows while the title card does,
     /// below the title card too (the same box all through its rest: the card does not jump as the
-    /// title fades). `text`: the caller's cache, to lay the title out.
-    func photoBox(aspect: Double, place i: Int, text: TextCache) -> Box {
-        var others = furnitureBoxes.all
+    /// title fades). `text`: the caller's cache, to lay the title out; `extra`: more boxes to keep clear of.
+    func photoBox(aspect: Double, place i: Int, text: TextCache, clearOf extra: [Box] = []) -> Box {
+        var others = furnitureBoxes.all + extra
         if i == 0, let title = try? TitleOverlay.titleBox(scene, layout: layout, text: text) { others.append(title) }
         return layout.photoBox(aspect: aspect, clearOf: presenterBox, and: others)
+    }
+
+    /// Where photo k along the track (`Scene.photos`) was taken, with room around its dot and the mover
+    /// there as the card appears: kept clear by the card under a camera that holds still (a playback's
+    /// own), where the box is the same all through the card; nil under a directed camera or off screen.
+    func trackPhotoPlace(_ k: Int) -> Box? {
+        guard scene.camera == nil, let photos = scene.photos, photos.photos.indices.contains(k),
+              let p = viewport.pixel(photos.photos[k].position) else { return nil }
+        let r = layout.size(MoverOverlay.iconSize)
+        return Box(minX: p.x - r, minY: p.y - r, maxX: p.x + r, maxY: p.y + r)
     }
 }

@@ -304,6 +304,10 @@ public final class PlacesOverlay: OverlayFastPaths {
             if case .clip(let i) = card.cue, let clip = frame.media.clips[i] {
                 obstacles.append(frame.photoBox(aspect: clip.aspect, place: i, text: text))
             }
+            if case .trackPhoto(let k) = card.cue, let image = frame.media.trackPhotos[k] {
+                obstacles.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: 0, text: text,
+                                                clearOf: frame.trackPhotoPlace(k).map { [$0] } ?? []))
+            }
         }
         if let box = frame.presenterBox { obstacles.append(box) }
         if let box = frame.legendBox { obstacles.append(box) }

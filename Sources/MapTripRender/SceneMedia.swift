@@ -19,6 +19,8 @@ public struct SceneMedia {
     public var presenter: ClipFrames?
     /// The watermark (`Scene.furniture.watermark`), at the size it is shown, premultiplied.
     public var watermark: ImageSurface?
+    /// Photo k of the scene's `photos` (along a playback's track), upright, premultiplied.
+    public var trackPhotos: [Int: ImageSurface] = [:]
 
     public init(photos: [Int: ImageSurface] = [:], vehicles: [Int: VehicleArt] = [:], movers: [Int: VehicleArt] = [:],
                 clips: [Int: ClipFrames] = [:], presenter: ClipFrames? = nil) {

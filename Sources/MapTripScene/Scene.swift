@@ -51,6 +51,8 @@ public struct Scene: Equatable, Sendable {
     public var tracks: [PlaybackTrack] = []
     /// How `tracks` are played back.
     public var playback = Playback()
+    /// Photos placed along a track by their EXIF time or position (`photos`).
+    public var photos: TrackPhotos?
     /// Earlier recordings drawn faintly under everything from the first frame (`backgroundTracks`).
     public var backgroundTracks: [BackgroundTrack] = []
     /// Circles inside which no route line, mover or vehicle is drawn (`privacy`).

@@ -462,6 +462,20 @@ public enum SceneFormat {
               default: .number(0), "recorded seconds skipped before the video's first frame (negative: the movers wait at their start that long), to line the playback up with your own footage"),
     ])
 
+    public static let photos = Object("photos", [
+        Field("folder", .string(nonEmpty: true, noun: "folder"), required: true, missingHint: "add \"folder\": \"holiday/\"",
+              "a folder of JPEG photos (relative to the scene), placed on the track in name order by their EXIF"),
+        Field("by", .choice(TrackPhotos.Placing.allCases.map(\.rawValue), noun: "by",
+                            hint: "use \"time\" (EXIF DateTimeOriginal) or \"position\" (EXIF GPS)"),
+              default: .string("time"), "`time`: where the mover was when each was taken (EXIF DateTimeOriginal, UTC unless its OffsetTimeOriginal says otherwise); `position`: the track's point nearest its EXIF GPS position"),
+        Field("timeOffset", .number(.within(-31_536_000, 31_536_000, noun: "timeOffset", hint: "seconds added to the camera's clock, such as -3600 for a clock an hour ahead")),
+              default: .number(0), "seconds added to each photo's EXIF time (a camera clock that was wrong or on local time)"),
+        Field("mover", .string(nonEmpty: true, noun: "mover"), default: .words("the followed mover, else the first track"),
+              "the name of the track (`tracks[].name`) the photos are placed on"),
+        Field("hold", .number(.positive(atMost: 60, noun: "hold", hint: "seconds of video each photo shows, such as 2.5")),
+              default: .number(TrackPhotos.defaultHold), "seconds of video each photo's card shows from when the mover passes it (photos closer than that queue)"),
+    ], typeHint: "photos are \"holiday/\" or { \"folder\": \"holiday/\", \"by\": \"time\" }")
+
     public static let keyframe = Object("keyframe", [
         Field("t", .number(.nonNegative(noun: "t", unit: "seconds")), required: true, missingHint: "add \"t\": 0, the keyframe's second in the video",
               "the second of the video the camera is here (on the frame grid: exact at that frame)"),
@@ -562,6 +576,8 @@ public enum SceneFormat {
         Field("northArrow", .switchOr(northArrow, words: ["auto"], noun: "northArrow"), default: .bool(false),
               "an arrow to true north at the frame's centre, turning with the map; `auto`: hidden while the map is north-up"),
         Field("watermark", .stringOr(watermark, noun: "watermark"), "a picture in a corner of the frame: a file name, or the object below"),
+        Field("photos", .stringOr(photos, noun: "photos"),
+              "photos along a playback's track, each shown as a card as the mover passes where it was taken: a folder of JPEGs, or the object below"),
     ], misplaced: [
         "clip": "a place in \"places\"", "muted": "a place in \"places\"", "corner": "presenter", "shape": "presenter",
         "width": "video", "height": "video", "fps": "video", "scale": "video",
@@ -576,5 +592,6 @@ public enum SceneFormat {
         "follow": "camera", "headingUp": "camera", "keyframes": "camera",
         "voice": "a place in \"places\"", "duck": "voices", "extendRests": "voices",
         "units": "scaleBar", "opacity": "watermark",
+        "timeOffset": "photos", "hold": "photos", "folder": "photos",
     ], constraints: [.anyOf([["places"], ["tracks"]])])
 }

@@ -293,6 +293,7 @@ private struct SceneBuilder {
                                        message: "units is ignored: they are the readouts', a coloured route's and the scale bar's, and the scene has none of them",
                                        hint: "add \"readouts\": [ \"speed\" ], or remove \"units\""))
         }
+        if let c = checked["photos"], checker.errors.isEmpty { scene.photos = photos(c, scene) }
         if checker.errors.isEmpty { warn(scene, checked) }
         return scene
     }
@@ -1347,5 +1348,122 @@ extension SceneBuilder {
                      hint: "use a recording that has them, or remove \"\(item.rawValue)\"")
             }
         }
+    }
+}
+
+// MARK: - Photos along a track
+
+extension SceneBuilder {
+    /// `photos`: every JPEG of the folder (sorted by name) read by `tracks` (its EXIF) and placed on the
+    /// photos' track, by its time (EXIF time, on UTC unless OffsetTimeOriginal says otherwise, plus
+    /// `timeOffset`) or its GPS position (the nearest fix). A missing folder, one without a JPEG, or a
+    /// photo whose EXIF libexif refuses is an error; a photo without the time or the position it is placed
+    /// by, outside the recording's span or farther than `TrackPhotos.farMetres` from the track, a warning
+    /// naming the file, and the photo left out.
+    mutating func photos(_ given: Checked, _ scene: Scene) -> TrackPhotos? {
+        let folderValue = given["folder"] ?? given
+        guard let folder = folderValue.string else { return nil }
+        let folderPath = given["folder"] == nil ? "photos" : given.path(of: "folder") ?? "photos.folder"
+        guard scene.isPlayback else {
+            checker.fail(given.json, "photos", "photos are placed along a recording, and the scene has no tracks",
+                         hint: "add \"tracks\": [ { \"file\": \"ride.gpx\" } ], or remove \"photos\"")
+            return nil
+        }
+        var photos = TrackPhotos(folder: folder)
+        if let v = given["by"]?.string.flatMap(TrackPhotos.Placing.init(rawValue:)) { photos.placing = v }
+        if let v = given["timeOffset"]?.number { photos.timeOffset = v }
+        if let v = given["hold"]?.number { photos.hold = v }
+        photos.track = scene.camera?.follow ?? 0
+        if let mover = given["mover"], let name = mover.string {
+            let names = scene.tracks.map(\.name)
+            guard let i = names.firstIndex(of: name) else {
+                let hint = EditDistance.nearest(to: name, among: names).map { "did you mean '\($0)'?" }
+                    ?? "the tracks are named " + Wording.alternatives(names.map { "'\($0)'" })
+                checker.fail(mover.json, given.path(of: "mover") ?? "photos.mover", "no track is named '\(name)'", hint: hint)
+                return nil
+            }
+            photos.track = i
+        }
+        let track = scene.tracks[photos.track]
+        guard confine(folder, folderValue.json, folderPath, what: "photos folder") else { return nil }
+        let sceneURL = URL(fileURLWithPath: checker.file)
+        let url = URL(fileURLWithPath: (folder as NSString).expandingTildeInPath, relativeTo: sceneURL.deletingLastPathComponent())
+        let folderHint = "give a folder of JPEG photos, relative to the scene's folder"
+        switch FileKind(path: url.path) {
+        case .directory:
+            break
+        case .missing:
+            checker.fail(folderValue.json, folderPath, "photos folder '\(folder)' not found", hint: folderHint)
+            return nil
+        case let kind:
+            checker.fail(folderValue.json, folderPath, "photos folder '\(folder)' is \(kind.notAFile ?? "not a folder")", hint: folderHint)
+            return nil
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+            .filter { ["jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".") }
+            .sorted()
+        guard !names.isEmpty else {
+            checker.fail(folderValue.json, folderPath, "photos folder '\(folder)' holds no JPEG photo (.jpg, .jpeg)",
+                         hint: "put the trip's photos there, or name the folder that has them")
+            return nil
+        }
+        guard let tracks else {
+            checker.fail(folderValue.json, folderPath, "photos in '\(folder)' cannot be read here", hint: "use maptrip validate, plan or render")
+            return nil
+        }
+        func warn(_ message: String, hint: String) {
+            warnings.append(SceneError(file: checker.file, line: folderValue.json.position.line, column: folderValue.json.position.column,
+                                       path: folderPath, message: message, hint: hint))
+        }
+        let span = track.geometry.start.map { start in
+            let t0 = start.timeIntervalSince1970
+            return t0...(t0 + track.duration)
+        }
+        for name in names {
+            let file = (folder as NSString).appendingPathComponent(name)
+            let meta: PhotoMetadata
+            switch tracks.readPhoto(url.appendingPathComponent(name)) {
+            case .success(let found):
+                meta = found
+            case .failure(let error):
+                checker.fail(folderValue.json, folderPath, "photo '\(file)': its EXIF cannot be read (\(error.message))",
+                             hint: "save it again from a photo editor with its metadata, or move it out of the folder")
+                continue
+            }
+            switch photos.placing {
+            case .time:
+                guard let taken = meta.utc else {
+                    warn("photo '\(file)' is left out: its EXIF has no DateTimeOriginal", hint: "use \"by\": \"position\" for photos with GPS, or move it out of the folder")
+                    continue
+                }
+                let time = taken + photos.timeOffset
+                guard let span, span.contains(time), let position = TrackPhotos.position(of: track.geometry, at: time) else {
+                    let when = span.map { s in TrackPhotos.utcText(time) + " is outside the recording (" + TrackPhotos.utcText(s.lowerBound) + " to " + TrackPhotos.utcText(s.upperBound) + ")" }
+                        ?? "the recording has no times"
+                    warn("photo '\(file)' is left out: taken at \(when)",
+                         hint: "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)")
+                    continue
+                }
+                photos.photos.append(TrackPhotos.Photo(file: file, time: time, position: position, orientation: meta.orientation))
+            case .position:
+                guard let at = meta.position else {
+                    warn("photo '\(file)' is left out: its EXIF has no GPS position", hint: "use \"by\": \"time\", or move it out of the folder")
+                    continue
+                }
+                let near = TrackPhotos.nearest(in: track.geometry, to: at)
+                guard near.metres <= TrackPhotos.farMetres else {
+                    warn("photo '\(file)' is left out: taken \(Int(near.metres.rounded())) m from track '\(track.file)'",
+                         hint: "photos placed by position are kept within \(Int(TrackPhotos.farMetres)) m of the track")
+                    continue
+                }
+                let start = track.geometry.start?.timeIntervalSince1970 ?? 0
+                let time = start + (track.geometry.times?[near.index] ?? 0)
+                photos.photos.append(TrackPhotos.Photo(file: file, time: time, position: track.geometry.points[near.index],
+                                                       orientation: meta.orientation))
+            }
+        }
+        // The order the mover passes them (ties: by name, as read).
+        photos.photos = photos.photos.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return photos
     }
 }

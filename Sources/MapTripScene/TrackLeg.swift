@@ -65,4 +65,6 @@ public struct TrackLeg: Equatable, Sendable {
 public protocol TrackChecking: Sendable {
     func read(_ url: URL) -> (track: TrackGeometry?, errors: [(message: String, hint: String?)],
                               warnings: [(message: String, hint: String?)])
+    /// A photo's EXIF (`photos`: when and where it was taken along the recordings), or why it cannot be read.
+    func readPhoto(_ url: URL) -> Result<PhotoMetadata, PhotoReadError>
 }

@@ -49,6 +49,7 @@ public struct Plan: Sendable {
         }
         out += "]"
         if let playback = playbackJSON() { out += "," + playback }
+        if let photos = photosJSON() { out += "," + photos }
         if let readouts = readoutsJSON(includeFrames: includeFrames) { out += "," + readouts }
         if includeFrames {
             out += ",\"cameras\":["
@@ -88,6 +89,7 @@ public struct Plan: Sendable {
         }
         lines += TextTable.render(rows, leftAligned: [1])
         lines += playbackLines()
+        lines += photoLines()
         lines += readoutLines(includeFrames: includeFrames)
         for slot in timeline.slots {
             guard let voice = slot.place.voice else { continue }

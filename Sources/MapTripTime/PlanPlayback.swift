@@ -62,4 +62,37 @@ extension Plan {
         }
         return lines
     }
+
+    /// `"photos":[...]` for the plan's JSON: each photo along the track (`Scene.photos`), when it was
+    /// taken (the mover's recorded time), where, and the video seconds its card shows (nil without photos;
+    /// a photo the video ends before has no `start`).
+    func photosJSON() -> String? {
+        guard let photos = scene.photos else { return nil }
+        let windows = timeline.trackPhotoWindows
+        func seconds(_ frame: Int) -> String { JSONText.number(Double(frame) / Double(timeline.fps)) }
+        let items = photos.photos.enumerated().map { k, photo in
+            var item = "{\"file\":\(JSONText.quoted(photo.file)),\"taken\":\(JSONText.quoted(TrackPhotos.utcText(photo.time))),"
+                + "\"lon\":\(Self.rounded(photo.position.lon)),\"lat\":\(Self.rounded(photo.position.lat))"
+            if let w = windows[k] {
+                item += ",\"start\":\(seconds(w.lowerBound)),\"end\":\(seconds(w.upperBound)),"
+                    + "\"startFrame\":\(w.lowerBound),\"endFrame\":\(w.upperBound)"
+            }
+            return item + "}"
+        }
+        return "\"photos\":[" + items.joined(separator: ",") + "]"
+    }
+
+    /// The photos along the track for the plan's table (none without them).
+    func photoLines() -> [String] {
+        guard let photos = scene.photos else { return [] }
+        let windows = timeline.trackPhotoWindows
+        func seconds(_ frame: Int) -> String { String(format: "%.3f", Double(frame) / Double(timeline.fps)) }
+        var rows = [["photo", "taken", "lat", "lon", "start", "end"]]
+        for (k, photo) in photos.photos.enumerated() {
+            rows.append([TextTable.printable(photo.file), TrackPhotos.utcText(photo.time),
+                         String(format: "%.5f", photo.position.lat), String(format: "%.5f", photo.position.lon),
+                         windows[k].map { seconds($0.lowerBound) } ?? "-", windows[k].map { seconds($0.upperBound) } ?? "-"])
+        }
+        return TextTable.render(rows, leftAligned: [0, 1])
+    }
 }

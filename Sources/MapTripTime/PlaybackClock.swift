@@ -122,6 +122,21 @@ public struct PlaybackClock: Sendable {
         return min(t, s.recorded.upperBound)
     }
 
+    /// The first frame that shows recorded time `t` (on the playback's clock) or later: the first frame
+    /// after a cut for a time within it, the first frame for a time before the playback, the last for one after.
+    public func frame(reaching t: Double) -> Int {
+        for s in stretches {
+            if t <= s.recorded.lowerBound { return s.frames.lowerBound }
+            if t <= s.recorded.upperBound {
+                // Frame lower + k shows lower + k * speed / fps: the first k at or past t (a hair of rounding forgiven).
+                let k = ((t - s.recorded.lowerBound) * Double(fps) / speed - 1e-9).rounded(.up)
+                // At most the stretch's end (its frames lie on the rounded grid): the next stretch's first frame.
+                return min(s.frames.lowerBound + Int(max(k, 0)), s.frames.upperBound, frameCount - 1)
+            }
+        }
+        return frameCount - 1
+    }
+
     /// The index of the stretch frame n belongs to (the last one for the final frame and after).
     public func stretch(at n: Int) -> Int {
         stretches.lastIndex { $0.frames.lowerBound <= n && !$0.frames.isEmpty } ?? 0

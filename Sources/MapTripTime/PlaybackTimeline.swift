@@ -65,10 +65,39 @@ extension Timeline {
             let end = min(FrameGrid.frames(seconds: Self.playbackTitle, fps: fps), frameCount)
             cues.append(.window(.title, start: 0, end: end, fadeIn: 0, fadeOut: Self.titleFade * Double(fps)))
         }
+        // Each photo along the track from the frame the mover passes it, for its hold; a photo the one
+        // before still covers waits for it (none overlap).
+        if let photos = scene.photos {
+            let hold = max(1, FrameGrid.frames(seconds: photos.hold, fps: fps))
+            var free = 0
+            for (k, frame) in Self.photoFrames(photos, scene: scene, clock: clock).enumerated() {
+                let start = max(frame, free)
+                guard start < frameCount else { break }
+                let end = min(start + hold, frameCount)
+                cues.append(.window(.trackPhoto(k), start: start, end: end, fadeIn: Self.cardFade * Double(fps),
+                                    fadeOut: Self.cardFade * Double(fps)))
+                free = end
+            }
+        }
         if scene.end != nil, frameCount > clock.frameCount {
             cues.append(.window(.end, start: clock.frameCount, end: frameCount, fadeIn: Self.endFade * Double(fps), fadeOut: 0))
         }
         self.cues = cues
+    }
+
+    /// The frame each of the scene's `photos` is passed by its mover (in the photos' order).
+    static func photoFrames(_ photos: TrackPhotos, scene: Scene, clock: PlaybackClock) -> [Int] {
+        let start = scene.tracks[photos.track].geometry.start?.timeIntervalSince1970 ?? 0
+        return photos.photos.map { clock.frame(reaching: $0.time - start + clock.offsets[photos.track]) }
+    }
+
+    /// The frames each of the scene's `photos` shows its card over (nil: one the video ends before).
+    public var trackPhotoWindows: [Int: Range<Int>] {
+        var out: [Int: Range<Int>] = [:]
+        for cue in cues {
+            if case .trackPhoto(let k) = cue.kind { out[k] = Int(cue.start)..<Int(cue.end) }
+        }
+        return out
     }
 
     /// Frame n of a playback: the fixed camera, every place's pin, every mover, the clock and the cards.

@@ -92,6 +92,8 @@ public struct Cue: Equatable, Sendable {
         case photo(Int)
         /// Place i's clip, on the card where a photo goes.
         case clip(Int)
+        /// Photo k of the scene's `photos` (along a playback's track), on the card where a photo goes.
+        case trackPhoto(Int)
         case end
     }
 

@@ -1,3 +1,4 @@
+import Exif
 import Foundation
 import MapTripGeometry
 import MapTripScene
@@ -42,5 +43,32 @@ public struct TrackFileCheck: TrackChecking {
         geometry.cadences = channel { $0.cadence.map(Double.init) }
         geometry.powers = channel { $0.power.map(Double.init) }
         return (geometry, [], reading.diagnostics.map(said))
+    }
+
+    /// A photo's EXIF through libexif: DateTimeOriginal (with OffsetTimeOriginal) and the GPS position.
+    public func readPhoto(_ url: URL) -> Result<PhotoMetadata, PhotoReadError> {
+        do {
+            let exif = try ExifRecord(contentsOf: url)
+            let time = exif.dateTimeOriginal.flatMap { PhotoTime.parse($0, offset: exif.offsetTimeOriginal) }
+            return .success(PhotoMetadata(wallClock: time?.wallClock, offset: time?.offset,
+                                          position: exif.position.map { LonLat(lon: $0.lon, lat: $0.lat) },
+                                          orientation: exif.orientation ?? 1))
+        } catch {
+            return .failure(PhotoReadError(message: error.message))
+        }
+    }
+}
+
+/// A photo's EXIF time: DateTimeOriginal ("2024:06:08 10:03:09", the camera's wall clock) read as if on
+/// UTC, and OffsetTimeOriginal ("+03:00") when it is one, as track times are read (`ISOTime`).
+enum PhotoTime {
+    static func parse(_ dateTime: String, offset: String?) -> (wallClock: Double, offset: Int?)? {
+        // "2024:06:08 10:03:09": the date's colons as ISO 8601's dashes.
+        let parts = dateTime.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let iso = parts[0].replacingOccurrences(of: ":", with: "-") + " " + parts[1]
+        guard let wall = ISOTime.parse(Substring(iso))?.timeIntervalSince1970 else { return nil }
+        guard let offset, let utc = ISOTime.parse(Substring(iso + offset))?.timeIntervalSince1970 else { return (wall, nil) }
+        return (wall, Int((wall - utc).rounded()))
     }
 }

@@ -77,7 +77,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [ErrorCase] = scenes + baseMapData + tiles + tileServers + media + clips + audio + voices + outputsAndOptions + outputFaults + tracks
-        + camera + readouts + looks + furniture
+        + camera + readouts + looks + furniture + photos
 
     /// The scale bar, north arrow and watermark (`scaleBar`, `northArrow`, `watermark`).
     static let furniture: [ErrorCase] = [
@@ -170,6 +170,31 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(group: "Route looks", what: "A colour range with its ends swapped",
                   files: ["scene.json": looksScene(#""route": { "colorBy": "speed", "range": [40, 0] }"#), "ride.gpx": timedRide],
                   arguments: render(), message: "maptrip: error: scene.json:1:81: route.range: range must be two numbers, the lower first, such as [0, 40] (the values at the palette's ends, in the scene's units)"),
+    ]
+
+    /// Photos along a playback's track (`photos`: a folder of JPEGs placed by their EXIF).
+    static let photos: [ErrorCase] = [
+        ErrorCase(group: "Photos along a track", what: "A photos folder that is not there",
+                  files: ["scene.json": looksScene(#""photos": "holiday/""#), "ride.gpx": timedRide], arguments: render(),
+                  message: "maptrip: error: scene.json:1:51: photos: photos folder 'holiday/' not found (give a folder of JPEG photos, relative to the scene's folder)"),
+        ErrorCase(group: "Photos along a track", what: "A photos folder without a JPEG",
+                  files: ["scene.json": looksScene(#""photos": "holiday/""#), "ride.gpx": timedRide, "holiday/notes.txt": text("notes\n")],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:51: photos: photos folder 'holiday/' holds no JPEG photo (.jpg, .jpeg) (put the trip's photos there, or name the folder that has them)"),
+        ErrorCase(group: "Photos along a track", what: "A photo whose EXIF libexif refuses (libexif's message)",
+                  files: ["scene.json": looksScene(#""photos": { "folder": "holiday/" }"#), "ride.gpx": timedRide,
+                          // An APP1 block whose TIFF byte order is "XX".
+                          "holiday/a.jpg": [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x10] + Array("Exif".utf8) + [0, 0] + Array("XX".utf8)
+                              + [0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0xFF, 0xD9]],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:63: photos.folder: photo 'holiday/a.jpg': its EXIF cannot be read (Unknown encoding.) (save it again from a photo editor with its metadata, or move it out of the folder)"),
+        ErrorCase(group: "Photos along a track", what: "A photo without EXIF",
+                  files: ["scene.json": looksScene(#""photos": "holiday/""#), "ride.gpx": timedRide, "holiday/a.jpg": [0xFF, 0xD8, 0xFF, 0xD9]],
+                  arguments: render(),
+                  message: "maptrip: error: scene.json:1:51: photos: photo 'holiday/a.jpg': its EXIF cannot be read (no EXIF data in the picture) (save it again from a photo editor with its metadata, or move it out of the folder)"),
+        ErrorCase(group: "Photos along a track", what: "Photos in a scene without tracks",
+                  files: ["scene.json": scene(place, #" "photos": "holiday/","#)], arguments: render(),
+                  message: #"maptrip: error: scene.json:1:13: photos: photos are placed along a recording, and the scene has no tracks (add "tracks": [ { "file": "ride.gpx" } ], or remove "photos")"#),
     ]
 
     /// Recorded tracks, as `maptrip track` reads them (docs/tracks.md).

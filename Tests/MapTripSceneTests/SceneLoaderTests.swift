@@ -270,7 +270,7 @@ struct SceneLoaderTests {
              hint: "did you mean 'audio'?"),
         Case(json: #"{"colour": "red", "places": [\#(place)]}"#, path: "colour", at: #""colour""#,
              message: "unknown key 'colour'",
-             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, voices, style, route, vehicle, end, outro, distance, opening, closing, places, tracks, playback, backgroundTracks, privacy, units, camera, presenter, readouts, scaleBar, northArrow, watermark"),
+             hint: "allowed keys here: title, dwell, flight, video, map, background, audio, voices, style, route, vehicle, end, outro, distance, opening, closing, places, tracks, playback, backgroundTracks, privacy, units, camera, presenter, readouts, scaleBar, northArrow, watermark, photos"),
         // JSON errors come through with the scene's file name.
         Case(json: "{\"places\": [\(place)],}", path: "", at: ",}", message: "trailing comma before '}'"),
     ]

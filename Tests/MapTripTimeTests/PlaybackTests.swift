@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestBasics
 import TestSupport
 import MapTripGeometry
 import MapTripScene
@@ -81,6 +82,26 @@ struct PlaybackTests {
         points += walk.points[(k + 1)...]
         stamps += times[(k + 1)...].map { $0 + idle }
         return TrackFixture(points: points, times: stamps)
+    }
+
+    /// `frame(reaching:)` (where a photo along the track starts): the first frame whose recorded time is at
+    /// or past t; for a time inside a cut, the first frame after it. Seeded random times, with and without
+    /// a cut.
+    @Test(arguments: [nil, 300.0])
+    func theFrameReachingATimeIsTheFirstShowingIt(skipIdle: Double?) throws {
+        let walk = Self.withStop(TrackFixture.walk(seed: 5911, count: 200, start: Self.start), at: 90, idle: 1800)
+        let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: 13, skipIdle: skipIdle), fps: 24))
+        let clock = try #require(t.playback)
+        let t0 = TrackFixture.start.timeIntervalSince1970, span = try #require(walk.times?.last)
+        var random = SplitMix64(seed: 5911)
+        for _ in 0..<500 {
+            let time = t0 + random.unit() * span
+            let n = clock.frame(reaching: time)
+            #expect(clock.time(atFrame: n) >= time - 1e-6, "\(time - t0): frame \(n) shows \(clock.time(atFrame: n) - t0)")
+            if n > 0 { #expect(clock.time(atFrame: n - 1) < time, "\(time - t0): frame \(n - 1) already shows it") }
+        }
+        #expect(clock.frame(reaching: t0) == 0)
+        #expect(clock.frame(reaching: t0 + span) == clock.frameCount - 1)
     }
 
     @Test func skipIdleCutsTheStopExactly() throws {
