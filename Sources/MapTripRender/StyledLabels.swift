@@ -78,10 +78,8 @@ final class StyledLabels {
     var obstacles: [Box] = []
     /// On the globe and PROJ planes: labels are collected in a Web Mercator plane and each point or
     /// area label's anchor is taken to the frame by this (nil: not shown there, as on the globe's far
-    /// side). Line labels are not collected then (`skippedLines` says some were left out).
+    /// side); a line label's line is taken there point by point, its glyphs set along it in the frame.
     private var project: ((Double, Double) -> (x: Double, y: Double)?)?
-    /// Whether a reprojected frame left out a layer's line labels.
-    private(set) var skippedLines = false
     /// The style's sprite (its icons), and why it has none when its layers name icons.
     var sprite: StyleSprite?
     var spriteProblem: String?
@@ -91,13 +89,9 @@ final class StyledLabels {
     private var tinted: [TintKey: ImageSurface] = [:]
     private struct TintKey: Hashable { var surface: ObjectIdentifier, color: Color }
 
-    /// What the labels leave out: line labels on a reprojected frame, icons.
+    /// What the labels leave out: icons.
     var warnings: [String] {
         var out: [String] = []
-        if skippedLines {
-            out.append("the style's labels along lines (symbol-placement line) are not drawn on the globe or a PROJ plane: "
-                       + "its point and area labels are")
-        }
         if let spriteProblem {
             out.append("the style's icons (icon-image) are not drawn: \(spriteProblem); its labels are")
         } else if !missingIcons.isEmpty {
@@ -163,10 +157,6 @@ final class StyledLabels {
         let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
         let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
         if placement != .point {
-            guard project == nil else {
-                skippedLines = true
-                return
-            }
             collectLines(layer, features, zoom: zoom, transform: t, extent: extent, centreOnly: placement == .lineCenter)
             return
         }
@@ -334,10 +324,16 @@ final class StyledLabels {
             for line in group.lines where line.length * k > style.size * scale {
                 var path: LinePath?
                 for a in line.anchors {
-                    let x = t.x(a.x, a.y), y = t.y(a.x, a.y)
-                    guard x > -reach, y > -reach, x < width + reach, y < height + reach else { continue }
-                    let p = path ?? LinePath(xs: line.points.map { t.x($0.x, $0.y) }, ys: line.points.map { t.y($0.x, $0.y) })
-                    path = p
+                    guard let (x, y) = pixel(t, a.x, a.y), x > -reach, y > -reach, x < width + reach, y < height + reach
+                    else { continue }
+                    let p: LinePath
+                    if let known = path { p = known } else {
+                        // On a reprojected frame, a line with a point not shown (past the globe's rim) is not labelled.
+                        let points = line.points.compactMap { pixel(t, $0.x, $0.y) }
+                        guard points.count == line.points.count else { break }
+                        p = LinePath(xs: points.map(\.x), ys: points.map(\.y))
+                        path = p
+                    }
                     let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
                     candidates.append(Candidate(
                         text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
@@ -346,6 +342,14 @@ final class StyledLabels {
                 }
             }
         }
+    }
+
+    /// A point of a tile (units `t` takes to the frame, or to a reprojected frame's plane) in the frame;
+    /// nil when the projection does not show it.
+    private func pixel(_ t: PixelTransform, _ x: Double, _ y: Double) -> (x: Double, y: Double)? {
+        let px = t.x(x, y), py = t.y(x, y)
+        guard let project else { return (px, py) }
+        return project(px, py)
     }
 
     /// A tile's lines of a layer grouped by text, joined, and anchored (tile units).

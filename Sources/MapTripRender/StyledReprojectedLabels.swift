@@ -4,11 +4,12 @@ import MapTripGeometry
 import MapTripTiles
 
 /// A styled map's labels on the globe and PROJ planes. The map under them is its Web Mercator tiles
-/// reprojected (`StyledTileSource`); the labels are set over that, upright in the frame: each symbol
-/// layer's point and area labels collected from the vector tiles the frame shows, in a Web Mercator
-/// plane at the frame's scale, then each anchor taken through the frame's projection (a label whose
-/// anchor is on the globe's far side, near its rim, or outside the plane's domain is not drawn) and
-/// placed against the others as on a flat frame. Line labels stay Web Mercator's (one warning).
+/// reprojected (`StyledTileSource`); the labels are set over that: each symbol layer's labels
+/// collected from the vector tiles the frame shows, in a Web Mercator plane at the frame's scale, then
+/// taken through the frame's projection: a point or area label's anchor (upright text; not drawn on
+/// the globe's far side, near its rim, or outside the plane's domain), a line label's line point by
+/// point (its glyphs set along the line as the frame shows it; a line with a point not shown is not
+/// labelled). All are placed against each other as on a flat frame.
 ///
 /// The frame's style zoom is the Web Mercator zoom of its scale at its centre (the globe and the
 /// planes show true scale: at 60° N a Web Mercator frame of the same camera zoom is twice as large).
