@@ -39,6 +39,8 @@ struct StyleIconTests {
             try sheet.writePNG(to: dir.appendingPathComponent("\(name)\(suffix).png").path)
             let json: [String: Any] = [
                 "square": ["x": 0, "y": 0, "width": 16 * ratio, "height": 16 * ratio, "pixelRatio": ratio],
+                // The same pixels as a signed distance field (all inside its outline): drawn in icon-color.
+                "square-sdf": ["x": 0, "y": 0, "width": 16 * ratio, "height": 16 * ratio, "pixelRatio": ratio, "sdf": true],
                 "wide": ["x": 16 * ratio, "y": 0, "width": 24 * ratio, "height": 12 * ratio, "pixelRatio": ratio],
             ]
             try JSONSerialization.data(withJSONObject: json).write(to: dir.appendingPathComponent("\(name)\(suffix).json"))
@@ -151,6 +153,29 @@ struct StyleIconTests {
                 let c = Self.rgb(s2, (icon.minX + icon.maxX) / 2, (icon.minY + icon.maxY) / 2)
                 #expect(c.g > 240 && c.r < 15, "\(c)")
             }
+        }
+    }
+
+    @Test("A sprite over HTTP; an SDF icon in icon-color")
+    func httpAndSDF() throws {
+        try HTTPTestServer.withTemporaryDirectory { dir in
+            let files = dir.appendingPathComponent("files")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+            try Self.writeSprite("remote", in: files)
+            let server = try HTTPTestServer(files: files)
+            defer { server.stop() }
+            let url = server.url("/files/remote").absoluteString
+            let map = try Self.map(Self.style(sprite: url, icon: "square-sdf", paint: ##", "icon-color": "#00ff00""##), in: dir)
+            let (s, _) = try Self.render(map)
+            #expect(map.warnings.isEmpty, "\(map.warnings)")
+            let icons = map.labels.placements.compactMap(\.icon).filter(Self.inFrame)
+            #expect(icons.count >= 5)
+            for icon in icons {
+                let c = Self.rgb(s, (icon.minX + icon.maxX) / 2, (icon.minY + icon.maxY) / 2)
+                #expect(c.g > 240 && c.r < 15 && c.b < 15, "\(c)")
+            }
+            let asked = try server.log().requests.map(\.path)
+            #expect(asked.contains("/files/remote.json") && asked.contains("/files/remote.png"), "\(asked)")
         }
     }
 
