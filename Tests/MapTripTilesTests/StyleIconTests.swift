@@ -1,7 +1,11 @@
 import Cairo
+import FFmpeg
 import Foundation
 import MapTripGeometry
+import MapTripRecord
 import MapTripScene
+import MapTripSupport
+import MapTripTime
 import Testing
 import TestSupport
 @testable import MapTripRender
@@ -236,6 +240,58 @@ struct StyleIconTests {
                 #expect(colours.count >= 4, "\(icon): \(colours.count) colours")
             }
             #expect(!map.warnings.contains { $0.contains("icons (icon-image) are not drawn") }, "\(map.warnings)")
+        }
+    }
+}
+
+/// Through the product: a scene on the globe over the Helsinki tiles, its style's points of interest
+/// with the test sprite's blue icon, rendered to MP4 and decoded.
+@Suite("Styled map icons on the globe, rendered to MP4")
+struct StyleIconVideoTests {
+    @Test("The decoded frame's blue icons lie on the points of interest, through the globe")
+    func iconsOnTheGlobeInAVideo() throws {
+        try TemporaryFolder.with("icons-video") { dir in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("sprites"), withIntermediateDirectories: true)
+            try StyleIconTests.writeSprite("test", in: dir.appendingPathComponent("sprites"))
+            try Data(StyleIconTests.style(icon: "wide").utf8).write(to: dir.appendingPathComponent("style.json"))
+            let zoom = 16 + log2(1 / cos(60.1695 * .pi / 180))
+            let json = """
+                { "video": { "width": 640, "height": 360, "fps": 6 }, "opening": false,
+                  "map": { "tiles": "\(VectorData.pmtiles.path)", "style": "style.json", "projection": "globe",
+                           "attribution": "© OpenStreetMap contributors" },
+                  "places": [ { "name": "A", "lat": 60.1695, "lon": 24.9465, "zoom": \(zoom), "dwell": 1 } ] }
+                """
+            let file = dir.appendingPathComponent("scene.json"), out = dir.appendingPathComponent("out.mp4")
+            try Data(json.utf8).write(to: file)
+            LibraryLogging.configure(verbose: false)
+            let summary = try RenderJob(scene: file, output: out, environment: RenderEnvironment(
+                assets: VectorData.root.appendingPathComponent("Assets"), cacheDirectory: dir.appendingPathComponent("cache"))).run()
+            #expect(summary.warnings.isEmpty, "\(summary.warnings)")
+            let scene = try SceneLoader.loadForRender(contentsOf: file)
+            let timeline = Timeline(scene: scene)
+            let n = (timeline.slots[0].arriveFrame + timeline.slots[0].endFrame) / 2
+            let viewport = try FrameRenderer(scene: scene, baseMap: TransparentBaseMap()).viewport(timeline.values(at: n).camera)
+            let reader = try VideoReader(path: out.path)
+            var frames: [BGRAImage] = []
+            while let image = try reader.nextImage() { frames.append(image) }
+            try #require(frames.count == timeline.frameCount)
+            let frame = frames[n]
+            let points = try ReprojectedLabelTests.points().values.flatMap { $0 }.compactMap { viewport.pixel($0) }
+            // Every blue pixel within an icon's reach (24 x 12 CSS pixels about its point, and the
+            // encoder's chroma) of a point of interest; and many icons drawn.
+            var blue = 0, stray = 0
+            for y in 0..<frame.height {
+                for x in 0..<frame.width {
+                    let p = frame.pixel(x: x, y: y)
+                    guard p.b > 170, p.r < 90, p.g < 90 else { continue }
+                    blue += 1
+                    let px = Double(x) + 0.5, py = Double(y) + 0.5
+                    if !points.contains(where: { abs($0.x - px) <= 14 && abs($0.y - py) <= 8 }) { stray += 1 }
+                }
+            }
+            print("globe video: \(blue) blue pixels, \(stray) away from any point of interest")
+            #expect(blue > 8 * 200, "\(blue) blue pixels")
+            #expect(stray == 0)
         }
     }
 }
