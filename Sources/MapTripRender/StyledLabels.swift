@@ -213,10 +213,15 @@ final class StyledLabels {
                              allowOverlap: Bool, ignorePlacement: Bool) -> [TileLabel] {
         var out: [TileLabel] = []
         let icons = sprite != nil && layer.sets("icon-image")
+        let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
         for (i, f) in features.enumerated() where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
             let icon = icons ? self.icon(layer, f, zoom: zoom) : nil
             let text = self.label(layer, f, zoom: zoom)
             guard text != nil || icon != nil else { continue }
+            // Icon and text are one box: it may overlap others (or be left out of the collisions) when
+            // both of them may.
+            let allowOverlap = (text == nil || allowOverlap) && (icon == nil || iconOverlap)
+            let ignorePlacement = (text == nil || ignorePlacement) && (icon == nil || iconIgnore)
             let style = text?.style ?? TextStyle(size: 0, color: Color(red: 0, green: 0, blue: 0, alpha: 0), haloWidth: 0)
             let size = style.size
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)

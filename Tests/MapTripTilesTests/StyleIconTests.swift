@@ -183,6 +183,22 @@ struct StyleIconTests {
         }
     }
 
+    @Test("Icons alone: icon-allow-overlap lets more of them show")
+    func iconsAlone() throws {
+        try TemporaryFolder.with("icons") { dir in
+            func placed(_ overlap: Bool) throws -> Int {
+                let style = Self.style(icon: "square").replacingOccurrences(of: #""text-field": "{name}", "#, with: "")
+                    .replacingOccurrences(of: #""icon-image""#, with: #""icon-allow-overlap": \#(overlap), "icon-image""#)
+                let map = try Self.map(style, in: dir)
+                _ = try Self.render(map)
+                #expect(map.labels.placements.allSatisfy { $0.text.isEmpty && $0.icon != nil })
+                return map.labels.placements.count
+            }
+            let apart = try placed(false), overlapping = try placed(true)
+            #expect(apart >= 20 && overlapping > apart, "\(apart) icons apart, \(overlapping) allowed to overlap")
+        }
+    }
+
     @Test("A missing sprite, or an icon it does not have: one warning, the labels drawn")
     func missing() throws {
         try TemporaryFolder.with("icons") { dir in
