@@ -158,7 +158,7 @@ public final class StyledMap: BaseMap, CacheableMap {
                     }
                 }
             }
-            set.load(keys)
+            try set.load(keys)
         }
         for map in rasterMaps.values { try map.prepare(for: viewports) }
         if !reprojected.isEmpty { try reprojection.prepare(for: reprojected) }

@@ -186,7 +186,10 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
             if let data = try tile(key) { return .success(data) }
             return .failure(TileError.missing(key))
         } catch TileError.badPMTiles(let file, let reason) {
-            return .failure(TileError.fetchFailed(key, TileError.badPMTiles(file, reason: reason).description))
+            let error = TileError.badPMTiles(file, reason: reason)
+            // The archive changed again: not this tile's fault, but the end of reading it (the maps stop).
+            if lock.withLock({ gaveUp }) == error { return .failure(error) }
+            return .failure(TileError.fetchFailed(key, error.description))
         } catch let e as TileError {
             return .failure(e)
         } catch {

@@ -1,3 +1,4 @@
+import Cairo
 import Foundation
 import MapTripGeometry
 import Testing
@@ -111,6 +112,37 @@ struct PMTilesETagTests {
             #expect(map.warnings.isEmpty, "\(map.warnings)")
             #expect(try TileTest.pixels(remote) == TileTest.pixels(local))
             #expect(try server.log().requests(to: path).contains { $0.status == 412 })
+        }
+    }
+
+    @Test("Replaced twice under a styled map and a raster map: preparing the frames stops with the error")
+    func replacedTwiceStopsTheMaps() throws {
+        try Self.withArchives { server, dir, _ in
+            // One request at a time: the server's swaps fall between the same requests every run.
+            let http = HTTPTileOptions(maxParallel: 1, retries: 0)
+            let map = try TileTest.styledMap(tiles: server.url("/swap/5/a.pmtiles,b.pmtiles,c.pmtiles"), style: "light", in: dir,
+                                             http: http)
+            let e = try #require(#expect(throws: TileError.self) { try map.prepare(for: [VectorProofTests.views[1].viewport]) })
+            #expect("\(e)".contains("changed on the server") && "\(e)".contains("again after maptrip read it anew"), "\(e)")
+            // A raster map of PNG tiles in a PMTiles archive, replaced twice the same way.
+            let red = try ImageSurface(width: 256, height: 256)
+            try red.withContext { cr in
+                cr.setSource(red: 1, green: 0, blue: 0)
+                cr.paint()
+            }
+            let png = try red.pngData()
+            let tiles = (0...2).flatMap { z in (0..<(1 << z)).flatMap { x in (0..<(1 << z)).map { y in (TileKey(z: z, x: x, y: y), png) } } }
+            let files = dir.appendingPathComponent("files")
+            for (name, leaves, meta) in [("a", nil, "{}"), ("b", 3, "{}"), ("c", 3, #"{"name":"c"}"#)] as [(String, Int?, String)] {
+                try PMTilesWriter.archive(tiles, leafSize: leaves, tileType: 2, tileCompression: 1, metadata: meta)
+                    .write(to: files.appendingPathComponent("r\(name).pmtiles"))
+            }
+            let source = try PMTilesSource(url: server.url("/swap/4/ra.pmtiles,rb.pmtiles,rc.pmtiles"),
+                                           client: HTTPTileClient(options: http))
+            let raster = TileBaseMap(source: source)
+            let view = Viewport(camera: Camera(center: LonLat(lon: 0, lat: 0), zoom: 2), width: 1024, height: 1024)
+            let r = try #require(#expect(throws: TileError.self) { try raster.prepare(for: [view]) })
+            #expect("\(r)".contains("again after maptrip read it anew"), "\(r)")
         }
     }
 }
