@@ -71,7 +71,8 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         } catch is ResourceChanged {
             // Replaced while its header and root were read: once more, from the server.
             do { opened = try Self.open(reader, fresh: true, maxBytes: maxBytes) } catch let changed as ResourceChanged {
-                throw bad("\(changed) while its header and directory were read, twice over")
+                throw bad("\(changed) while its header and directory were read, and again when they were read anew: "
+                          + "render again once it stays the same")
             }
         }
         let header = opened.header, meta = opened.metadata

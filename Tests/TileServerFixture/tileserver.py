@@ -32,6 +32,8 @@ Routes (z/x/y are integers; the tile is a small PNG whose colour depends on them
   /swap/{n}/{a},{b},...      file a for the first n requests to this path, then b for the next n,
                              ... (the last one from then on): an archive replaced mid-render
   /swapnomatch/{n}/{a},...   the same, If-Match not checked (a server that only sends ETags)
+  /cycle/{n}/{a},{b},...     file a for n requests, then b, ..., then a again: an archive that
+                             keeps changing
   /norange/files/{name}      the same file whole (200), whatever Range asks
   /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch, ifMatch,
                              ifModifiedSince, acceptEncoding, status}], "maxConcurrent": n}
@@ -198,6 +200,11 @@ class Handler(BaseHTTPRequestHandler):
         if m:
             names = m.group(3).split(",")
             self.serve_file(names[min((count - 1) // max(int(m.group(2)), 1), len(names) - 1)], True, m.group(1) == "swap")
+            return
+        m = re.match(r"^/cycle/(\d+)/([^/]+)$", path)
+        if m:
+            names = m.group(2).split(",")
+            self.serve_file(names[((count - 1) // max(int(m.group(1)), 1)) % len(names)], True)
             return
         match = TILE.match(path)
         if not match:
