@@ -29,6 +29,20 @@ final class StyledLabels {
         var line: (path: LinePath, at: Double, maxAngle: Double, repeatDistance: Double)?
         /// Whether it labels an area (at its pole).
         var area = false
+        /// Its icon (`icon-image`), drawn at the anchor, the text beside it by `text-anchor` and
+        /// `text-offset`; the two collide as one box.
+        var icon: SymbolIcon?
+    }
+
+    /// A symbol's icon: its name in the style's sprite, `icon-size`, `icon-anchor`, `icon-offset`
+    /// (CSS pixels, `icon-size` applied), `icon-opacity`, and `icon-color` (for SDF icons).
+    struct SymbolIcon {
+        var name: String
+        var size: Double
+        var anchor: String
+        var offset: (x: Double, y: Double)
+        var opacity: Double
+        var color: Color
     }
 
     /// A label placed in the last frame: its kind, anchor and boxes (one a glyph along a line), and
@@ -42,6 +56,8 @@ final class StyledLabels {
         var boxes: [Box]
         var path: LinePath?
         var glyphs: [LineLabels.Glyph] = []
+        /// Where its icon was drawn (frame pixels; nil: none).
+        var icon: Box?
     }
 
     private var candidates: [Candidate] = []
@@ -60,8 +76,35 @@ final class StyledLabels {
     private(set) var placements: [Placement] = []
     /// Boxes (frame pixels) no label may cover: the trip's pins and labels on the frame being drawn.
     var obstacles: [Box] = []
+    /// On the globe and PROJ planes: labels are collected in a Web Mercator plane and each point or
+    /// area label's anchor is taken to the frame by this (nil: not shown there, as on the globe's far
+    /// side); a line label's line is taken there point by point, its glyphs set along it in the frame.
+    private var project: ((Double, Double) -> (x: Double, y: Double)?)?
+    /// The style's sprite (its icons), and why it has none when its layers name icons.
+    var sprite: StyleSprite?
+    var spriteProblem: String?
+    /// Icons the layers named that the sprite does not have.
+    private(set) var missingIcons: Set<String> = []
+    /// SDF icons in a colour, by the icon's picture and the colour.
+    private var tinted: [TintKey: ImageSurface] = [:]
+    private struct TintKey: Hashable { var surface: ObjectIdentifier, color: Color }
 
-    func begin(_ viewport: Viewport) {
+    /// What the labels leave out: icons.
+    var warnings: [String] {
+        var out: [String] = []
+        if let spriteProblem {
+            out.append("the style's icons (icon-image) are not drawn: \(spriteProblem); its labels are")
+        } else if !missingIcons.isEmpty {
+            let names = missingIcons.sorted()
+            out.append("\(names.count) icon\(names.count == 1 ? "" : "s") the style names \(names.count == 1 ? "is" : "are") not in its "
+                       + "sprite (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", ..." : "")): drawn without")
+        }
+        return out
+    }
+
+    /// Starts a frame's labels; `project` (a reprojected frame's) takes anchors to frame pixels.
+    func begin(_ viewport: Viewport, project: ((Double, Double) -> (x: Double, y: Double)?)? = nil) {
+        self.project = project
         candidates.removeAll(keepingCapacity: true)
         areas.removeAll(keepingCapacity: true)
         layerIndex = 0
@@ -152,18 +195,40 @@ final class StyledLabels {
     }
     private var tilePoints: [LinesKey: [TileLabel]] = [:]
 
+    /// A feature's icon in a layer; nil when it shows none.
+    private func icon(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> SymbolIcon? {
+        let name = layer.string("icon-image", zoom: zoom, feature: f.style)
+        let size = layer.number("icon-size", zoom: zoom, feature: f.style)
+        let opacity = layer.number("icon-opacity", zoom: zoom, feature: f.style)
+        guard !name.isEmpty, size > 0, opacity > 0 else { return nil }
+        let offset = layer.numbers("icon-offset", zoom: zoom, feature: f.style)
+        let anchor = layer.enumValue("icon-anchor", as: SymbolAnchor.self, zoom: zoom, feature: f.style) ?? .center
+        return SymbolIcon(name: name, size: size, anchor: anchor.rawValue,
+                          offset: offset.count == 2 ? (offset[0] * size, offset[1] * size) : (0, 0), opacity: opacity,
+                          color: layer.color("icon-color", zoom: zoom, feature: f.style))
+    }
+
     /// The point and area labels of a layer's features in a tile, at a zoom.
     private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, padding: Double,
                              allowOverlap: Bool, ignorePlacement: Bool) -> [TileLabel] {
         var out: [TileLabel] = []
+        let icons = sprite != nil && layer.sets("icon-image")
+        let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
         for (i, f) in features.enumerated() where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
-            guard let (label, style) = self.label(layer, f, zoom: zoom) else { continue }
+            let icon = icons ? self.icon(layer, f, zoom: zoom) : nil
+            let text = self.label(layer, f, zoom: zoom)
+            guard text != nil || icon != nil else { continue }
+            // Icon and text are one box: it may overlap others (or be left out of the collisions) when
+            // both of them may.
+            let allowOverlap = (text == nil || allowOverlap) && (icon == nil || iconOverlap)
+            let ignorePlacement = (text == nil || ignorePlacement) && (icon == nil || iconIgnore)
+            let style = text?.style ?? TextStyle(size: 0, color: Color(red: 0, green: 0, blue: 0, alpha: 0), haloWidth: 0)
             let size = style.size
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
             out.append(TileLabel(candidate: Candidate(
-                text: label, style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                text: text?.text ?? "", style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
                 offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
-                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0), feature: i))
+                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0, icon: icon), feature: i))
         }
         return out
     }
@@ -179,7 +244,9 @@ final class StyledLabels {
             box.add(t.x(x, y), t.y(x, y))
         }
         let k = hypot(t.a, t.c)
-        guard k > 0, box.maxX > 0, box.maxY > 0, box.minX < width, box.minY < height,
+        // (A reprojected frame's plane is not the frame's: its anchors are checked when placed.)
+        let shows = project != nil || (box.maxX > 0 && box.maxY > 0 && box.minX < width && box.minY < height)
+        guard k > 0, shows,
               let pole = AreaLabels.pole(f.parts, precision: max(0.5 * scale / k, min(units.maxX - units.minX, units.maxY - units.minY) / 50)),
               // Only the tile's own square counts: a pole in the buffer is its neighbour's to give.
               pole.x >= 0, pole.y >= 0, pole.x < extent, pole.y < extent
@@ -262,10 +329,16 @@ final class StyledLabels {
             for line in group.lines where line.length * k > style.size * scale {
                 var path: LinePath?
                 for a in line.anchors {
-                    let x = t.x(a.x, a.y), y = t.y(a.x, a.y)
-                    guard x > -reach, y > -reach, x < width + reach, y < height + reach else { continue }
-                    let p = path ?? LinePath(xs: line.points.map { t.x($0.x, $0.y) }, ys: line.points.map { t.y($0.x, $0.y) })
-                    path = p
+                    guard let (x, y) = pixel(t, a.x, a.y), x > -reach, y > -reach, x < width + reach, y < height + reach
+                    else { continue }
+                    let p: LinePath
+                    if let known = path { p = known } else {
+                        // On a reprojected frame, a line with a point not shown (past the globe's rim) is not labelled.
+                        let points = line.points.compactMap { pixel(t, $0.x, $0.y) }
+                        guard points.count == line.points.count else { break }
+                        p = LinePath(xs: points.map(\.x), ys: points.map(\.y))
+                        path = p
+                    }
                     let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
                     candidates.append(Candidate(
                         text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
@@ -274,6 +347,14 @@ final class StyledLabels {
                 }
             }
         }
+    }
+
+    /// A point of a tile (units `t` takes to the frame, or to a reprojected frame's plane) in the frame;
+    /// nil when the projection does not show it.
+    private func pixel(_ t: PixelTransform, _ x: Double, _ y: Double) -> (x: Double, y: Double)? {
+        let px = t.x(x, y), py = t.y(x, y)
+        guard let project else { return (px, py) }
+        return project(px, py)
     }
 
     /// A tile's lines of a layer grouped by text, joined, and anchored (tile units).
@@ -356,22 +437,72 @@ final class StyledLabels {
                 placed += 1
                 continue
             }
-            let l = try text.layout(c.text, c.style, scale: scale, in: cr)
-            let (w, h) = l.size
-            var x = c.x + c.offset.x * scale - w / 2, y = c.y + c.offset.y * scale - h / 2
-            if c.anchor.contains("left") { x += w / 2 } else if c.anchor.contains("right") { x -= w / 2 }
-            if c.anchor.hasPrefix("top") { y += h / 2 } else if c.anchor.hasPrefix("bottom") { y -= h / 2 }
-            let box = Box(minX: x - pad, minY: y - pad, maxX: x + w + pad, maxY: y + h + pad)
+            var (ax, ay) = (c.x, c.y)
+            if let project {
+                guard let p = project(c.x, c.y) else { continue }
+                (ax, ay) = p
+            }
+            // The icon at the anchor, the text beside it: one box, padded, around both.
+            var icon: (image: StyleSprite.Icon, box: Box)?
+            if let i = c.icon {
+                if let image = sprite?.icon(i.name, scale: scale) {
+                    let w = image.width * i.size * scale, h = image.height * i.size * scale
+                    let (x, y) = Self.corner(i.anchor, x: ax + i.offset.x * scale, y: ay + i.offset.y * scale, width: w, height: h)
+                    icon = (image, Box(minX: x, minY: y, maxX: x + w, maxY: y + h))
+                } else {
+                    missingIcons.insert(i.name)
+                }
+            }
+            let l = c.text.isEmpty ? nil : try text.layout(c.text, c.style, scale: scale, in: cr)
+            guard l != nil || icon != nil else { continue }
+            var ink = icon?.box ?? Box.empty, at = (x: 0.0, y: 0.0)
+            if let l {
+                let (w, h) = l.size
+                at = Self.corner(c.anchor, x: ax + c.offset.x * scale, y: ay + c.offset.y * scale, width: w, height: h)
+                ink.add(at.x, at.y)
+                ink.add(at.x + w, at.y + h)
+            }
+            let box = Box(minX: ink.minX - pad, minY: ink.minY - pad, maxX: ink.maxX + pad, maxY: ink.maxY + pad)
             guard box.maxX > 0, box.maxY > 0, box.minX < width, box.minY < height else { continue }
             if blocked.hits(box) { continue }
             if !c.allowOverlap, grid.hits(box) { continue }
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)
-            text.draw(l, c.style, x: x, y: y, scale: scale, in: cr)
-            placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y, boxes: [box]))
+            if let icon, let i = c.icon { drawIcon(icon.image, in: icon.box, opacity: i.opacity, color: i.color, cr) }
+            if let l { text.draw(l, c.style, x: at.x, y: at.y, scale: scale, in: cr) }
+            placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
+                                        icon: icon?.box))
             placed += 1
         }
         drawAlong(along, in: cr)
+    }
+
+    /// The top left corner of a box `width` x `height` whose `anchor` (`text-anchor`, `icon-anchor`)
+    /// is at (x, y).
+    static func corner(_ anchor: String, x: Double, y: Double, width w: Double, height h: Double) -> (x: Double, y: Double) {
+        var x = x - w / 2, y = y - h / 2
+        if anchor.contains("left") { x += w / 2 } else if anchor.contains("right") { x -= w / 2 }
+        if anchor.hasPrefix("top") { y += h / 2 } else if anchor.hasPrefix("bottom") { y -= h / 2 }
+        return (x, y)
+    }
+
+    /// Paints an icon into its box (an SDF icon in its colour).
+    private func drawIcon(_ icon: StyleSprite.Icon, in box: Box, opacity: Double, color: Color, _ cr: Context) {
+        var surface = icon.surface
+        if icon.sdf {
+            let key = TintKey(surface: ObjectIdentifier(icon.surface), color: color)
+            if let t = tinted[key] { surface = t } else if let t = try? StyleSprite.tint(icon.surface, color) {
+                tinted[key] = t
+                surface = t
+            }
+        }
+        cr.save()
+        cr.translate(box.minX, box.minY)
+        cr.scale((box.maxX - box.minX) / Double(surface.width), (box.maxY - box.minY) / Double(surface.height))
+        cr.setSource(surface, x: 0, y: 0)
+        cr.setSourceFilter(.good)
+        if opacity >= 1 { cr.paint() } else { cr.paint(alpha: opacity) }
+        cr.restore()
     }
 
     /// Draws the glyphs placed along lines: every halo, then every text, each colour's in one pass

@@ -83,11 +83,7 @@ public final class StyledMap: BaseMap, CacheableMap {
     }
 
     public var warnings: [String] {
-        var out = styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings)
-        if reprojects, style.layers.contains(where: { $0.type == .symbol && $0.visible }) {
-            out.append("the style's labels are not drawn on the globe or a PROJ plane: its map is, without them")
-        }
-        return out
+        styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings) + labels.warnings
     }
 
     /// The map on the globe and PROJ planes: the style's Web Mercator tiles reprojected (see
@@ -99,8 +95,6 @@ public final class StyledMap: BaseMap, CacheableMap {
         map.polar = outside
         return map
     }()
-    /// Whether a frame was drawn by reprojection.
-    private var reprojects = false
 
     /// Whether a viewport is drawn by reprojecting the style's tiles (any projection but Web Mercator's;
     /// a turned Web Mercator frame is drawn from the data, turned).
@@ -162,6 +156,7 @@ public final class StyledMap: BaseMap, CacheableMap {
         for set in vectorSources.values { sets[ObjectIdentifier(set)] = set }
         for set in sets.values {
             var keys = vectorKeys(forRasterTiles: rasterKeys, in: set), seen = Set(keys)
+            for v in reprojected { for k in labelTiles(v, in: set) where seen.insert(k).inserted { keys.append(k) } }
             for v in viewports {
                 // The frame's zoom, and the raster cache's level above it (up to a step of a quarter).
                 for zoom in [Self.styleZoom(v), Self.styleZoom(v) + 0.25] {
@@ -171,7 +166,7 @@ public final class StyledMap: BaseMap, CacheableMap {
                     }
                 }
             }
-            set.load(keys)
+            try set.load(keys)
         }
         for map in rasterMaps.values { try map.prepare(for: viewports) }
         if !reprojected.isEmpty { try reprojection.prepare(for: reprojected) }
@@ -185,8 +180,8 @@ public final class StyledMap: BaseMap, CacheableMap {
 
     public func draw(_ viewport: Viewport, in cr: Context) throws {
         if Self.reprojects(viewport) {
-            reprojects = true
-            return try reprojection.draw(viewport, in: cr)
+            try reprojection.draw(viewport, in: cr)
+            return try drawReprojectedLabels(viewport, in: cr)
         }
         // A frame composited from the raster cache has the fills and lines: its labels go over it.
         if try caching.draw(viewport, in: cr, map: self) == .composited {

@@ -6,7 +6,7 @@ import MapTripTiles
 /// A styled map on the globe and on PROJ planes: its Web Mercator tiles, drawn from the style (the
 /// background, fills and lines, as the raster cache draws them), reprojected as raster tiles are
 /// (`TileBaseMap`'s reprojection: the same mesh, levels and sampling). The style's labels are set
-/// in Web Mercator, so they are not drawn on a reprojected frame (one warning says so).
+/// over the reprojected frame (`ReprojectedLabelView`).
 ///
 /// The tiles reach the reprojection as a tile source whose "bytes" name the tile, and a decoder that
 /// draws the tile they name: each drawn once and kept in the reprojection's tile cache.

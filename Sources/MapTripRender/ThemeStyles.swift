@@ -71,6 +71,7 @@ public enum StyledMaps {
                             http: HTTPTileOptions = HTTPTileOptions(),
                             caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) throws -> StyledMap {
         let document: StyleDocument
+        var styleFile: String?
         if let name = map.style, !Style.themes.contains(name) {
             var path = (name as NSString).expandingTildeInPath
             if !path.hasPrefix("/") { path = sceneDirectory.appendingPathComponent(path).path }
@@ -79,6 +80,7 @@ public enum StyledMaps {
                                        hint: "give a MapLibre GL style JSON file, or a theme: " + Style.themes.joined(separator: ", "))
             }
             document = try StyleDocument(data: data, file: path)
+            styleFile = path
         } else {
             var style = scene.style
             if let name = map.style, name != style.theme, let theme = Style.theme(name) { style = theme }
@@ -103,6 +105,19 @@ public enum StyledMaps {
         }
         let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution,
                                caching: caching)
+        // Icons: the sprite read once, if a layer names icons (without it, labels are drawn alone).
+        if document.layers.contains(where: { $0.type == .symbol && $0.visible && $0.sets("icon-image") }) {
+            if let name = document.sprite {
+                let sprite = StyleSprite(sprite: name, styleFile: styleFile, http: http)
+                if let problem = sprite.problem {
+                    styled.labels.spriteProblem = "its sprite could not be read (\(problem))"
+                } else {
+                    styled.labels.sprite = sprite
+                }
+            } else {
+                styled.labels.spriteProblem = "the style names no sprite"
+            }
+        }
         styled.outside = scene.style.polar
         styled.reprojection.polar = scene.style.polar
         styled.reprojection.background = scene.style.polar

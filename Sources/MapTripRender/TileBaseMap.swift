@@ -166,6 +166,7 @@ public final class TileBaseMap: BaseMap {
                 failed[key] = "\(TileError.undecodable(key, "\(error)"))" + (source.location(of: key).map { " (\($0))" } ?? "")
             }
         }
+        if let unreadable { throw unreadable }
         if strict, !failed.isEmpty {
             throw TileError.tilesFailed(count: failed.count, examples: failureExamples(1))
         }
@@ -314,6 +315,9 @@ public final class TileBaseMap: BaseMap {
 
     // MARK: Fetching
 
+    /// A source that cannot be read on (`TileError.endsSource`): `prepare` throws it.
+    private var unreadable: TileError?
+
     func fetch(_ keys: [TileKey]) {
         guard !keys.isEmpty else { return }
         let results = source.tiles(for: keys)
@@ -321,6 +325,7 @@ public final class TileBaseMap: BaseMap {
             switch results[key] {
             case .success(let data)?: bytes[key] = data
             case .failure(TileError.notTried)?: break  // strict: the render stops at the failures
+            case .failure(let error as TileError)? where error.endsSource: unreadable = error
             case .failure(let error)?: failed[key] = "\(error)"
             case nil: failed[key] = "\(TileError.fetchFailed(key, "no answer from \(source.label)"))"
             }

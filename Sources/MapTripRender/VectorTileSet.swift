@@ -96,7 +96,8 @@ public final class StyledTiles {
 
     /// Fetches, decodes and converts the tiles not held yet. A tile the set does not have is drawn
     /// empty (sets are often sparse: an extract of a city); one that fails is drawn empty and reported.
-    func load(_ keys: [TileKey]) {
+    /// A source that cannot be read on at all (a PMTiles archive changing on its server) throws.
+    func load(_ keys: [TileKey]) throws {
         let wanted = keys.filter { tiles[$0] == nil && failed[$0] == nil }
         guard !wanted.isEmpty else { return }
         for (key, result) in vectorSet.tiles(for: wanted) {
@@ -107,6 +108,7 @@ public final class StyledTiles {
                 // Missing or outside the set's zooms: nothing to draw there, nothing to report.
                 switch error as? TileError {
                 case .missing?, .outOfRange?: failed[key] = ""
+                case let e? where e.endsSource: throw e
                 default: failed[key] = "\(error)"
                 }
             }

@@ -12,6 +12,26 @@ public protocol ByteRangeReading: AnyObject {
     var size: UInt64? { get }
     /// Exactly `length` bytes from `offset`; throws when fewer are there.
     func read(offset: UInt64, length: Int) throws -> Data
+    /// As `read`, from one version of the resource (an HTTP ETag): `version` nil takes the one there
+    /// now (`fresh`: asked of the server, not a cache) and returns it with the bytes; a version given
+    /// is kept to, and `ResourceChanged` thrown when the resource is no longer that one.
+    func read(offset: UInt64, length: Int, version: String?, fresh: Bool) throws -> (data: Data, version: String?)
+}
+
+extension ByteRangeReading {
+    /// A resource without versions (a local file): read as it is.
+    public func read(offset: UInt64, length: Int, version: String?, fresh: Bool) throws -> (data: Data, version: String?) {
+        (try read(offset: offset, length: length), nil)
+    }
+}
+
+/// The resource is no longer the version a read asked for (its ETag changed, or the server answered
+/// 412 Precondition Failed to If-Match).
+public struct ResourceChanged: Error, CustomStringConvertible, Sendable {
+    public var from: String
+    /// Its ETag now, when the server said.
+    public var to: String?
+    public var description: String { "it changed on the server (ETag \(from) became \(to ?? "another"))" }
 }
 
 /// Why a range could not be read.
@@ -84,12 +104,25 @@ public final class HTTPRangeReader: ByteRangeReading {
     public var size: UInt64? { nil }
 
     public func read(offset: UInt64, length: Int) throws -> Data {
-        guard length > 0 else { return Data() }
+        try read(offset: offset, length: length, version: nil, fresh: false).data
+    }
+
+    /// Versions are ETags, as the PMTiles specification asks: each range after the first is asked
+    /// for with If-Match. A weak ETag (W/) names no version that If-Match can keep to: none is kept.
+    public func read(offset: UInt64, length: Int, version: String?, fresh: Bool) throws -> (data: Data, version: String?) {
+        guard length > 0 else { return (Data(), version) }
         let (end, overflow) = offset.addingReportingOverflow(UInt64(length))
         guard !overflow else { throw ByteRangeError(message: "bytes at \(offset) run past 2^64") }
-        switch client.fetch(url, range: offset..<end) {
-        case .success(let data): return data
-        case .failure(let error): throw ByteRangeError(message: "\(error)")
+        switch client.fetch(url, range: offset..<end, ifMatch: version, revalidate: fresh) {
+        case .success(let answer):
+            let etag = answer.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+            // A server that does not check If-Match still says which version it sent.
+            if let version, let etag, etag != version { throw ResourceChanged(from: version, to: etag) }
+            return (answer.data, version ?? etag)
+        case .failure(.status(412)) where version != nil:
+            throw ResourceChanged(from: version!, to: nil)
+        case .failure(let error):
+            throw ByteRangeError(message: "\(error)")
         }
     }
 }

@@ -159,7 +159,7 @@ public final class HTTPTileClient: @unchecked Sendable {
 
     /// Fetches one tile on the calling thread.
     public func fetch(_ url: URL) -> Result<Data, HTTPTileError> {
-        withEasy { load(url, easy: $0) }
+        withEasy { load(url, easy: $0) }.map(\.data)
     }
 
     /// Fetches several tiles, at most `maxParallel` at once (each worker thread with its own
@@ -177,7 +177,7 @@ public final class HTTPTileClient: @unchecked Sendable {
         let run: @Sendable () -> Void = { [self] in
             withEasy { easy in
                 while let url = work.take() {
-                    let result = load(url, easy: easy)
+                    let result = load(url, easy: easy).map(\.data)
                     work.put(url, result)
                     if options.stopAtFirstFailure, case .failure = result { work.stop() }
                 }
@@ -203,11 +203,25 @@ public final class HTTPTileClient: @unchecked Sendable {
     /// when the whole fits in `maxTileBytes`; a shorter answer than asked for (the range runs past
     /// the end) is an error.
     public func fetch(_ url: URL, range: Range<UInt64>) -> Result<Data, HTTPTileError> {
-        guard !range.isEmpty else { return .success(Data()) }
+        fetch(url, range: range, ifMatch: nil).map(\.data)
+    }
+
+    /// Bytes of a resource and the resource's ETag as the answer (or the cached copy) gave it.
+    public struct Answer: Sendable {
+        public var data: Data
+        public var etag: String?
+    }
+
+    /// As `fetch(_:range:)`, from one version of the resource: `ifMatch`, its ETag, is sent as
+    /// If-Match (the server answers 412, `HTTPTileError.status(412)`, when the resource has changed)
+    /// and a cached copy of another version is not used; `revalidate` asks the server even when a
+    /// fresh copy is cached. The answer carries the ETag its bytes came with.
+    public func fetch(_ url: URL, range: Range<UInt64>, ifMatch: String?, revalidate: Bool = false) -> Result<Answer, HTTPTileError> {
+        guard !range.isEmpty else { return .success(Answer(data: Data(), etag: ifMatch)) }
         guard range.count <= UInt64(max(1, options.maxTileBytes)) else {
             return fail(.transport("a range of \(range.count) bytes is more than the \(options.maxTileBytes) a request may bring"))
         }
-        return withEasy { load(url, easy: $0, range: range) }
+        return withEasy { load(url, easy: $0, range: range, ifMatch: ifMatch, revalidate: revalidate) }
     }
 
     /// The cache's name for a range of a resource: the URL with a fragment (never sent) naming the bytes.
@@ -220,20 +234,23 @@ public final class HTTPTileClient: @unchecked Sendable {
 
     // MARK: One URL
 
-    private func load(_ url: URL, easy: Curl.Easy?, range: Range<UInt64>? = nil) -> Result<Data, HTTPTileError> {
+    private func load(_ url: URL, easy: Curl.Easy?, range: Range<UInt64>? = nil, ifMatch: String? = nil,
+                      revalidate: Bool = false) -> Result<Answer, HTTPTileError> {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             return fail(.transport("unsupported URL \(url.absoluteString) (only http and https)"))
         }
         let key = Self.cacheKey(url, range: range)
-        let cached = cache?.load(key)
-        if let cached, cached.metadata.isFresh(now: Self.now()) {
+        // A copy of another version than the one asked for is no copy.
+        let cached = cache?.load(key).flatMap { ifMatch == nil || $0.metadata.etag == ifMatch ? $0 : nil }
+        if !revalidate, let cached, cached.metadata.isFresh(now: Self.now()) {
             count { $0.cacheHits += 1 }
-            return .success(cached.data)
+            return .success(Answer(data: cached.data, etag: cached.metadata.etag))
         }
         guard let easy else { return fail(.transport("could not create a curl handle")) }
 
         var headers = Headers()
         if let range { headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
+        if let ifMatch { headers["If-Match"] = ifMatch }
         if let meta = cached?.metadata {
             if let etag = meta.etag { headers["If-None-Match"] = etag }
             if let lastModified = meta.lastModified { headers["If-Modified-Since"] = lastModified }
@@ -258,7 +275,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                 if response.status == 304, let cached {  // revalidated: the stored bytes are still good
                     store(response, for: key, revalidated: cached.metadata)
                     count { $0.cacheHits += 1 }
-                    return .success(cached.data)
+                    return .success(Answer(data: cached.data, etag: response.headers["ETag"] ?? cached.metadata.etag))
                 }
                 if let range, (200..<300).contains(response.status) {
                     var response = response
@@ -275,7 +292,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                                                + "\(range.lowerBound) (past the end of the file?)"))
                     }
                     store(response, for: key)
-                    return .success(response.body)
+                    return .success(Answer(data: response.body, etag: response.headers["ETag"]))
                 }
                 if let range, response.status == 416 {
                     return fail(.transport("bytes \(range.lowerBound)-\(range.upperBound - 1) are past the end of the file "
@@ -286,7 +303,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                     // Only what looks like a tile is kept: an error page sent with 200 (a proxy, a
                     // quota) must not stand in for the tile on every later run.
                     if response.status == 200, TileFormat(sniffing: response.body) != nil { store(response, for: url) }
-                    return .success(response.body)
+                    return .success(Answer(data: response.body, etag: response.headers["ETag"]))
                 case let status:
                     error = .status(status)
                     retryable = status == 429 || (500...599).contains(status)
@@ -311,7 +328,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                 cache?.remove(key)
             } else if options.serveStaleOnError, let cached, error.isOutage {
                 count { $0.cacheHits += 1 }
-                return .success(cached.data)
+                return .success(Answer(data: cached.data, etag: cached.metadata.etag))
             }
             return fail(error)
         }
@@ -351,7 +368,7 @@ public final class HTTPTileClient: @unchecked Sendable {
 
     // MARK: Plumbing
 
-    private func fail(_ error: HTTPTileError) -> Result<Data, HTTPTileError> {
+    private func fail<T>(_ error: HTTPTileError) -> Result<T, HTTPTileError> {
         count { $0.failures += 1 }
         return .failure(error)
     }

@@ -9,9 +9,22 @@ import Zlib
 /// Directories are kept once read (a few hundred at most). Tiles come back as stored but for the
 /// archive's tile compression, which is undone (gzip; brotli and zstd are refused with a clear
 /// error). Safe to use from several threads.
+///
+/// Over HTTP every range after the header is asked for with If-Match and the header's ETag, as the
+/// PMTiles specification asks. An archive replaced on the server mid-render (a 412, or another ETag)
+/// is read anew once, header and directories, and its tiles taken from the new one; a second change
+/// is an error for every tile after it, rather than tiles of different versions side by side.
 public final class PMTilesSource: TileSource, @unchecked Sendable {
     public let reader: ByteRangeReading
-    public let header: PMTiles.Header
+    /// The archive as read: its header, its version (its ETag over HTTP), and how many times it was
+    /// read anew (0 or 1).
+    private struct Archive {
+        var header: PMTiles.Header
+        var version: String?
+        var generation: Int
+    }
+    private var archive: Archive
+    public var header: PMTiles.Header { lock.withLock { archive.header } }
     public let info: TileSetInfo
     /// The archive's JSON metadata (name, attribution, vector_layers, ...); empty when it has none.
     public let metadata: [String: Any]
@@ -20,9 +33,15 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
     public let maxBytes: Int
 
     private let lock = NSLock()
-    private var directories: [UInt64: [PMTiles.Entry]] = [:]
-    private var directoryOrder: [UInt64] = []
+    /// Directories by the archive's generation and their offset.
+    private var directories: [DirectoryKey: [PMTiles.Entry]] = [:]
+    private var directoryOrder: [DirectoryKey] = []
+    private struct DirectoryKey: Hashable { var generation: Int, offset: UInt64 }
     private static let maxCachedDirectories = 256
+    /// Held while the archive is read anew (one thread does it; the others wait and take its result).
+    private let reopening = NSLock()
+    /// Why no tile is read any more: the archive changed again after it was read anew.
+    private var gaveUp: TileError?
 
     /// A local file. `minZoom` / `maxZoom` narrow the archive's zooms.
     public convenience init(file: URL, minZoom: Int? = nil, maxZoom: Int? = nil, maxBytes: Int = 16 << 20) throws {
@@ -46,16 +65,62 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         self.maxBytes = maxBytes
         let label = reader.label
         func bad(_ reason: String) -> TileError { .badPMTiles(label, reason: reason) }
-        let headBytes: Data
+        let opened: Opened
         do {
-            if let size = reader.size, size < UInt64(PMTiles.headerLength) {
-                headBytes = try reader.read(offset: 0, length: Int(size))
-            } else {
-                headBytes = try reader.read(offset: 0, length: PMTiles.headerLength)
+            opened = try Self.open(reader, fresh: false, maxBytes: maxBytes)
+        } catch is ResourceChanged {
+            // Replaced while its header and root were read: once more, from the server.
+            do { opened = try Self.open(reader, fresh: true, maxBytes: maxBytes) } catch let changed as ResourceChanged {
+                throw bad("\(changed) while its header and directory were read, and again when they were read anew: "
+                          + "render again once it stays the same")
             }
+        }
+        let header = opened.header, meta = opened.metadata
+        archive = Archive(header: header, version: opened.version, generation: 0)
+        metadata = meta
+        let format = header.tileType.format!
+        let lo = max(header.minZoom, minZoom ?? 0)
+        let hi = min(header.maxZoom, maxZoom ?? TileMath.maxZoom, TileMath.maxZoom)
+        guard lo <= hi else {
+            throw bad("its zooms \(header.minZoom)...\(header.maxZoom) do not overlap the requested "
+                      + "\(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
+        }
+        var setInfo = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: format == .pbf ? 512 : 256,
+                                  attribution: (meta["attribution"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+                                  format: format, bounds: header.bounds, name: meta["name"] as? String)
+        setInfo.center = TileSetCenter(longitude: header.centerLongitude, latitude: header.centerLatitude,
+                                       zoom: header.centerZoom)
+        setInfo.vectorLayers = VectorLayerInfo.list(from: meta["vector_layers"])
+        if setInfo.vectorLayers.isEmpty, let json = meta["json"] as? String {
+            // Converted from MBTiles: the TileJSON text of its `json` row.
+            setInfo.vectorLayers = VectorLayerInfo.list(fromJSON: json)
+        }
+        info = setInfo
+        keep(opened.root, DirectoryKey(generation: 0, offset: header.rootDirectoryOffset))
+    }
+
+    /// An archive's header, metadata and root directory, read and checked.
+    private struct Opened {
+        var header: PMTiles.Header
+        var version: String?
+        var metadata: [String: Any]
+        var root: [PMTiles.Entry]
+    }
+
+    /// Reads the archive's header (of the version there now; `fresh`: asked of the server, not the
+    /// cache), then its metadata and root directory of that version. Throws `ResourceChanged` when
+    /// it is replaced meanwhile.
+    private static func open(_ reader: ByteRangeReading, fresh: Bool, maxBytes: Int) throws -> Opened {
+        let label = reader.label
+        func bad(_ reason: String) -> TileError { .badPMTiles(label, reason: reason) }
+        let headBytes: Data, version: String?
+        do {
+            let length = reader.size.map { min($0, UInt64(PMTiles.headerLength)) } ?? UInt64(PMTiles.headerLength)
+            (headBytes, version) = try reader.read(offset: 0, length: Int(length), version: nil, fresh: fresh)
         } catch {
             throw bad("cannot read its header (\(error))")
         }
+        let header: PMTiles.Header
         do { header = try PMTiles.Header(headBytes) } catch { throw bad("\(error)") }
         if let size = reader.size {
             for (name, offset, length) in [("root directory", header.rootDirectoryOffset, header.rootDirectoryLength),
@@ -79,39 +144,23 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         default: throw bad("its tiles are compressed with \(header.tileCompression), which maptrip cannot read "
                            + "(gzip or none)")
         }
-        guard let format = header.tileType.format else {
+        guard header.tileType.format != nil else {
             throw bad("it holds \(header.tileType) tiles; maptrip reads MVT vector tiles and PNG, JPEG and WebP images")
         }
         // Metadata (optional in practice: an empty section is allowed).
         var meta: [String: Any] = [:]
         if header.metadataLength > 0 {
-            let raw = try Self.readSection(reader, header.metadataOffset, header.metadataLength, maxBytes, "metadata", bad)
-            let json = try Self.decompress(raw, header.internalCompression, maxBytes, "metadata", bad)
+            let raw = try readSection(reader, header.metadataOffset, header.metadataLength, maxBytes, "metadata", bad, version: version)
+            let json = try decompress(raw, header.internalCompression, maxBytes, "metadata", bad)
             guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
                 throw bad("its metadata is not a JSON object")
             }
             meta = object
         }
-        metadata = meta
-        let lo = max(header.minZoom, minZoom ?? 0)
-        let hi = min(header.maxZoom, maxZoom ?? TileMath.maxZoom, TileMath.maxZoom)
-        guard lo <= hi else {
-            throw bad("its zooms \(header.minZoom)...\(header.maxZoom) do not overlap the requested "
-                      + "\(minZoom ?? 0)...\(maxZoom ?? TileMath.maxZoom)")
-        }
-        var setInfo = TileSetInfo(minZoom: lo, maxZoom: hi, tileSize: format == .pbf ? 512 : 256,
-                                  attribution: (meta["attribution"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-                                  format: format, bounds: header.bounds, name: meta["name"] as? String)
-        setInfo.center = TileSetCenter(longitude: header.centerLongitude, latitude: header.centerLatitude,
-                                       zoom: header.centerZoom)
-        setInfo.vectorLayers = VectorLayerInfo.list(from: meta["vector_layers"])
-        if setInfo.vectorLayers.isEmpty, let json = meta["json"] as? String {
-            // Converted from MBTiles: the TileJSON text of its `json` row.
-            setInfo.vectorLayers = VectorLayerInfo.list(fromJSON: json)
-        }
-        info = setInfo
         // The root directory, read now so a damaged one fails here, with the file's name.
-        _ = try directory(at: header.rootDirectoryOffset, length: header.rootDirectoryLength, leaf: false)
+        let root = try readDirectory(reader, header, header.rootDirectoryOffset, header.rootDirectoryLength, leaf: false,
+                                     version: version, maxBytes: maxBytes)
+        return Opened(header: header, version: version, metadata: meta, root: root)
     }
 
     public var label: String { reader.label }
@@ -138,7 +187,10 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
             if let data = try tile(key) { return .success(data) }
             return .failure(TileError.missing(key))
         } catch TileError.badPMTiles(let file, let reason) {
-            return .failure(TileError.fetchFailed(key, TileError.badPMTiles(file, reason: reason).description))
+            let error = TileError.badPMTiles(file, reason: reason)
+            // The archive changed again: not this tile's fault, but the end of reading it (the maps stop).
+            if lock.withLock({ gaveUp }) == error { return .failure(error) }
+            return .failure(TileError.fetchFailed(key, error.description))
         } catch let e as TileError {
             return .failure(e)
         } catch {
@@ -148,11 +200,57 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
 
     /// The bytes of one tile (its tile compression undone); nil when the archive has none there.
     public func tile(_ key: TileKey) throws -> Data? {
+        let now = try lock.withLock {
+            if let gaveUp { throw gaveUp }
+            return archive
+        }
+        do {
+            return try tile(key, in: now)
+        } catch let changed as ResourceChanged {
+            let anew = try reopen(after: now, changed)
+            do { return try tile(key, in: anew) } catch let again as ResourceChanged { throw giveUp(again) }
+        }
+    }
+
+    /// Reads the archive anew after it changed under `old`: once (a second change gives up), by one
+    /// thread (the others take what it read).
+    private func reopen(after old: Archive, _ changed: ResourceChanged) throws -> Archive {
+        reopening.lock()
+        defer { reopening.unlock() }
+        let now = try lock.withLock {
+            if let gaveUp { throw gaveUp }
+            return archive
+        }
+        if now.generation > old.generation { return now }
+        guard now.generation == 0 else { throw giveUp(changed) }
+        let opened: Opened
+        do { opened = try Self.open(reader, fresh: true, maxBytes: maxBytes) } catch let again as ResourceChanged {
+            throw giveUp(again)
+        }
+        guard opened.header.tileType.format == info.format else {
+            throw giveUp(ResourceChanged(from: changed.from, to: opened.version), "into an archive of \(opened.header.tileType) tiles")
+        }
+        let anew = Archive(header: opened.header, version: opened.version, generation: now.generation + 1)
+        lock.withLock { archive = anew }
+        keep(opened.root, DirectoryKey(generation: anew.generation, offset: anew.header.rootDirectoryOffset))
+        return anew
+    }
+
+    /// Stops reading tiles: the archive changed again (every later tile gets this error).
+    private func giveUp(_ changed: ResourceChanged, _ how: String = "again after maptrip read it anew") -> TileError {
+        let error = TileError.badPMTiles(label, reason: "\(changed), \(how): its tiles would mix versions of the archive; "
+                                         + "render again once it stays the same")
+        lock.withLock { if gaveUp == nil { gaveUp = error } }
+        return lock.withLock { gaveUp! }
+    }
+
+    private func tile(_ key: TileKey, in archive: Archive) throws -> Data? {
+        let header = archive.header
         guard let id = PMTiles.tileID(key) else { return nil }
         var offset = header.rootDirectoryOffset, length = header.rootDirectoryLength
         var leaf = false
         for _ in 0...PMTiles.maxDirectoryDepth {
-            let entries = try directory(at: offset, length: length, leaf: leaf)
+            let entries = try directory(at: offset, length: length, leaf: leaf, in: archive)
             guard let entry = PMTiles.find(id, in: entries) else { return nil }
             if entry.runLength > 0 {
                 let (start, overflow) = header.tileDataOffset.addingReportingOverflow(entry.offset)
@@ -162,9 +260,9 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
                 }
                 let raw: Data
                 do {
-                    raw = try Self.readSection(reader, start, entry.length, maxBytes, "tile \(key)") {
+                    raw = try Self.readSection(reader, start, entry.length, maxBytes, "tile \(key)", {
                         TileError.badPMTiles(self.label, reason: $0)
-                    }
+                    }, version: archive.version)
                 } catch let e as TileError {
                     throw TileError.fetchFailed(key, e.description)
                 }
@@ -187,45 +285,59 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         throw TileError.badPMTiles(label, reason: "its directories nest deeper than \(PMTiles.maxDirectoryDepth) levels")
     }
 
-    /// A directory, from the cache or read and decoded.
+    /// A directory of an archive, from the cache or read and decoded.
+    private func directory(at offset: UInt64, length: UInt64, leaf: Bool, in archive: Archive) throws -> [PMTiles.Entry] {
+        let key = DirectoryKey(generation: archive.generation, offset: offset)
+        if let d = lock.withLock({ directories[key] }) { return d }
+        let entries = try Self.readDirectory(reader, archive.header, offset, length, leaf: leaf, version: archive.version,
+                                             maxBytes: maxBytes)
+        keep(entries, key)
+        return entries
+    }
+
+    /// A directory of the archive as read now.
     func directory(at offset: UInt64, length: UInt64, leaf: Bool) throws -> [PMTiles.Entry] {
+        try directory(at: offset, length: length, leaf: leaf, in: lock.withLock { archive })
+    }
+
+    private func keep(_ entries: [PMTiles.Entry], _ key: DirectoryKey) {
         lock.lock()
-        if let d = directories[offset] {
-            lock.unlock()
-            return d
+        if directories[key] == nil {
+            directories[key] = entries
+            directoryOrder.append(key)
+            if directoryOrder.count > Self.maxCachedDirectories {
+                directories[directoryOrder.removeFirst()] = nil
+            }
         }
         lock.unlock()
+    }
+
+    /// A directory read and decoded.
+    private static func readDirectory(_ reader: ByteRangeReading, _ header: PMTiles.Header, _ offset: UInt64, _ length: UInt64,
+                                      leaf: Bool, version: String?, maxBytes: Int) throws -> [PMTiles.Entry] {
         let what = leaf ? "a leaf directory" : "the root directory"
-        let bad: (String) -> TileError = { TileError.badPMTiles(self.label, reason: $0) }
+        let bad: (String) -> TileError = { TileError.badPMTiles(reader.label, reason: $0) }
         if leaf, header.leafDirectoriesLength > 0 {
             let end = offset &+ length
             if offset < header.leafDirectoriesOffset || end > header.leafDirectoriesOffset &+ header.leafDirectoriesLength {
                 throw bad("\(what) at \(offset) lies outside the leaf directory section")
             }
         }
-        let raw = try Self.readSection(reader, offset, length, maxBytes, what, bad)
-        let bytes = try Self.decompress(raw, header.internalCompression, maxBytes, what, bad)
-        let entries: [PMTiles.Entry]
-        do { entries = try PMTiles.decodeDirectory(bytes) } catch { throw bad("\(what): \(error)") }
-        lock.lock()
-        if directories[offset] == nil {
-            directories[offset] = entries
-            directoryOrder.append(offset)
-            if directoryOrder.count > Self.maxCachedDirectories {
-                directories[directoryOrder.removeFirst()] = nil
-            }
-        }
-        lock.unlock()
-        return entries
+        let raw = try readSection(reader, offset, length, maxBytes, what, bad, version: version)
+        let bytes = try decompress(raw, header.internalCompression, maxBytes, what, bad)
+        do { return try PMTiles.decodeDirectory(bytes) } catch { throw bad("\(what): \(error)") }
     }
 
+    /// Bytes of the archive, of its version `version` (a change is thrown as it is: `ResourceChanged`).
     static func readSection(_ reader: ByteRangeReading, _ offset: UInt64, _ length: UInt64, _ maxBytes: Int,
-                            _ what: String, _ bad: (String) -> TileError) throws -> Data {
+                            _ what: String, _ bad: (String) -> TileError, version: String?) throws -> Data {
         guard length <= UInt64(maxBytes) else {
             throw bad("\(what) is \(length) bytes long, more than the \(maxBytes) maptrip reads at once")
         }
         do {
-            return try reader.read(offset: offset, length: Int(length))
+            return try reader.read(offset: offset, length: Int(length), version: version, fresh: false).data
+        } catch let changed as ResourceChanged {
+            throw changed
         } catch {
             throw bad("cannot read \(what) (\(error))")
         }

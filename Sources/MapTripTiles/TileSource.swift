@@ -211,6 +211,13 @@ public enum TileError: Error, CustomStringConvertible, Equatable, Sendable, Diag
     /// A tile pyramid request that cannot be rendered.
     case badPyramid(String)
 
+    /// A failure of one tile that ends reading the source (a PMTiles archive that changed on its
+    /// server again after it was read anew): the render stops rather than go on with the tiles left.
+    public var endsSource: Bool {
+        if case .badPMTiles = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .unrecognizedSource(let s, let reason):

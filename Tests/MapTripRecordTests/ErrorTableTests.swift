@@ -39,6 +39,8 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         /// Special files made beside the files: name to "fifo" (a FIFO no one writes to) or to the
         /// path a symbolic link points at (`/dev/zero`).
         case special([String: String])
+        /// Files the row's tile server serves under /files/, /swap/ and /cycle/ (name: bytes).
+        case served([String: [UInt8]])
     }
 
     var testDescription: String { "\(group): \(what)" }
@@ -336,6 +338,11 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                           "street.json": text(#"{"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": [{"id": "roads", "type": "line", "source": "osm", "source-layer": "transportation", "paint": {"line-width": ["concat", "a", "b"]}}]}"#)],
                   arguments: render(),
                   message: "maptrip: error: scene.json:1:46: map.style: style street.json:1:174: layers[0].paint.line-width: Expected number but found string instead."),
+        ErrorCase(group: "Map: tiles and projection", what: "A PMTiles archive over HTTP that keeps changing on its server",
+                  files: ["scene.json": scene(place, #" "map": { "tiles": "<server>/cycle/1/a.pmtiles,b.pmtiles" },"#)],
+                  arguments: render(),
+                  message: #"maptrip: error: map.tiles "<server>/cycle/1/a.pmtiles,b.pmtiles": a URL without {z}/{x}/{y} is read as a PMTiles archive, and this one cannot be: it changed on the server (ETag "614c8b84" became another) while its header and directory were read, and again when they were read anew: render again once it stays the same. Expected an http(s):// URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png, a folder of {z}/{x}/{y}.png|jpg|webp|pbf|mvt tiles, an .mbtiles file or a PMTiles archive (a file, or an http(s):// URL of one)"#,
+                  fault: .served(["a.pmtiles": helsinki, "b.pmtiles": helsinki + [0]])),
         ErrorCase(group: "Map: tiles and projection", what: "A projection PROJ does not know",
                   files: ["scene.json": scene(place, #" "map": { "projection": "EPSG:999999" },"#)], arguments: render(),
                   message: "maptrip: error: scene.json:1:26: map.projection: PROJ does not know 'EPSG:999999': crs not found (use \"globe\", an EPSG or ESRI code such as \"EPSG:3035\", or a PROJ string such as \"+proj=robin\")"),
@@ -924,7 +931,14 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
     static func check(_ c: ErrorCase, existingOutput: Bool) throws {
         if existingOutput && c.output == nil { return }
-        if c.needsServer {
+        if case .served(let files) = c.fault {
+            try HTTPTestServer.withTemporaryDirectory { folder in
+                for (name, bytes) in files { try Data(bytes).write(to: folder.appendingPathComponent(name)) }
+                let server = try HTTPTestServer(files: folder)
+                defer { server.stop() }
+                try Self.run(c, existingOutput: existingOutput, server: "http://127.0.0.1:\(server.port)")
+            }
+        } else if c.needsServer {
             try HTTPTestServer.with { server in try Self.run(c, existingOutput: existingOutput, server: "http://127.0.0.1:\(server.port)") }
         } else {
             try Self.run(c, existingOutput: existingOutput, server: nil)

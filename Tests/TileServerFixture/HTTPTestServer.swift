@@ -21,6 +21,7 @@ public final class HTTPTestServer {
             public var query: String
             public var userAgent: String?
             public var ifNoneMatch: String?
+            public var ifMatch: String?
             public var ifModifiedSince: String?
             public var acceptEncoding: String?
             public var range: String?

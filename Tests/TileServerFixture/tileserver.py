@@ -27,9 +27,15 @@ Routes (z/x/y are integers; the tile is a small PNG whose colour depends on them
                              MAX_SLEEP or the client gives up)
   /gzip/{z}/{x}/{y}.png      200 PNG, gzip-encoded when the client accepts gzip
   /files/{name}              a file of the --files folder, honouring one "Range: bytes=a-b" (206,
-                             or 416 past the end), with an ETag and max-age=3600 (PMTiles)
+                             or 416 past the end), with an ETag and max-age=3600 (PMTiles); 412
+                             when If-Match names another ETag
+  /swap/{n}/{a},{b},...      file a for the first n requests to this path, then b for the next n,
+                             ... (the last one from then on): an archive replaced mid-render
+  /swapnomatch/{n}/{a},...   the same, If-Match not checked (a server that only sends ETags)
+  /cycle/{n}/{a},{b},...     file a for n requests, then b, ..., then a again: an archive that
+                             keeps changing
   /norange/files/{name}      the same file whole (200), whatever Range asks
-  /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch,
+  /_log                      JSON: {"requests": [{path, query, userAgent, ifNoneMatch, ifMatch,
                              ifModifiedSince, acceptEncoding, status}], "maxConcurrent": n}
 Any tile route also takes ?delay=seconds (at most 10) before answering. maxConcurrent is the
 largest number of tile requests that were being handled at the same time.
@@ -126,6 +132,7 @@ class Handler(BaseHTTPRequestHandler):
             "query": url.query,
             "userAgent": self.headers.get("User-Agent"),
             "ifNoneMatch": self.headers.get("If-None-Match"),
+            "ifMatch": self.headers.get("If-Match"),
             "ifModifiedSince": self.headers.get("If-Modified-Since"),
             "acceptEncoding": self.headers.get("Accept-Encoding"),
             "range": self.headers.get("Range"),
@@ -155,7 +162,7 @@ class Handler(BaseHTTPRequestHandler):
             with state_lock:
                 in_flight -= 1
 
-    def serve_file(self, name, ranges):
+    def serve_file(self, name, ranges, if_match=True):
         folder = FILES_DIR
         target = os.path.realpath(os.path.join(folder or "/nonexistent", name))
         if not folder or not target.startswith(os.path.realpath(folder) + os.sep) or not os.path.isfile(target):
@@ -163,8 +170,13 @@ class Handler(BaseHTTPRequestHandler):
             return
         with open(target, "rb") as f:
             body = f.read()
+        etag = '"%08x"' % (zlib.crc32(body) & 0xFFFFFFFF)
         headers = {"Content-Type": "application/octet-stream", "Cache-Control": "public, max-age=3600",
-                   "ETag": '"%08x"' % (zlib.crc32(body) & 0xFFFFFFFF), "Accept-Ranges": "bytes" if ranges else "none"}
+                   "ETag": etag, "Accept-Ranges": "bytes" if ranges else "none"}
+        asked_version = self.headers.get("If-Match")
+        if if_match and asked_version is not None and asked_version not in ("*", etag):
+            self.send(412, b"", {"ETag": etag})
+            return
         asked = self.headers.get("Range") if ranges else None
         m = re.match(r"^bytes=(\d+)-(\d+)$", asked or "")
         if m:
@@ -183,6 +195,16 @@ class Handler(BaseHTTPRequestHandler):
             return
         if path.startswith("/norange/files/"):
             self.serve_file(path[len("/norange/files/"):], False)
+            return
+        m = re.match(r"^/(swap|swapnomatch)/(\d+)/([^/]+)$", path)
+        if m:
+            names = m.group(3).split(",")
+            self.serve_file(names[min((count - 1) // max(int(m.group(2)), 1), len(names) - 1)], True, m.group(1) == "swap")
+            return
+        m = re.match(r"^/cycle/(\d+)/([^/]+)$", path)
+        if m:
+            names = m.group(2).split(",")
+            self.serve_file(names[((count - 1) // max(int(m.group(1)), 1)) % len(names)], True)
             return
         match = TILE.match(path)
         if not match:
