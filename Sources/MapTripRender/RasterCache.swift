@@ -892,11 +892,7 @@ private struct CompositeJob: @unchecked Sendable {
             }
             cr.setOperator(i == 0 ? .source : .over)
             for (surface, column, row) in level.tiles {
-                let m = Int((Double(column) / Double(level.n)).rounded(.down))
-                let c = column - m * level.n
-                let u0 = Double(m) * level.width + Double(c * tileSize)
-                let u1 = min(u0 + Double(tileSize), Double(m + 1) * level.width)
-                let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), level.width)
+                let (u0, v0, u1, v1) = square(column: column, row: row, of: level)
                 let px0 = snap(x(u0), width), px1 = snap(x(u1), width)
                 let py0 = snap(y(v0), height), py1 = snap(y(v1), height)
                 if px1 <= px0 || py1 <= py0 { continue }
@@ -913,6 +909,16 @@ private struct CompositeJob: @unchecked Sendable {
             }
         }
         cr.setOperator(.over)
+    }
+
+    /// The square of an (unwrapped) tile in its level's pixels: [u0, u1) x [v0, v1), the last column
+    /// and row cut at the world's edge.
+    private func square(column: Int, row: Int, of level: Level) -> (u0: Double, v0: Double, u1: Double, v1: Double) {
+        let m = Int((Double(column) / Double(level.n)).rounded(.down))
+        let c = column - m * level.n
+        let u0 = Double(m) * level.width + Double(c * tileSize)
+        let v0 = Double(row * tileSize)
+        return (u0, v0, min(u0 + Double(tileSize), Double(m + 1) * level.width), min(v0 + Double(tileSize), level.width))
     }
 
     /// A turned frame: each tile painted through the frame's turn, bilinearly, inside its square's
@@ -935,11 +941,7 @@ private struct CompositeJob: @unchecked Sendable {
             }
             cr.setOperator(i == 0 ? .source : .over)
             for (surface, column, row) in level.tiles {
-                let m = Int((Double(column) / Double(level.n)).rounded(.down))
-                let c = column - m * level.n
-                let u0 = Double(m) * level.width + Double(c * tileSize)
-                let u1 = min(u0 + Double(tileSize), Double(m + 1) * level.width)
-                let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), level.width)
+                let (u0, v0, u1, v1) = square(column: column, row: row, of: level)
                 if i == 0, level.alpha >= 1, resamples, let rows,
                    Kernels.resampleTurned(surface.pixels, into: cr.surface.pixels, firstRow: rows.lowerBound, rows: rows,
                                           inverse: inverse, u0: u0, v0: v0, u1: u1, v1: v1) {
