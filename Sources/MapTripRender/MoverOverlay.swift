@@ -60,10 +60,18 @@ public final class MoverOverlay: Overlay {
             cr.setSource(color)
             cr.stroke()
         }
+        // maptrip's own stroker where the frame is an image (as the route's lines): Cairo's stroke of a
+        // thousand travelled lines took most of a frame.
+        let target = drawsLines ? PixelTarget(cr) : nil
+        let casing = Color(red: 1, green: 1, blue: 1, alpha: 0.9)
         for mover in movers where drawsLines && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
             let pieces = frame.visibleLines(prefix)
-            stroke(pieces, Color(red: 1, green: 1, blue: 1, alpha: 0.9), width * 1.8)
+            if !(mover.track < colored.count && colored[mover.track] != nil), let target,
+               target.stroke(pieces.filter { $0.count > 1 }, passes: [(casing, width * 1.8), (tracks[mover.track].color, width)]) {
+                continue
+            }
+            stroke(pieces, casing, width * 1.8)
             if mover.track < colored.count, let coloring = colored[mover.track] {
                 // Coloured by a value: one stroke per colour step.
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
