@@ -269,6 +269,13 @@ public struct PixelTransform: Equatable, Sendable {
         return ((d * u - b * v) / det, (-c * u + a * v) / det)
     }
 
+    /// The map back from frame pixels to the plane (what `plane(atPixel:)` computes, as a transform).
+    public var inverted: PixelTransform {
+        let det = a * d - b * c
+        return PixelTransform(a: d / det, b: -b / det, c: -c / det, d: a / det, offsetX: (b * offsetY - d * offsetX) / det,
+                              offsetY: (c * offsetX - a * offsetY) / det, scale: 1 / scale)
+    }
+
     /// The transforms for a Web Mercator viewport: one per copy of the world it shows (several near
     /// the antimeridian or when zoomed far out).
     public static func copies(for viewport: Viewport) -> [PixelTransform] {

@@ -67,12 +67,13 @@ public final class MoverOverlay: Overlay {
         for mover in movers where drawsLines && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
             let pieces = frame.visibleLines(prefix)
-            if !(mover.track < colored.count && colored[mover.track] != nil), let target,
+            let coloring = mover.track < colored.count ? colored[mover.track] : nil
+            if coloring == nil, let target,
                target.stroke(pieces.filter { $0.count > 1 }, passes: [(casing, width * 1.8), (tracks[mover.track].color, width)]) {
                 continue
             }
             stroke(pieces, casing, width * 1.8)
-            if mover.track < colored.count, let coloring = colored[mover.track] {
+            if let coloring {
                 // Coloured by a value: one stroke per colour step.
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
                     stroke(runs.flatMap { frame.visibleLines($0) }, coloring.coloring.color(bucket: bucket), width)
@@ -127,9 +128,11 @@ public final class MoverOverlay: Overlay {
     }
 }
 
-/// A playback's clock (`playback.clock`): the recorded time (in its zone, `PlaybackClock.zone`) or, in a ghost race, the time since
-/// the start, on a card at the bottom left of the safe area (clear of the title at the top, the
-/// distance counter at the top left and the credit at the bottom right); it dips across a cut.
+/// A playback's clock (`playback.clock`): the recorded time (in its zone: the recording's own,
+/// `playback.timeZone`, else UTC) or,
+/// in a ghost race, the time since the start, on a card at the bottom left of the safe area (clear of
+/// the title at the top, the distance counter at the top left and the credit at the bottom right); it
+/// dips across a cut.
 public final class ClockOverlay: Overlay {
     private let text = TextCache()
 

@@ -220,10 +220,11 @@ final class RasterCache {
     /// the level's lower end would cross).
     func isSteady(level k: Int, scale: Double, layers: [MapLayer], frameZoom: Double? = nil) -> Bool {
         let high = zoom(level: k, scale: scale)
-        let low = frameZoom.map { min($0, high) } ?? (k > 0 ? zoom(level: k - 1, scale: scale) : -Double.infinity)
+        let frame = frameZoom.map { min($0, high) }
+        let low = frame ?? (k > 0 ? zoom(level: k - 1, scale: scale) : -Double.infinity)
         let e = 1e-9
         for layer in layers {
-            var samples = [high, frameZoom.map { min($0, high) } ?? (low.isFinite ? low + e : high - 1 / Double(stepsPerZoom))]
+            var samples = [high, frame ?? (low.isFinite ? low + e : high - 1 / Double(stepsPerZoom))]
             for p in [layer.minZoom - layer.fadeIn, layer.minZoom, layer.maxZoom - layer.fadeOut, layer.maxZoom]
             where p > low && p <= high {
                 samples += [p, p - e]
@@ -928,9 +929,8 @@ private struct CompositeJob: @unchecked Sendable {
         for (i, level) in levels.enumerated() {
             let t = level.transform
             // Frame point to level point, for the kernel.
-            let det = t.a * t.d - t.b * t.c
-            let inverse = [t.d / det, -t.b / det, (t.b * t.offsetY - t.d * t.offsetX) / det,
-                           -t.c / det, t.a / det, (t.c * t.offsetX - t.a * t.offsetY) / det]
+            let back = t.inverted
+            let inverse = [back.a, back.b, back.offsetX, back.c, back.d, back.offsetY]
             if i == 0 {
                 // Where the frame reaches past the world's top or bottom: no map there.
                 let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]

@@ -108,9 +108,14 @@ public final class StyledMap: BaseMap, CacheableMap {
     /// Vector tiles decoded so far over the style's sets (each set once however many sources name
     /// it), and how many distinct tiles they were: equal when each was decoded once.
     public var vectorTilesDecoded: (decodes: Int, distinct: Int) {
-        var sets: [ObjectIdentifier: VectorTileSet] = [:]
-        for s in vectorSources.values { sets[ObjectIdentifier(s.vectorSet)] = s.vectorSet }
-        return sets.values.reduce((0, 0)) { ($0.0 + $1.decodeCount, $0.1 + $1.distinctDecoded) }
+        tileSets.map(\.vectorSet).reduce((0, 0)) { ($0.0 + $1.decodeCount, $0.1 + $1.distinctDecoded) }
+    }
+
+    /// The style's vector tile sets, each once: a style's sources are often one set under several names.
+    private var tileSets: [StyledTiles] {
+        var sets: [ObjectIdentifier: StyledTiles] = [:]
+        for set in vectorSources.values { sets[ObjectIdentifier(set)] = set }
+        return Array(sets.values)
     }
 
     // MARK: Preparing
@@ -151,10 +156,8 @@ public final class StyledMap: BaseMap, CacheableMap {
     public func prepare(for all: [Viewport]) throws {
         let reprojected = all.filter(Self.reprojects), viewports = all.filter { !Self.reprojects($0) }
         let rasterKeys = reprojected.flatMap { reprojection.neededTiles(for: $0) }
-        // A style's vector sources are often one set under several names: each set loaded once.
-        var sets: [ObjectIdentifier: StyledTiles] = [:]
-        for set in vectorSources.values { sets[ObjectIdentifier(set)] = set }
-        for set in sets.values {
+        // Each set loaded once, whatever names the style gives it.
+        for set in tileSets {
             var keys = vectorKeys(forRasterTiles: rasterKeys, in: set), seen = Set(keys)
             for v in reprojected { for k in labelTiles(v, in: set) where seen.insert(k).inserted { keys.append(k) } }
             for v in viewports {

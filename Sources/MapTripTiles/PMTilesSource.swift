@@ -78,7 +78,7 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         let header = opened.header, meta = opened.metadata
         archive = Archive(header: header, version: opened.version, generation: 0)
         metadata = meta
-        let format = header.tileType.format!
+        let format = opened.format
         let lo = max(header.minZoom, minZoom ?? 0)
         let hi = min(header.maxZoom, maxZoom ?? TileMath.maxZoom, TileMath.maxZoom)
         guard lo <= hi else {
@@ -102,6 +102,8 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
     /// An archive's header, metadata and root directory, read and checked.
     private struct Opened {
         var header: PMTiles.Header
+        /// Its tiles' format (one maptrip reads).
+        var format: TileFormat
         var version: String?
         var metadata: [String: Any]
         var root: [PMTiles.Entry]
@@ -144,7 +146,7 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         default: throw bad("its tiles are compressed with \(header.tileCompression), which maptrip cannot read "
                            + "(gzip or none)")
         }
-        guard header.tileType.format != nil else {
+        guard let format = header.tileType.format else {
             throw bad("it holds \(header.tileType) tiles; maptrip reads MVT vector tiles and PNG, JPEG and WebP images")
         }
         // Metadata (optional in practice: an empty section is allowed).
@@ -160,7 +162,7 @@ public final class PMTilesSource: TileSource, @unchecked Sendable {
         // The root directory, read now so a damaged one fails here, with the file's name.
         let root = try readDirectory(reader, header, header.rootDirectoryOffset, header.rootDirectoryLength, leaf: false,
                                      version: version, maxBytes: maxBytes)
-        return Opened(header: header, version: version, metadata: meta, root: root)
+        return Opened(header: header, format: format, version: version, metadata: meta, root: root)
     }
 
     public var label: String { reader.label }

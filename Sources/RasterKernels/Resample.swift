@@ -39,7 +39,7 @@ extension Kernels {
     /// Paints a turned tile (premultiplied BGRA `tile`, whose pixel 0 is level pixel (u0 - 1, v0 - 1))
     /// into frame rows `rows` of `target` (whose row 0 is frame row `firstRow`): every pixel whose
     /// centre `inverse` (a, b, c, d, e, f: level point (a x + b y + c, d x + e y + f) of frame point
-    /// (x, y)) takes into the square [u0, u1) x [v0, v1), sampled bilinearly (pixman's 7-bit weights).
+    /// (x, y)) takes into the square [u0, u1) x [v0, v1), sampled bilinearly (6-bit weights down, 7 across).
     /// Neighbouring squares share the frame's pixels out exactly. False when it cannot (positions
     /// beyond its fixed point): paint the tile otherwise.
     public static func resampleTurned(_ tile: PixelPlane, into target: PixelPlane, firstRow: Int, rows: Range<Int>,

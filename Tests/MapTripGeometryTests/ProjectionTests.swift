@@ -631,3 +631,29 @@ extension GlobeClippingProjectionTests {
         }
     }
 }
+
+@Suite struct PixelTransformInverseTests {
+    /// `inverted` takes a frame pixel back to the plane point `plane(atPixel:)` gives, and composed
+    /// with the transform gives the point back, for seeded turns, scales and offsets.
+    @Test func theInverseTakesPixelsBackToThePlane() {
+        var seed: UInt64 = 0x5EED
+        func next() -> Double {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Double(seed >> 11) / Double(1 << 53)
+        }
+        for _ in 0..<50 {
+            let t = PixelTransform(scale: 10 + next() * 1000, cos: 1, sin: 0, centerX: next(), centerY: next(),
+                                   frameX: next() * 1920, frameY: next() * 1080)
+            let r = next() * 2 * .pi
+            let turned = PixelTransform(scale: t.scale, cos: cos(r), sin: sin(r), centerX: next(), centerY: next(),
+                                        frameX: next() * 1920, frameY: next() * 1080)
+            for m in [t, turned] {
+                let back = m.inverted
+                let (px, py) = (next() * 1920, next() * 1080)
+                let (u, v) = m.plane(atPixel: px, py)
+                #expect(abs(back.x(px, py) - u) < 1e-12 && abs(back.y(px, py) - v) < 1e-12)
+                #expect(abs(m.x(u, v) - px) < 1e-6 && abs(m.y(u, v) - py) < 1e-6)
+            }
+        }
+    }
+}

@@ -135,9 +135,8 @@ import TestBasics
         let r = turn.degrees * .pi / 180, s = turn.scale
         // Level pixel (u, v) to frame: turned, scaled, the level's origin at frame (40, 30).
         let t = PixelTransform(a: s * cos(r), b: -s * sin(r), c: s * sin(r), d: s * cos(r), offsetX: 40, offsetY: 30, scale: s)
-        let det = t.a * t.d - t.b * t.c
-        let inverse = [t.d / det, -t.b / det, (t.b * t.offsetY - t.d * t.offsetX) / det,
-                       -t.c / det, t.a / det, (t.c * t.offsetX - t.a * t.offsetY) / det]
+        let back = t.inverted
+        let inverse = [back.a, back.b, back.offsetX, back.c, back.d, back.offsetY]
         let size = 96
         func paint(kernel: Bool, squares: [(Double, Double)]) throws -> ImageSurface {
             let frame = try ImageSurface(width: size, height: size)

@@ -113,8 +113,7 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
     const int32_t dfu = (int32_t)lrint(ia * 65536), dfv = (int32_t)lrint(id * 65536);
     const int maxx = src_width - 2, maxy = src_height - 2;
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    const int avx2 = __builtin_cpu_supports("avx2");
+    const int avx2 = maptrip_resample_available();
 #else
     const int avx2 = 0;
 #endif

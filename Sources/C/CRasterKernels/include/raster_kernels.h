@@ -62,7 +62,8 @@ int maptrip_resample_bilinear(uint8_t *dst, ptrdiff_t dst_stride, int width, int
 /// pixels, `inverse` (a, b, c, d, e, f) mapping a frame point (x, y) to level point
 /// (a x + b y + c, d x + e y + f); the square's half-open edges share a frame's pixels out exactly
 /// among neighbouring tiles. Each is the premultiplied BGRA `src` (the tile, whose pixel 0 is level
-/// pixel u0 - 1, v0 - 1: a one-pixel border) sampled bilinearly with 7-bit weights (pixman's).
+/// pixel u0 - 1, v0 - 1: a one-pixel border) sampled bilinearly: 6-bit weights down (as the scale
+/// kernel's), 7-bit across (pixman's), rounded once.
 /// Returns 1 when done, 0 when positions would leave 16.16 fixed point's range (paint the tile
 /// otherwise then: rows may have been written, and are painted over).
 int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
