@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "Zlib", "LibXML2", "Exif", "RasterKernels", "TestBasics"]),
+                                   "Zlib", "LibXML2", "Exif", "RasterKernels", "Heap", "TestBasics"]),
         .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
         .testTarget(name: "MapTripTracksTests", dependencies: ["MapTripTracks", "MapTripGeometry", "MapTripSupport", "TestBasics"],
                     exclude: ["Fixtures"]),

@@ -227,8 +227,9 @@ public struct RenderJob {
         let text = DispatchGroup()
         DispatchQueue.global().async(group: text) { TextSetup.warmUp() }
         defer { text.wait() }
-        // Before the encoder allocates its pictures (see `Heap.avoidHugePages`).
+        // Before the encoder allocates its pictures (see `Heap.avoidHugePages`, `Heap.fillNewBlocks`).
         Heap.avoidHugePages()
+        Heap.fillNewBlocks()
         let prepared = try prepare()
         let scene = prepared.scene, format = prepared.format
         let plan = prepared.plan

@@ -253,6 +253,7 @@ func encodeOnly(_ framesPath: String, _ flagsPath: String, _ width: Int, _ heigh
     defer { try? FileManager.default.removeItem(atPath: out) }
     // The floor as a render runs it: without transparent huge pages (see `RenderJob.run`).
     Heap.avoidHugePages()
+    Heap.fillNewBlocks()
     let (settings, _) = try CodecProfile.profile(for: .h264).settings(
         options: EncodingOptions(preset: preset, threads: threads), width: width, height: height, fps: fps, transparent: false)
     let (seconds, frames) = try encodeCaptured(framesPath, flagsPath, settings: settings, format: "mp4", out: out,

@@ -11,6 +11,10 @@ static inline int maptrip_malloc_is_glibc(void) {
     return dlsym(RTLD_DEFAULT, "__asan_init") == NULL && dlsym(RTLD_DEFAULT, "__tsan_init") == NULL;
 }
 
+// Every block malloc returns filled with `byte ^ 0xff`, every freed block with `byte` (M_PERTURB; as
+// MALLOC_PERTURB_ does from the environment). Returns mallopt's status (1: done).
+static inline int maptrip_malloc_perturb(int byte) { return mallopt(M_PERTURB, byte); }
+
 // Transparent huge pages for the whole process, off (prctl is variadic: Swift cannot call it).
 static inline int maptrip_disable_transparent_huge_pages(void) { return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0); }
 // Whether they are off for the process: 1, 0, or -1 where the kernel cannot tell.
