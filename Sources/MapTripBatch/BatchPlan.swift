@@ -57,6 +57,15 @@ public struct BatchOptions: Sendable, Equatable {
         return o
     }
 
+    /// Refuses what a batch cannot write: a clip is one file per scene (its poster, its metadata for
+    /// the re-run's check beside it), and a PNG sequence is a folder of files.
+    public func checkClipFormat() throws {
+        if format == .png || codec == .png {
+            throw BatchError("a batch writes one clip per scene, and a PNG sequence is a folder of files: pick mp4, "
+                             + "webm, mov or gif, or render a scene's frames with maptrip render S.json -o S_%05d.png")
+        }
+    }
+
     /// The clips' extension: the format's first one (mp4 by default).
     public var fileExtension: String { format?.extensions.first ?? "mp4" }
 

@@ -105,6 +105,7 @@ struct BatchCommand: ParsableCommand {
                                      width: encoding.width, fps: encoding.fps)
             var plan = try BatchPlan.discover(scenes, outputFolder: folder)
             let options = plan.defaults.overridden(by: asked)
+            try options.checkClipFormat()
             if options.fileExtension != plan.defaults.fileExtension {
                 plan = try BatchPlan.discover(scenes, outputFolder: folder, fileExtension: options.fileExtension)
             }
