@@ -64,14 +64,29 @@ public final class MoverOverlay: Overlay {
         // thousand travelled lines took most of a frame.
         let target = drawsLines ? PixelTarget(cr) : nil
         let casing = Color(red: 1, green: 1, blue: 1, alpha: 0.9)
+        // Lines in one colour wait to be stroked together, in order (one call for a thousand movers:
+        // `PixelTarget.stroke(_ groups:)`), until a line coloured by value, which Cairo strokes.
+        var waiting: [(pieces: [[(x: Double, y: Double)]], color: Color)] = []
+        func strokeWaiting() {
+            guard !waiting.isEmpty else { return }
+            defer { waiting.removeAll() }
+            if let target, target.stroke(waiting.map { target.group($0.pieces, passes: [(casing, width * 1.8), ($0.color, width)]) }) {
+                return
+            }
+            for line in waiting {
+                stroke(line.pieces, casing, width * 1.8)
+                stroke(line.pieces, line.color, width)
+            }
+        }
         for mover in movers where drawsLines && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
             let pieces = frame.visibleLines(prefix)
             let coloring = mover.track < colored.count ? colored[mover.track] : nil
-            if coloring == nil, let target,
-               target.stroke(pieces.filter { $0.count > 1 }, passes: [(casing, width * 1.8), (tracks[mover.track].color, width)]) {
+            if coloring == nil, target != nil {
+                waiting.append((pieces.filter { $0.count > 1 }, tracks[mover.track].color))
                 continue
             }
+            strokeWaiting()
             stroke(pieces, casing, width * 1.8)
             if let coloring {
                 // Coloured by a value: one stroke per colour step.
@@ -82,6 +97,7 @@ public final class MoverOverlay: Overlay {
                 stroke(pieces, tracks[mover.track].color, width)
             }
         }
+        strokeWaiting()
         guard drawsMovers else { return }
         // Where each photo along a track was placed (`photos`): a white dot ringed in its mover's colour,
         // under the movers.

@@ -1,3 +1,4 @@
+import Foundation
 import Cairo
 import MapTripGeometry
 import MapTripScene
@@ -35,8 +36,7 @@ struct PixelTarget {
     /// passes in one call (in two bands of rows at once, see `inBands`): drawn whole, or (out of
     /// memory only: the CPU was checked) false, for Cairo to stroke instead.
     func stroke(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> Bool {
-        var xy = Self.flattened(lines)
-        return stroke(xy: &xy, counts: lines.map { Int32($0.count) }, passes: passes)
+        stroke([group(lines, passes: passes)])
     }
 
     /// The lines' points as x, y pairs, one line after another (as the C strokers take them).
@@ -55,15 +55,62 @@ struct PixelTarget {
     /// The same for lines given as x, y pairs in user space (`xy`, moved to the surface's pixels in
     /// place) and their points' counts.
     func stroke(xy: inout [Double], counts: [Int32], passes: [(color: Color, width: Double)]) -> Bool {
-        if dx != 0 || dy != 0 {
-            for i in stride(from: 0, to: xy.count - 1, by: 2) {
-                xy[i] += dx
-                xy[i + 1] += dy
-            }
+        shift(&xy)
+        return stroke([StrokeGroup(xy: xy, counts: counts, passes: passes)])
+    }
+
+    /// Lines stroked once per pass of their own (a travelled line's casing, then its colour), as one
+    /// `stroke` call makes them.
+    struct StrokeGroup {
+        /// The points as x, y pairs in the surface's pixels, one line after another, and each line's count.
+        var xy: [Double]
+        var counts: [Int32]
+        var widths: [Double], colors: [Double]
+
+        init(xy: [Double], counts: [Int32], passes: [(color: Color, width: Double)]) {
+            self.xy = xy
+            self.counts = counts
+            widths = passes.map(\.width)
+            colors = passes.flatMap(\.color.rgba)
         }
-        let xy = xy, widths = passes.map(\.width), colors = passes.flatMap(\.color.rgba)
+    }
+
+    /// A group of lines (user space) for `stroke(_ groups:)`.
+    func group(_ lines: [[(x: Double, y: Double)]], passes: [(color: Color, width: Double)]) -> StrokeGroup {
+        var xy = Self.flattened(lines)
+        shift(&xy)
+        return StrokeGroup(xy: xy, counts: lines.map { Int32($0.count) }, passes: passes)
+    }
+
+    /// Strokes each group in turn, all in one call: each band of rows draws every group in order, so
+    /// the pixels are those of one `stroke` call per group, with the bands split once rather than once
+    /// per group (a thousand travelled lines each in their two bands made 2,000 jobs a frame, and 14% of
+    /// the render's CPU went to the threads' waking and sleeping). A band that runs out of memory
+    /// resumes at the group it could not draw, none drawn twice.
+    func stroke(_ groups: [StrokeGroup]) -> Bool {
+        guard !groups.isEmpty else { return true }
+        let resume = BandProgress()
         return inBands { pixels, clip in
-            Kernels.strokeRound(pixels, clip: clip, xy: xy, counts: counts, widths: widths, colors: colors)
+            var g = resume.start(band: clip.y0)
+            while g < groups.count {
+                let group = groups[g]
+                guard Kernels.strokeRound(pixels, clip: clip, xy: group.xy, counts: group.counts, widths: group.widths,
+                                          colors: group.colors) else {
+                    resume.stop(band: clip.y0, at: g)
+                    return false
+                }
+                g += 1
+            }
+            return true
+        }
+    }
+
+    /// Moves x, y pairs from user space to the surface's pixels.
+    private func shift(_ xy: inout [Double]) {
+        guard dx != 0 || dy != 0 else { return }
+        for i in stride(from: 0, to: xy.count - 1, by: 2) {
+            xy[i] += dx
+            xy[i + 1] += dy
         }
     }
 
@@ -122,6 +169,14 @@ struct PixelTarget {
     /// frames (the route, tiles drawn alone) 2.93-3.03 -> 2.19-2.23 ms, the globe's (land, lakes and
     /// borders from the vectors) 4.97-5.04 -> 3.98-4.11, Robinson's 3.63-3.65 -> 2.88-3.07.
     static let bandRows = 128
+}
+
+/// Where each band of a grouped stroke stopped (by its first row), for the try after it ran out of memory.
+private final class BandProgress: @unchecked Sendable {
+    private var stopped: [Int: Int] = [:]
+    private let lock = NSLock()
+    func start(band: Int) -> Int { lock.withLock { stopped[band] ?? 0 } }
+    func stop(band: Int, at group: Int) { lock.withLock { stopped[band] = group } }
 }
 
 /// Values handed to the threads drawing the bands, each of which only reads them (or writes its own

@@ -140,29 +140,45 @@ public final class RouteOverlay: OverlayFastPaths {
         cr.setLineCap(.round)
         // Solid lines are drawn by maptrip's own stroker where the context lets it (see `RoundStroke`).
         let target = strokesItself ? PixelTarget(cr) : nil
+        // Solid strokes wait to be drawn together, in order (`PixelTarget.stroke(_ groups:)`), until a
+        // dashed one, which Cairo draws.
+        var waiting: [LegStroke] = []
+        func strokeWaiting() {
+            guard !waiting.isEmpty else { return }
+            defer { waiting.removeAll() }
+            if let target, target.stroke(waiting.map { target.group($0.lines, passes: $0.passes) }) { return }
+            for stroke in waiting { Self.strokeWithCairo(stroke, in: cr) }
+        }
         for stroke in strokes(frame) {
-            if stroke.dash.isEmpty, let target,
-               target.stroke(stroke.lines, passes: stroke.passes) {
+            if stroke.dash.isEmpty, target != nil {
+                waiting.append(stroke)
                 continue
             }
-            cr.newPath()
-            for line in stroke.lines {
-                cr.move(to: line[0].x, line[0].y)
-                for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-            }
-            if let outline = stroke.outline {
-                cr.setDash([])
-                cr.setLineCap(.round)
-                cr.setLineWidth(outline.width)
-                cr.setSource(outline.color)
-                cr.strokePreserve()
-            }
-            cr.setDash(stroke.dash)
-            cr.setLineCap(stroke.dash.isEmpty ? .round : .butt)
-            cr.setLineWidth(stroke.width)
-            cr.setSource(stroke.color)
-            cr.stroke()
+            strokeWaiting()
+            Self.strokeWithCairo(stroke, in: cr)
         }
+        strokeWaiting()
+    }
+
+    /// Strokes one of the legs' strokes with Cairo (its outline first).
+    private static func strokeWithCairo(_ stroke: LegStroke, in cr: Context) {
+        cr.newPath()
+        for line in stroke.lines {
+            cr.move(to: line[0].x, line[0].y)
+            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+        }
+        if let outline = stroke.outline {
+            cr.setDash([])
+            cr.setLineCap(.round)
+            cr.setLineWidth(outline.width)
+            cr.setSource(outline.color)
+            cr.strokePreserve()
+        }
+        cr.setDash(stroke.dash)
+        cr.setLineCap(stroke.dash.isEmpty ? .round : .butt)
+        cr.setLineWidth(stroke.width)
+        cr.setSource(stroke.color)
+        cr.stroke()
     }
 
     /// Draws the legs straight into an I420 picture (`Kernels.strokeRound`): the pixels `draw`
