@@ -34,6 +34,9 @@ final class StyleSprite {
 
     var isEmpty: Bool { icons.values.allSatisfy(\.isEmpty) }
 
+    /// The names of its icons (at either ratio): what `["image", name]` finds available.
+    private(set) var names: Set<String> = []
+
     /// Reads the sprite `sprite` (the style's value: a URL or path, or a JSON array of `{id, url}`)
     /// of a style file, over HTTP with `http` when it is a URL.
     init(sprite: String, styleFile: String?, http: HTTPTileOptions) {
@@ -56,6 +59,7 @@ final class StyleSprite {
             }
         }
         if isEmpty { problem = problems.first ?? "it lists no icons" }
+        names = Set(icons.values.flatMap(\.keys))
     }
 
     /// An SDF icon in a colour: its alpha a distance from the outline, the outline at 0.75 (MapLibre's
