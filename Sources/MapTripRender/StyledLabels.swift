@@ -49,6 +49,9 @@ final class StyledLabels {
         var color: Color
         var textFit = "none"
         var fitPadding = [0.0, 0, 0, 0]
+        /// Clockwise turn about the anchor (radians): `icon-rotate`, plus the line's direction for an
+        /// icon along a line aligned with the map (`icon-rotation-alignment` map, or auto).
+        var rotation = 0.0
     }
 
     /// A label placed in the last frame: its kind, anchor and boxes (one a glyph along a line), and
@@ -62,8 +65,10 @@ final class StyledLabels {
         var boxes: [Box]
         var path: LinePath?
         var glyphs: [LineLabels.Glyph] = []
-        /// Where its icon was drawn (frame pixels; nil: none).
+        /// Where its icon was drawn (frame pixels, the box around it when turned; nil: none), and
+        /// its turn (radians, clockwise).
         var icon: Box?
+        var iconRotation = 0.0
     }
 
     private var candidates: [Candidate] = []
@@ -214,7 +219,8 @@ final class StyledLabels {
                           offset: offset.count == 2 ? (offset[0] * size, offset[1] * size) : (0, 0), opacity: opacity,
                           color: layer.color("icon-color", zoom: zoom, feature: f.style),
                           textFit: layer.string("icon-text-fit", zoom: zoom, feature: f.style),
-                          fitPadding: padding.count == 4 ? padding : [0, 0, 0, 0])
+                          fitPadding: padding.count == 4 ? padding : [0, 0, 0, 0],
+                          rotation: layer.number("icon-rotate", zoom: zoom, feature: f.style) * .pi / 180)
     }
 
     /// A feature's `icon-image` in a layer ("" for none): `["image", ...]` and `coalesce` of images
@@ -377,6 +383,8 @@ final class StyledLabels {
     private func collectLineIcons(_ layer: StyleLayer, _ lines: TileLines, zoom: Double, transform t: PixelTransform,
                                   padding: Double, allowOverlap: Bool, ignorePlacement: Bool, repeatDistance: Double) {
         let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
+        // Turned with the line (its direction, as drawn), unless held upright to the frame.
+        let alongLine = layer.string("icon-rotation-alignment", zoom: zoom) != "viewport"
         for group in lines.groups {
             let f = lines.features[group.feature]
             var icon = group.icon.isEmpty ? nil : self.icon(layer, f, zoom: zoom)
@@ -398,6 +406,12 @@ final class StyledLabels {
                     var at = c
                     at.x = t.x(a.x, a.y)
                     at.y = t.y(a.x, a.y)
+                    if alongLine, icon != nil {
+                        let p = line.points[a.segment], q = line.points[a.segment + 1]
+                        if let from = pixel(t, p.x, p.y), let to = pixel(t, q.x, q.y), from != to {
+                            at.icon?.rotation += atan2(to.y - from.y, to.x - from.x)
+                        }
+                    }
                     candidates.append(at)
                 }
             }
@@ -502,12 +516,14 @@ final class StyledLabels {
             if c.repeatDistance > 0, let near = shown[repeatKey],
                near.contains(where: { hypot($0.x - ax, $0.y - ay) < c.repeatDistance }) { continue }
             // The icon at the anchor, the text beside it: one box, padded, around both.
-            var icon: (image: StyleSprite.Icon, box: Box)?
+            // (`rect` unturned, `box` around it as turned about the anchor.)
+            var icon: (image: StyleSprite.Icon, rect: Box, box: Box)?
             if let i = c.icon {
                 if let image = sprite?.icon(i.name, scale: scale) {
                     let w = image.width * i.size * scale, h = image.height * i.size * scale
                     let (x, y) = Self.corner(i.anchor, x: ax + i.offset.x * scale, y: ay + i.offset.y * scale, width: w, height: h)
-                    icon = (image, Box(minX: x, minY: y, maxX: x + w, maxY: y + h))
+                    let rect = Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
+                    icon = (image, rect, Self.turned(rect, i.rotation, about: (ax, ay)))
                 } else {
                     missingIcons.insert(i.name)
                 }
@@ -519,8 +535,9 @@ final class StyledLabels {
                 let (w, h) = l.size
                 at = Self.corner(c.anchor, x: ax + c.offset.x * scale, y: ay + c.offset.y * scale, width: w, height: h)
                 if let i = c.icon, let fitted = icon, i.textFit != "none" {
-                    icon?.box = Self.fit(fitted.box, text: Box(minX: at.x, minY: at.y, maxX: at.x + w, maxY: at.y + h),
-                                         i.textFit, padding: i.fitPadding.map { $0 * scale })
+                    let rect = Self.fit(fitted.rect, text: Box(minX: at.x, minY: at.y, maxX: at.x + w, maxY: at.y + h),
+                                        i.textFit, padding: i.fitPadding.map { $0 * scale })
+                    icon = (fitted.image, rect, Self.turned(rect, i.rotation, about: (ax, ay)))
                     ink = icon!.box
                 }
                 ink.add(at.x, at.y)
@@ -533,10 +550,22 @@ final class StyledLabels {
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)
             if c.repeatDistance > 0 { shown[repeatKey, default: []].append((ax, ay)) }
-            if let icon, let i = c.icon { drawIcon(icon.image, in: icon.box, opacity: i.opacity, color: i.color, cr) }
+            if let icon, let i = c.icon {
+                if i.rotation == 0 {
+                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
+                } else {
+                    // Its rectangle drawn turned about the anchor.
+                    cr.save()
+                    cr.translate(ax, ay)
+                    cr.rotate(i.rotation)
+                    cr.translate(-ax, -ay)
+                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
+                    cr.restore()
+                }
+            }
             if let l { text.draw(l, c.style, x: at.x, y: at.y, scale: scale, in: cr) }
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
-                                        icon: icon?.box))
+                                        icon: icon?.box, iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
             placed += 1
         }
         drawAlong(along, in: cr)
@@ -558,6 +587,16 @@ final class StyledLabels {
         if fit == "width" || fit == "both" { b.minX = text.minX - p[3]; b.maxX = text.maxX + p[1] }
         if fit == "height" || fit == "both" { b.minY = text.minY - p[0]; b.maxY = text.maxY + p[2] }
         return b
+    }
+
+    /// The box around `box` turned by `angle` (radians, clockwise in the frame) about a point.
+    static func turned(_ box: Box, _ angle: Double, about p: (x: Double, y: Double)) -> Box {
+        guard angle != 0 else { return box }
+        let cx = (box.minX + box.maxX) / 2 - p.x, cy = (box.minY + box.maxY) / 2 - p.y
+        let x = p.x + cx * cos(angle) - cy * sin(angle), y = p.y + cx * sin(angle) + cy * cos(angle)
+        let w = (box.maxX - box.minX) / 2, h = (box.maxY - box.minY) / 2
+        let hw = abs(w * cos(angle)) + abs(h * sin(angle)), hh = abs(w * sin(angle)) + abs(h * cos(angle))
+        return Box(minX: x - hw, minY: y - hh, maxX: x + hw, maxY: y + hh)
     }
 
     /// Paints an icon into its box (an SDF icon in its colour).

@@ -13,15 +13,17 @@ import TestSupport
 @Suite("Styled map icons along lines")
 struct LineIconTests {
     /// `transportation_name`'s lines with the sprite's "wide" icon (named through `coalesce` of
-    /// images: the first the sprite has), and their names over it when `text`.
-    static func style(spacing: Double, text: Bool) -> String {
+    /// images: the first the sprite has), and their names over it when `text`; upright, or turned
+    /// with the line (`icon-rotation-alignment` auto) when not `upright`.
+    static func style(spacing: Double, text: Bool, upright: Bool = true) -> String {
+        let alignment = upright ? #", "icon-rotation-alignment": "viewport""# : ""
         let textKeys = text ? #", "text-field": "{name}", "text-size": 10, "text-font": ["Noto Sans Regular"], "icon-text-fit": "both", "icon-text-fit-padding": [2, 3, 2, 3]"# : ""
         return """
             {"version": 8, "sprite": "sprites/test", "sources": {"osm": {"type": "vector"}}, "layers": [
               \(StyledLabelTests.white)
               {"id": "shields", "type": "symbol", "source": "osm", "source-layer": "transportation_name",
                "layout": {"symbol-placement": "line", "symbol-spacing": \(spacing),
-                          "icon-image": ["coalesce", ["image", "no-such-icon"], ["image", "wide"]] \(textKeys)},
+                          "icon-image": ["coalesce", ["image", "no-such-icon"], ["image", "wide"]] \(textKeys) \(alignment)},
                "paint": {"text-color": "#000000"}}
             ]}
             """
@@ -86,6 +88,42 @@ struct LineIconTests {
             let (sparse, _, _) = try Self.render(Self.style(spacing: 400, text: false), in: dir)
             let fewer = sparse.labels.placements.compactMap(\.icon).count
             #expect(fewer < icons.count && fewer > 0, "\(fewer) icons at spacing 400, \(icons.count) at 120")
+        }
+    }
+
+    @Test("Icons turned with their lines (icon-rotation-alignment auto, as one-way arrows)")
+    func iconsTurnedWithTheLine() throws {
+        try TemporaryFolder.with("line-icons") { dir in
+            let (map, s, v) = try Self.render(Self.style(spacing: 120, text: false, upright: false), in: dir)
+            #expect(map.warnings.isEmpty, "\(map.warnings)")
+            let placed = map.labels.placements.filter { $0.icon != nil }
+            #expect(placed.count >= 8, "icons placed: \(placed.count)")
+            let streets = try StyledLabelTests.decoded("transportation_name", in: v).flatMap(\.parts)
+            var turned = 0
+            for p in placed {
+                // A segment of a street through the anchor runs the way the icon is turned (its direction, not reversed).
+                var matches = false
+                for part in streets where part.count > 1 {
+                    for i in part.indices.dropLast() {
+                        let a = part[i], b = part[i + 1]
+                        guard LineLabels.segmentDistance(p.x, p.y, a.x, a.y, b.x, b.y) < 0.5 else { continue }
+                        let d = atan2(b.y - a.y, b.x - a.x) - p.iconRotation
+                        if abs(sin(d)) < 0.02 && cos(d) > 0 { matches = true }
+                    }
+                }
+                #expect(matches, "an icon at \(p.x), \(p.y) turned \(p.iconRotation * 180 / .pi)° along no street there")
+                if abs(sin(p.iconRotation)) > 0.3 { turned += 1 }
+                // Its pixels: blue 9 px along its turn either side of the anchor, white 9 px across it.
+                let icon = p.icon!
+                guard icon.minX > 12, icon.minY > 12, icon.maxX < 1268, icon.maxY < 708 else { continue }
+                let (c, n) = (cos(p.iconRotation), sin(p.iconRotation))
+                for k in [-9.0, 9] {
+                    #expect(Self.isBlue(s, Int(p.x + k * c), Int(p.y + k * n)), "not blue along an icon at \(p.x), \(p.y)")
+                    let across = s.pixel(x: Int(p.x - k * n), y: Int(p.y + k * c))
+                    #expect(across.r > 200 && across.g > 200, "not white across an icon at \(p.x), \(p.y)")
+                }
+            }
+            #expect(turned >= 3, "\(turned) icons turned more than 17°")
         }
     }
 
