@@ -16,18 +16,20 @@ import TestSupport
 struct LineIconVideoTests {
     static let centre = LonLat(lon: 24.9465, lat: 60.1690)
 
-    /// Renders a one-place scene at street zoom with `style` (written beside it) to MP4; the summary,
-    /// the middle frame of the stay, and its viewport.
-    static func render(style: String, in dir: URL) throws -> (RecordSummary, BGRAImage, Viewport, Double) {
+    /// A one-place scene at street zoom over the tiles, drawn with `style.json`.
+    static let scene = """
+        { "video": { "width": 640, "height": 360, "fps": 6 }, "opening": false,
+          "map": { "tiles": "\(VectorData.pmtiles.path)", "style": "style.json",
+                   "attribution": "© OpenStreetMap contributors" },
+          "places": [ { "name": "A", "lat": \(centre.lat), "lon": \(centre.lon), "zoom": 17, "dwell": 1 } ] }
+        """
+
+    /// Renders `scene` with `style` (written beside it, the test sprite in sprites/) to MP4: the
+    /// summary, the middle frame of the first stay, its viewport, and the seconds the render took.
+    static func render(scene json: String = scene, style: String, in dir: URL) throws -> (RecordSummary, BGRAImage, Viewport, Double) {
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sprites"), withIntermediateDirectories: true)
         try StyleIconTests.writeSprite("test", in: dir.appendingPathComponent("sprites"))
         try Data(style.utf8).write(to: dir.appendingPathComponent("style.json"))
-        let json = """
-            { "video": { "width": 640, "height": 360, "fps": 6 }, "opening": false,
-              "map": { "tiles": "\(VectorData.pmtiles.path)", "style": "style.json",
-                       "attribution": "© OpenStreetMap contributors" },
-              "places": [ { "name": "A", "lat": \(centre.lat), "lon": \(centre.lon), "zoom": 17, "dwell": 1 } ] }
-            """
         let file = dir.appendingPathComponent("scene.json"), out = dir.appendingPathComponent("out.mp4")
         try Data(json.utf8).write(to: file)
         LibraryLogging.configure(verbose: false)
@@ -47,6 +49,21 @@ struct LineIconVideoTests {
                 Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
+    /// The blue pixels of a decoded frame (the test sprite's "wide" icon, through the encoder's
+    /// chroma), and how many of them are not where `near` (a pixel's centre) expects them.
+    static func bluePixels(_ frame: BGRAImage, near: (Double, Double) -> Bool) -> (blue: Int, stray: Int) {
+        var blue = 0, stray = 0
+        for y in 0..<frame.height {
+            for x in 0..<frame.width {
+                let p = frame.pixel(x: x, y: y)
+                guard p.b > 170, p.r < 90, p.g < 90 else { continue }
+                blue += 1
+                if !near(Double(x) + 0.5, Double(y) + 0.5) { stray += 1 }
+            }
+        }
+        return (blue, stray)
+    }
+
     @Test("The decoded frame's blue shields lie on the streets")
     func shieldsOnTheStreets() throws {
         try TemporaryFolder.with("line-icons-video") { dir in
@@ -56,16 +73,7 @@ struct LineIconVideoTests {
                 .map { LinePath(xs: $0.map(\.x), ys: $0.map(\.y)) }
             // Every blue pixel within an upright 24 x 12 icon's reach of a street (its centre on it,
             // and the encoder's chroma): at most 14 px.
-            var blue = 0, stray = 0
-            for y in 0..<frame.height {
-                for x in 0..<frame.width {
-                    let p = frame.pixel(x: x, y: y)
-                    guard p.b > 170, p.r < 90, p.g < 90 else { continue }
-                    blue += 1
-                    let d = streets.map { $0.distance(from: Double(x) + 0.5, Double(y) + 0.5) }.min() ?? .infinity
-                    if d > 14 { stray += 1 }
-                }
-            }
+            let (blue, stray) = Self.bluePixels(frame) { x, y in streets.contains { $0.distance(from: x, y) <= 14 } }
             print("line icons video: \(blue) blue pixels, \(stray) over 14 px from a street")
             #expect(blue > 10 * 200, "\(blue) blue pixels")
             #expect(stray == 0)

@@ -20,20 +20,9 @@ struct SpriteOfflineTests {
         let port: Int
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            self.fd = fd
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-                    bind(fd, p, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, p, &length) == 0
-                }
-            }
-            try #require(fd >= 0 && bound)
-            port = Int(UInt16(bigEndian: address.sin_port))
+            let socket = try #require(LoopbackSocket.bound(Int32(SOCK_STREAM.rawValue)))
+            (fd, port) = socket
+            try #require(listen(fd, 64) == 0)
         }
 
         deinit { Glibc.close(fd) }
@@ -75,14 +64,7 @@ struct SpriteOfflineTests {
                 let text = map.labels.placements.filter { !$0.text.isEmpty }
                 #expect(text.count >= 5, "\(what): \(text.count) labels")
                 #expect(map.labels.placements.allSatisfy { $0.icon == nil })
-                var red = 0
-                for y in stride(from: 0, to: s.height, by: 2) {
-                    for x in stride(from: 0, to: s.width, by: 2) {
-                        let c = StyleIconTests.rgb(s, Double(x), Double(y))
-                        if c.r > 200 && c.g < 60 { red += 1 }
-                    }
-                }
-                #expect(red == 0)
+                #expect(StyleIconTests.redPixels(s) == 0)
             }
         }
     }
@@ -90,10 +72,7 @@ struct SpriteOfflineTests {
     @Test("A sprite fetched once is drawn from the tile cache with its server gone")
     func cachedForTheNextRender() throws {
         try HTTPTestServer.withTemporaryDirectory { dir in
-            let files = dir.appendingPathComponent("files")
-            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-            try StyleIconTests.writeSprite("remote", in: files)
-            let server = try HTTPTestServer(files: files)
+            let server = try StyleIconTests.spriteServer(in: dir)
             let url = server.url("/files/remote").absoluteString
             let http = HTTPTileOptions(cacheDirectory: dir.appendingPathComponent("cache"))
             let online = try Self.buildAndDraw(Self.style(url), in: dir, http: http)
