@@ -34,9 +34,21 @@ final class StyleSprite {
 
     var isEmpty: Bool { icons.values.allSatisfy(\.isEmpty) }
 
+    /// The names of its icons (at either ratio): what `["image", name]` finds available.
+    private(set) var names: Set<String> = []
+
+    /// Seconds a sprite file over HTTP may take (connecting included), tried once: offline, or with a
+    /// server that does not answer, the map is built after at most this wait, its icons left out
+    /// (a copy in the tile cache is used when the server cannot be reached).
+    static let timeout = 4.0
+
     /// Reads the sprite `sprite` (the style's value: a URL or path, or a JSON array of `{id, url}`)
-    /// of a style file, over HTTP with `http` when it is a URL.
+    /// of a style file, over HTTP with `http` when it is a URL (see `timeout`).
     init(sprite: String, styleFile: String?, http: HTTPTileOptions) {
+        var http = http
+        http.timeout = min(http.timeout, Self.timeout)
+        http.retries = 0
+        let client = HTTPTileClient(options: http)
         var bases: [(id: String, url: String)] = [("default", sprite)]
         if sprite.hasPrefix("["), let list = try? JSONSerialization.jsonObject(with: Data(sprite.utf8)) as? [[String: Any]] {
             bases = list.compactMap { e in (e["id"] as? String).flatMap { id in (e["url"] as? String).map { (id, $0) } } }
@@ -46,16 +58,23 @@ final class StyleSprite {
             for ratio in [1.0, 2.0] {
                 let suffix = ratio == 2 ? "@2x" : ""
                 do {
-                    let json = try Self.read(base.url + suffix + ".json", styleFile: styleFile, http: http)
-                    let png = try Self.read(base.url + suffix + ".png", styleFile: styleFile, http: http)
+                    let json = try Self.read(base.url + suffix + ".json", styleFile: styleFile, client: client)
+                    let png = try Self.read(base.url + suffix + ".png", styleFile: styleFile, client: client)
                     let cut = try Self.icons(json: json, png: png)
                     for (name, icon) in cut { icons[ratio, default: [:]][base.id == "default" ? name : "\(base.id):\(name)"] = icon }
+                } catch let e as Failure where e.unreachable {
+                    // The server is not there: its @2x files are not waited for either.
+                    if ratio == 1 { problems.append(e.description) }
+                    break
+                } catch let e as Failure where e.url {
+                    if ratio == 1 { problems.append(e.description) }
                 } catch {
-                    if ratio == 1 { problems.append("\(base.url): \(error)") }
+                    if ratio == 1 { problems.append("its sprite could not be read (\(base.url): \(error))") }
                 }
             }
         }
-        if isEmpty { problem = problems.first ?? "it lists no icons" }
+        if isEmpty { problem = problems.first ?? "its sprite could not be read (it lists no icons)" }
+        names = Set(icons.values.flatMap(\.keys))
     }
 
     /// An SDF icon in a colour: its alpha a distance from the outline, the outline at 0.75 (MapLibre's
@@ -80,16 +99,27 @@ final class StyleSprite {
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// A file over HTTP that could not be fetched (`description` says so, whole).
+        var url = false
+        /// Its server could not be reached, or did not answer in time.
+        var unreachable = false
     }
 
-    /// A sprite file's bytes: a URL's over HTTP, a path's (relative to the style's folder) from disk.
-    static func read(_ location: String, styleFile: String?, http: HTTPTileOptions) throws -> Data {
+    /// A sprite file's bytes: a URL's over HTTP (through the tile cache), a path's (relative to the
+    /// style's folder) from disk.
+    static func read(_ location: String, styleFile: String?, client: HTTPTileClient) throws -> Data {
         let lower = location.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard let url = URL(string: location) else { throw Failure(description: "not a URL") }
-            switch HTTPTileClient(options: http).fetch(url) {
+            switch client.fetchResource(url) {
             case .success(let data): return data
-            case .failure(let error): throw Failure(description: "\(url.lastPathComponent): \(error)")
+            case .failure(let error):
+                var unreachable = false
+                switch error {
+                case .timeout, .transport: unreachable = true
+                default: break
+                }
+                throw Failure(description: "cannot fetch sprite URL \(location): \(error)", url: true, unreachable: unreachable)
             }
         }
         var path = lower.hasPrefix("file://") ? String(location.dropFirst(7)) : (location as NSString).expandingTildeInPath

@@ -32,10 +32,14 @@ final class StyledLabels {
         /// Its icon (`icon-image`), drawn at the anchor, the text beside it by `text-anchor` and
         /// `text-offset`; the two collide as one box.
         var icon: SymbolIcon?
+        /// An icon's symbol along a line (drawn upright at its anchor, as a point's): how near another
+        /// of the same text and icon may be (pixels; 0: no limit).
+        var repeatDistance = 0.0
     }
 
     /// A symbol's icon: its name in the style's sprite, `icon-size`, `icon-anchor`, `icon-offset`
-    /// (CSS pixels, `icon-size` applied), `icon-opacity`, and `icon-color` (for SDF icons).
+    /// (CSS pixels, `icon-size` applied), `icon-opacity`, `icon-color` (for SDF icons), and
+    /// `icon-text-fit` with its padding (CSS pixels: top, right, bottom, left).
     struct SymbolIcon {
         var name: String
         var size: Double
@@ -43,6 +47,11 @@ final class StyledLabels {
         var offset: (x: Double, y: Double)
         var opacity: Double
         var color: Color
+        var textFit = "none"
+        var fitPadding = [0.0, 0, 0, 0]
+        /// Clockwise turn about the anchor (radians): `icon-rotate`, plus the line's direction for an
+        /// icon along a line aligned with the map (`icon-rotation-alignment` map, or auto).
+        var rotation = 0.0
     }
 
     /// A label placed in the last frame: its kind, anchor and boxes (one a glyph along a line), and
@@ -56,8 +65,10 @@ final class StyledLabels {
         var boxes: [Box]
         var path: LinePath?
         var glyphs: [LineLabels.Glyph] = []
-        /// Where its icon was drawn (frame pixels; nil: none).
+        /// Where its icon was drawn (frame pixels, the box around it when turned; nil: none), and
+        /// its turn (radians, clockwise).
         var icon: Box?
+        var iconRotation = 0.0
     }
 
     private var candidates: [Candidate] = []
@@ -197,15 +208,25 @@ final class StyledLabels {
 
     /// A feature's icon in a layer; nil when it shows none.
     private func icon(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> SymbolIcon? {
-        let name = layer.string("icon-image", zoom: zoom, feature: f.style)
+        let name = iconName(layer, f, zoom: zoom)
         let size = layer.number("icon-size", zoom: zoom, feature: f.style)
         let opacity = layer.number("icon-opacity", zoom: zoom, feature: f.style)
         guard !name.isEmpty, size > 0, opacity > 0 else { return nil }
         let offset = layer.numbers("icon-offset", zoom: zoom, feature: f.style)
         let anchor = layer.enumValue("icon-anchor", as: SymbolAnchor.self, zoom: zoom, feature: f.style) ?? .center
+        let padding = layer.numbers("icon-text-fit-padding", zoom: zoom, feature: f.style)
         return SymbolIcon(name: name, size: size, anchor: anchor.rawValue,
                           offset: offset.count == 2 ? (offset[0] * size, offset[1] * size) : (0, 0), opacity: opacity,
-                          color: layer.color("icon-color", zoom: zoom, feature: f.style))
+                          color: layer.color("icon-color", zoom: zoom, feature: f.style),
+                          textFit: layer.string("icon-text-fit", zoom: zoom, feature: f.style),
+                          fitPadding: padding.count == 4 ? padding : [0, 0, 0, 0],
+                          rotation: layer.number("icon-rotate", zoom: zoom, feature: f.style) * .pi / 180)
+    }
+
+    /// A feature's `icon-image` in a layer ("" for none): `["image", ...]` and `coalesce` of images
+    /// see which icons the sprite has.
+    private func iconName(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> String {
+        layer.image("icon-image", zoom: zoom, feature: f.style, available: sprite?.names ?? [])
     }
 
     /// The point and area labels of a layer's features in a tile, at a zoom.
@@ -282,7 +303,8 @@ final class StyledLabels {
             var anchors: [(segment: Int, fraction: Double, x: Double, y: Double)]
             var length: Double
         }
-        var groups: [(text: String, feature: Int, lines: [Line])] = []
+        /// Lines of one text and icon (the icon "" but in a layer with icons).
+        var groups: [(text: String, icon: String, feature: Int, lines: [Line])] = []
         init(features: [StyledFeature]) { self.features = features }
     }
 
@@ -311,10 +333,12 @@ final class StyledLabels {
         let spacing = layer.number("symbol-spacing", zoom: whole) / nominal
         let key = LinesKey(layer: layer.id, storage: features.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) },
                            count: features.count, zoom: whole, extent: extent)
+        // Icons along a line (road shields): each drawn upright at its anchor, its text over it.
+        let icons = sprite != nil && layer.sets("icon-image")
         let lines: TileLines
         if let known = tileLines[key] { lines = known } else {
             lines = Self.lines(layer, features, zoom: whole, extent: extent, spacing: spacing, centreOnly: centreOnly,
-                               text: { self.labelText(layer, $0, zoom: whole) })
+                               label: { (self.labelText(layer, $0, zoom: whole), icons ? self.iconName(layer, $0, zoom: whole) : "") })
             if tileLines.count >= Self.tileLinesLimit { tileLines.removeAll(keepingCapacity: true) }
             tileLines[key] = lines
         }
@@ -322,7 +346,12 @@ final class StyledLabels {
         let padding = layer.number("text-padding", zoom: zoom)
         let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
         let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
-        for group in lines.groups {
+        if icons {
+            collectLineIcons(layer, lines, zoom: zoom, transform: t, padding: padding, allowOverlap: allowOverlap,
+                             ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2)
+            return
+        }
+        for group in lines.groups where !group.text.isEmpty {
             guard let style = textStyle(layer, lines.features[group.feature], zoom: zoom) else { continue }
             // How far a label's glyphs may reach from its anchor, at most (for leaving out the frame's far side).
             let reach = Double(group.text.count) * style.size * scale
@@ -349,6 +378,46 @@ final class StyledLabels {
         }
     }
 
+    /// A line layer's icons (and their texts) in one tile: at each anchor, upright, as a point's
+    /// symbol: the icon at the anchor, the text over it by `text-anchor` and `text-offset`, one box.
+    private func collectLineIcons(_ layer: StyleLayer, _ lines: TileLines, zoom: Double, transform t: PixelTransform,
+                                  padding: Double, allowOverlap: Bool, ignorePlacement: Bool, repeatDistance: Double) {
+        let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
+        // Turned with the line (its direction, as drawn), unless held upright to the frame.
+        let alongLine = layer.string("icon-rotation-alignment", zoom: zoom) != "viewport"
+        for group in lines.groups {
+            let f = lines.features[group.feature]
+            var icon = group.icon.isEmpty ? nil : self.icon(layer, f, zoom: zoom)
+            icon?.name = group.icon
+            let style = group.text.isEmpty ? nil : textStyle(layer, f, zoom: zoom)
+            guard icon != nil || style != nil else { continue }
+            let size = style?.size ?? 0
+            let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
+            let c = Candidate(
+                text: style == nil ? "" : group.text,
+                style: style ?? TextStyle(size: 0, color: Color(red: 0, green: 0, blue: 0, alpha: 0), haloWidth: 0),
+                x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0), padding: padding,
+                allowOverlap: (style == nil || allowOverlap) && (icon == nil || iconOverlap),
+                ignorePlacement: (style == nil || ignorePlacement) && (icon == nil || iconIgnore),
+                layerIndex: layerIndex, icon: icon, repeatDistance: repeatDistance)
+            for line in group.lines {
+                for a in line.anchors {
+                    var at = c
+                    at.x = t.x(a.x, a.y)
+                    at.y = t.y(a.x, a.y)
+                    if alongLine, icon != nil {
+                        let p = line.points[a.segment], q = line.points[a.segment + 1]
+                        if let from = pixel(t, p.x, p.y), let to = pixel(t, q.x, q.y), from != to {
+                            at.icon?.rotation += atan2(to.y - from.y, to.x - from.x)
+                        }
+                    }
+                    candidates.append(at)
+                }
+            }
+        }
+    }
+
     /// A point of a tile (units `t` takes to the frame, or to a reprojected frame's plane) in the frame;
     /// nil when the projection does not show it.
     private func pixel(_ t: PixelTransform, _ x: Double, _ y: Double) -> (x: Double, y: Double)? {
@@ -359,18 +428,19 @@ final class StyledLabels {
 
     /// A tile's lines of a layer grouped by text, joined, and anchored (tile units).
     private static func lines(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, extent: Double, spacing: Double,
-                              centreOnly: Bool, text: (StyledFeature) -> String) -> TileLines {
+                              centreOnly: Bool, label: (StyledFeature) -> (text: String, icon: String)) -> TileLines {
         let out = TileLines(features: features)
-        var byText: [String: Int] = [:]
+        var byLabel: [String: Int] = [:]
         var parts: [[[(x: Double, y: Double)]]] = []
         for (i, f) in features.enumerated() where f.kind != .point && layer.matches(zoom: zoom, feature: f.style) {
-            let label = text(f)
-            guard !label.isEmpty else { continue }
+            let (text, icon) = label(f)
+            guard !text.isEmpty || !icon.isEmpty else { continue }
+            let key = icon.isEmpty ? text : text + "\u{1F}" + icon
             let g: Int
-            if let known = byText[label] { g = known } else {
+            if let known = byLabel[key] { g = known } else {
                 g = out.groups.count
-                byText[label] = g
-                out.groups.append((label, i, []))
+                byLabel[key] = g
+                out.groups.append((text, icon, i, []))
                 parts.append([])
             }
             parts[g] += f.parts.filter { $0.count > 1 }
@@ -442,13 +512,18 @@ final class StyledLabels {
                 guard let p = project(c.x, c.y) else { continue }
                 (ax, ay) = p
             }
+            let repeatKey = c.text + "\u{1F}" + (c.icon?.name ?? "")
+            if c.repeatDistance > 0, let near = shown[repeatKey],
+               near.contains(where: { hypot($0.x - ax, $0.y - ay) < c.repeatDistance }) { continue }
             // The icon at the anchor, the text beside it: one box, padded, around both.
-            var icon: (image: StyleSprite.Icon, box: Box)?
+            // (`rect` unturned, `box` around it as turned about the anchor.)
+            var icon: (image: StyleSprite.Icon, rect: Box, box: Box)?
             if let i = c.icon {
                 if let image = sprite?.icon(i.name, scale: scale) {
                     let w = image.width * i.size * scale, h = image.height * i.size * scale
                     let (x, y) = Self.corner(i.anchor, x: ax + i.offset.x * scale, y: ay + i.offset.y * scale, width: w, height: h)
-                    icon = (image, Box(minX: x, minY: y, maxX: x + w, maxY: y + h))
+                    let rect = Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
+                    icon = (image, rect, Self.turned(rect, i.rotation, about: (ax, ay)))
                 } else {
                     missingIcons.insert(i.name)
                 }
@@ -459,6 +534,12 @@ final class StyledLabels {
             if let l {
                 let (w, h) = l.size
                 at = Self.corner(c.anchor, x: ax + c.offset.x * scale, y: ay + c.offset.y * scale, width: w, height: h)
+                if let i = c.icon, let fitted = icon, i.textFit != "none" {
+                    let rect = Self.fit(fitted.rect, text: Box(minX: at.x, minY: at.y, maxX: at.x + w, maxY: at.y + h),
+                                        i.textFit, padding: i.fitPadding.map { $0 * scale })
+                    icon = (fitted.image, rect, Self.turned(rect, i.rotation, about: (ax, ay)))
+                    ink = icon!.box
+                }
                 ink.add(at.x, at.y)
                 ink.add(at.x + w, at.y + h)
             }
@@ -468,10 +549,23 @@ final class StyledLabels {
             if !c.allowOverlap, grid.hits(box) { continue }
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)
-            if let icon, let i = c.icon { drawIcon(icon.image, in: icon.box, opacity: i.opacity, color: i.color, cr) }
+            if c.repeatDistance > 0 { shown[repeatKey, default: []].append((ax, ay)) }
+            if let icon, let i = c.icon {
+                if i.rotation == 0 {
+                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
+                } else {
+                    // Its rectangle drawn turned about the anchor.
+                    cr.save()
+                    cr.translate(ax, ay)
+                    cr.rotate(i.rotation)
+                    cr.translate(-ax, -ay)
+                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
+                    cr.restore()
+                }
+            }
             if let l { text.draw(l, c.style, x: at.x, y: at.y, scale: scale, in: cr) }
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
-                                        icon: icon?.box))
+                                        icon: icon?.box, iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
             placed += 1
         }
         drawAlong(along, in: cr)
@@ -484,6 +578,25 @@ final class StyledLabels {
         if anchor.contains("left") { x += w / 2 } else if anchor.contains("right") { x -= w / 2 }
         if anchor.hasPrefix("top") { y += h / 2 } else if anchor.hasPrefix("bottom") { y -= h / 2 }
         return (x, y)
+    }
+
+    /// An icon's box stretched about the text's (`icon-text-fit`: `width`, `height` or `both`), padded
+    /// (top, right, bottom, left).
+    static func fit(_ icon: Box, text: Box, _ fit: String, padding p: [Double]) -> Box {
+        var b = icon
+        if fit == "width" || fit == "both" { b.minX = text.minX - p[3]; b.maxX = text.maxX + p[1] }
+        if fit == "height" || fit == "both" { b.minY = text.minY - p[0]; b.maxY = text.maxY + p[2] }
+        return b
+    }
+
+    /// The box around `box` turned by `angle` (radians, clockwise in the frame) about a point.
+    static func turned(_ box: Box, _ angle: Double, about p: (x: Double, y: Double)) -> Box {
+        guard angle != 0 else { return box }
+        let cx = (box.minX + box.maxX) / 2 - p.x, cy = (box.minY + box.maxY) / 2 - p.y
+        let x = p.x + cx * cos(angle) - cy * sin(angle), y = p.y + cx * sin(angle) + cy * cos(angle)
+        let w = (box.maxX - box.minX) / 2, h = (box.maxY - box.minY) / 2
+        let hw = abs(w * cos(angle)) + abs(h * sin(angle)), hh = abs(w * sin(angle)) + abs(h * cos(angle))
+        return Box(minX: x - hw, minY: y - hh, maxX: x + hw, maxY: y + hh)
     }
 
     /// Paints an icon into its box (an SDF icon in its colour).

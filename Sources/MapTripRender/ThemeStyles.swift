@@ -110,7 +110,7 @@ public enum StyledMaps {
             if let name = document.sprite {
                 let sprite = StyleSprite(sprite: name, styleFile: styleFile, http: http)
                 if let problem = sprite.problem {
-                    styled.labels.spriteProblem = "its sprite could not be read (\(problem))"
+                    styled.labels.spriteProblem = problem
                 } else {
                     styled.labels.sprite = sprite
                 }

@@ -35,10 +35,18 @@ public struct StyleFeature: Sendable, Equatable {
     }
 }
 
-/// Where an expression is evaluated: the zoom and the feature.
+/// Where an expression is evaluated: the zoom, the feature, and the images the style's sprite has
+/// (what `image` reports as available; nil: none known).
 public struct EvaluationContext: Sendable {
     public var zoom: Double
     public var feature = StyleFeature()
+    public var availableImages: Set<String>?
+
+    public init(zoom: Double, feature: StyleFeature = StyleFeature(), availableImages: Set<String>? = nil) {
+        self.zoom = zoom
+        self.feature = feature
+        self.availableImages = availableImages
+    }
 }
 
 /// An expression that does not parse: what is wrong and where, `key` being its JSON path below the
@@ -88,6 +96,8 @@ public struct Expression: Sendable {
         case length(Expression)
         /// Sections' text, and the options (font, scale, colour) checked but not applied.
         case format([Expression], options: [Expression])
+        /// `["image", name]`: the image of that name, available or not (see `EvaluationContext`).
+        case image(Expression)
         case legacy(LegacyFilter)
     }
 
@@ -136,7 +146,7 @@ public struct Expression: Sendable {
         case .bind(let bindings, let result): bindings.map(\.1) + [result]
         case .at(let a, let b), .contains(let a, let b): [a, b]
         case .indexOf(let a, let b, let c), .slice(let a, let b, let c): [a, b] + (c.map { [$0] } ?? [])
-        case .length(let a): [a]
+        case .length(let a), .image(let a): [a]
         }
     }
 
@@ -165,7 +175,7 @@ public struct Expression: Sendable {
     var isConstant: Bool {
         switch node {
         case .variable(_, let bound): return bound.isConstant
-        case .call(.error, _): return false
+        case .call(.error, _), .image: return false  // an image's availability is the context's
         case .assertion(let args), .coercion(let args):
             guard args.allSatisfy(\.isConstant) else { return false }
         default:
@@ -259,12 +269,21 @@ extension Expression {
             if v.type == inputType, let i = cases[v] { return try outputs[i].evaluate(context) }
             return try otherwise.evaluate(context)
         case .coalesce(let args):
-            var result = StyleValue.null
-            for arg in args {
-                result = try arg.evaluate(context)
-                if result != .null { break }
+            // An image the sprite does not have counts as null; when the last is one such, the first
+            // such image's name (as the reference gives it).
+            var requested: String?
+            for (i, arg) in args.enumerated() {
+                let result = try arg.evaluate(context)
+                if case .image(let name, available: false) = result {
+                    requested = requested ?? name
+                    if i == args.count - 1 { return .string(requested!) }
+                    continue
+                }
+                if result != .null { return result }
             }
-            return result
+            return .null
+        case .image(let nameExpression):
+            return Self.image(try nameExpression.evaluate(context), context)
         case .step(let input, let stops, let outputs):
             if stops.count == 1 { return try outputs[0].evaluate(context) }
             let x = try Self.number(input.evaluate(context))
@@ -362,7 +381,12 @@ extension Expression {
                 throw ExpressionRuntimeError(message: "Expected value to be of type string or array, but found \(input.type) instead.")
             }
         case .format(let sections, _):
-            return .string(try sections.map { try $0.evaluate(context).text }.joined())
+            // An image section has no text.
+            return .string(try sections.map { s in
+                let v = try s.evaluate(context)
+                if case .image = v { return "" }
+                return v.text
+            }.joined())
         case .legacy(let filter):
             return .bool(Self.legacy(filter, context.feature))
         }
@@ -371,6 +395,13 @@ extension Expression {
     /// A number as an index: NaN is 0, fractions are cut, infinities and huge values held to ±2^53.
     static func index(_ x: Double) -> Int {
         x.isNaN ? 0 : Int(Swift.min(Swift.max(x.rounded(.towardZero), -9007199254740992), 9007199254740992))
+    }
+
+    /// A name as an image: null when it is empty, available when the context's images include it.
+    static func image(_ name: StyleValue, _ context: EvaluationContext) -> StyleValue {
+        let text = name.text
+        if text.isEmpty { return .null }
+        return .image(text, available: context.availableImages?.contains(text) ?? false)
     }
 
     static func number(_ v: StyleValue) throws -> Double {
@@ -515,6 +546,10 @@ extension Expression {
                 if !x.isNaN { return .number(x) }
             }
             throw ExpressionRuntimeError(message: "Could not convert \(value.json) to number.")
+        case .resolvedImage:
+            let v = try args[0].evaluate(context)
+            if case .image = v { return v }
+            return Self.image(v, context)
         default:
             return .string(try args[0].evaluate(context).text)
         }

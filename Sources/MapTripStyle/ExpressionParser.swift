@@ -14,21 +14,22 @@ import MapTripScene
 /// `interpolate` (linear, exponential, cubic-bezier; numbers, colours, arrays of numbers), `let`,
 /// `var`, `+`, `-`, `*`, `/`, `%`, `^`, `abs`, `ceil`, `floor`, `round`, `sqrt`, `ln`, `log10`,
 /// `log2`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `e`, `pi`, `ln2`, `min`, `max`, `concat`,
-/// `upcase`, `downcase`, `split`, `join`, `rgb`, `rgba`, `to-rgba`, `format` (its text only), `error`.
-/// Not supported (a parse error naming them): `collator`, `resolved-locale`, `number-format`,
-/// `image`, `within`, `distance`, `global-state`, `interpolate-hcl`, `interpolate-lab`,
+/// `upcase`, `downcase`, `split`, `join`, `rgb`, `rgba`, `to-rgba`, `format` (its text only), `error`,
+/// `image` (a name, available when the context's sprite has it; `coalesce` of images takes the first
+/// available). Not supported (a parse error naming them): `collator`, `resolved-locale`, `number-format`,
+/// `within`, `distance`, `global-state`, `interpolate-hcl`, `interpolate-lab`,
 /// `is-supported-script`, `heatmap-density`, `line-progress`, `accumulated`, `elevation`.
 public struct ExpressionParser {
     /// Operators this parser knows.
     public static let operators: Set<String> = Set(Expression.Op.allCases.map(\.rawValue)).union([
         "literal", "array", "boolean", "number", "string", "object", "to-boolean", "to-color", "to-number",
         "to-string", "at", "in", "index-of", "slice", "length", "==", "!=", "<", "<=", ">", ">=", "case", "match",
-        "coalesce", "step", "interpolate", "let", "var", "format",
+        "coalesce", "step", "interpolate", "let", "var", "format", "image",
     ])
 
     /// Operators of the language this parser does not evaluate.
     public static let unsupportedOperators: Set<String> = [
-        "collator", "resolved-locale", "number-format", "image", "within", "distance", "global-state",
+        "collator", "resolved-locale", "number-format", "within", "distance", "global-state",
         "interpolate-hcl", "interpolate-lab", "is-supported-script", "heatmap-density", "line-progress",
         "accumulated", "elevation", "to-padding", "semiliteral",
     ]
@@ -403,6 +404,10 @@ public struct ExpressionParser {
                 throw fail("Expected argument of type string or array, but found \(input.type) instead.")
             }
             return Expression(.number, .length(input))
+
+        case "image":
+            guard args.count == 2 else { throw fail("Expected two arguments.") }
+            return Expression(.resolvedImage, .image(try parse(args[1], at(1), .string)))
 
         case "format":
             guard args.count >= 2 else { throw fail("Expected at least one argument.") }

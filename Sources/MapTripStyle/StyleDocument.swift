@@ -84,8 +84,10 @@ public enum TextJustify: String, Sendable { case auto, left, center, right }
 /// `line-blur`, `line-miter-limit`; (symbol) `text-field` (with `{token}` strings), `text-font`,
 /// `text-size`, `text-color`, `text-halo-color`, `text-halo-width`, `text-halo-blur`, `text-opacity`,
 /// `text-transform`, `text-anchor`, `text-offset`, `text-max-width`, `text-letter-spacing`,
-/// `text-justify`, `symbol-placement`, `symbol-spacing`, `icon-image`, `icon-size`; (raster)
-/// `raster-opacity`. Patterns, images and collators are not evaluated.
+/// `text-justify`, `symbol-placement`, `symbol-spacing`, `icon-image` (names or images), `icon-size`,
+/// `icon-anchor`, `icon-offset`, `icon-opacity`, `icon-color`, `icon-rotate`, `icon-rotation-alignment`,
+/// `icon-text-fit`, `icon-text-fit-padding`; (raster)
+/// `raster-opacity`. Patterns and collators are not evaluated.
 public struct StyleLayer: Sendable {
     public var id: String
     public var type: LayerKind
@@ -138,6 +140,13 @@ public struct StyleLayer: Sendable {
     /// A string, enum or formatted property (`text-field` gives its text, tokens filled in); "" when unset.
     public func string(_ name: String, zoom: Double, feature: StyleFeature = StyleFeature()) -> String {
         value(name, zoom: zoom, feature: feature)?.text ?? ""
+    }
+
+    /// An image property (`icon-image`): the name of the image it gives ("" for none), `available`
+    /// being the icons the style's sprite has (what `["image", name]` and `coalesce` of images test).
+    public func image(_ name: String, zoom: Double, feature: StyleFeature = StyleFeature(), available: Set<String>) -> String {
+        guard let p = paint[name] ?? layout[name] else { return "" }
+        return p.evaluate(EvaluationContext(zoom: zoom, feature: feature, availableImages: available)).text
     }
 
     /// An array-of-strings property (`text-font`).

@@ -10,6 +10,8 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
     case color(StyleColor)
     case array([StyleValue])
     case object([String: StyleValue])
+    /// A resolved image (`["image", name]`): its name, and whether the style's sprite has it.
+    case image(String, available: Bool)
 
     /// A parsed JSON value, positions dropped.
     public init(json: JSONValue) {
@@ -42,6 +44,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .string: return .string
         case .color: return .color
         case .object: return .object
+        case .image: return .resolvedImage
         case .array(let items):
             // One item type when every item has the same simple type (nested arrays never match).
             var item: ExpressionType?
@@ -55,7 +58,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// As `to-string` and `concat` write it: "" for null, numbers as JavaScript writes them, colours
-    /// as `rgba(...)`, arrays and objects as JSON.
+    /// as `rgba(...)`, images by their name, arrays and objects as JSON.
     public var text: String {
         switch self {
         case .null: ""
@@ -63,6 +66,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .bool(let b): b ? "true" : "false"
         case .number(let n): JSNumber.string(n)
         case .color(let c): c.cssString
+        case .image(let name, _): name
         case .array, .object: json
         }
     }
@@ -75,6 +79,7 @@ public enum StyleValue: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .number(let n): n.isFinite ? JSNumber.string(n) : "null"
         case .string(let s): JSONText.quoted(s)
         case .color(let c): JSONText.quoted(c.cssString)
+        case .image(let name, _): JSONText.quoted(name)
         case .array(let a): "[" + a.map(\.json).joined(separator: ",") + "]"
         case .object(let o): "{" + o.keys.sorted().map { JSONText.quoted($0) + ":" + o[$0]!.json }.joined(separator: ",") + "}"
         }

@@ -162,6 +162,12 @@ public final class HTTPTileClient: @unchecked Sendable {
         withEasy { load(url, easy: $0) }.map(\.data)
     }
 
+    /// Fetches a file that is not a tile (a style's sprite JSON and PNG) on the calling thread: cached
+    /// like a tile whatever its bytes look like.
+    public func fetchResource(_ url: URL) -> Result<Data, HTTPTileError> {
+        withEasy { load(url, easy: $0, anyBody: true) }.map(\.data)
+    }
+
     /// Fetches several tiles, at most `maxParallel` at once (each worker thread with its own
     /// handle; the bound holds across concurrent calls on one client). Duplicate URLs are fetched
     /// once. Every URL gets an entry.
@@ -235,7 +241,7 @@ public final class HTTPTileClient: @unchecked Sendable {
     // MARK: One URL
 
     private func load(_ url: URL, easy: Curl.Easy?, range: Range<UInt64>? = nil, ifMatch: String? = nil,
-                      revalidate: Bool = false) -> Result<Answer, HTTPTileError> {
+                      revalidate: Bool = false, anyBody: Bool = false) -> Result<Answer, HTTPTileError> {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             return fail(.transport("unsupported URL \(url.absoluteString) (only http and https)"))
         }
@@ -302,7 +308,7 @@ public final class HTTPTileClient: @unchecked Sendable {
                 case 200..<300:
                     // Only what looks like a tile is kept: an error page sent with 200 (a proxy, a
                     // quota) must not stand in for the tile on every later run.
-                    if response.status == 200, TileFormat(sniffing: response.body) != nil { store(response, for: url) }
+                    if response.status == 200, anyBody || TileFormat(sniffing: response.body) != nil { store(response, for: url) }
                     return .success(Answer(data: response.body, etag: response.headers["ETag"]))
                 case let status:
                     error = .status(status)

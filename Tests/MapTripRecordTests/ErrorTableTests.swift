@@ -900,6 +900,10 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
           ships none).
         - A SIGTERM that lands after the video has been renamed into place leaves the new video there
           and exits 143.
+        - A style's sprite URL that cannot be fetched (offline, a server that refuses or never answers)
+          is one warning, "the style's icons (icon-image) are not drawn: cannot fetch sprite URL
+          <url>.json: <reason>; its labels are", after at most 4 seconds of waiting; the labels are
+          drawn. A sprite fetched before is taken from the tile cache.
 
         """
 

@@ -5,6 +5,7 @@ import MapTripOutput
 import MapTripRecord
 import MapTripRender
 import Testing
+import TestSupport
 
 /// `maptrip render` outputs as a user meets them: nothing is ever lost, every format, posters, sound,
 /// live streams.
@@ -319,23 +320,11 @@ final class UDPReceiver: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-        }
-        guard fd >= 0, bound == 0 else { throw CocoaError(.fileWriteUnknown) }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) }
-        }
+        guard let (fd, port) = LoopbackSocket.bound(Int32(SOCK_DGRAM.rawValue)) else { throw CocoaError(.fileWriteUnknown) }
         var buffer = 4 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int>.size))
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in receive() }.start()
     }
 

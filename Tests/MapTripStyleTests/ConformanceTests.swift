@@ -18,7 +18,7 @@ import MapTripScene
 
     /// Property types maptrip does not evaluate (their fixtures are skipped).
     static let unsupportedTypes: Set<String> = ["padding", "numberArray", "colorArray", "variableAnchorOffsetCollection",
-                                                "projectionDefinition", "resolvedImage"]
+                                                "projectionDefinition"]
 
     struct Outcome {
         var name: String
@@ -55,6 +55,8 @@ import MapTripScene
     static func same(_ got: StyleValue, _ expected: JSONValue) -> Bool {
         switch (got, expected.kind) {
         case (.color(let c), _): return same(.array(c.premultiplied.map { .number($0) }), expected)
+        case (.image(let name, let available), .object):
+            return expected["name"]?.string == name && expected["available"]?.bool == available
         case (.number(let a), .number(let b)):
             return a == b.value || strip(a) == strip(b.value)
         case (.array(let a), .array(let b)):
@@ -118,7 +120,8 @@ import MapTripScene
             for m in f?["featureState"]?.members ?? [] { feature.state[m.key] = StyleValue(json: m.value) }
             feature.id = f?["id"].map { StyleValue(json: $0) } ?? .null
             feature.geometryType = f?["geometry"]?["type"]?.string.flatMap(GeometryType.init(rawValue:))
-            let context = EvaluationContext(zoom: globals?["zoom"]?.number?.value ?? .nan, feature: feature)
+            let images = globals?["availableImages"]?.elements.map { Set($0.compactMap(\.string)) }
+            let context = EvaluationContext(zoom: globals?["zoom"]?.number?.value ?? .nan, feature: feature, availableImages: images)
             let want = outputs[i]
             do {
                 let got = try value.evaluateStrictly(context)
@@ -189,5 +192,8 @@ import MapTripScene
         // What this suite is for: most fixtures run (the operators maptrip supports are most of them).
         #expect(ran.count >= 400, "\(summary)")
         #expect(Self.knownExceptions.keys.allSatisfy { name in outcomes.contains { $0.name == name } })
+        // The image expression's fixtures (and a format with image sections) all run.
+        let images = outcomes.filter { $0.name.hasPrefix("image/") || $0.name == "format/image-sections" }
+        #expect(images.count == 9 && images.allSatisfy { $0.skipped == nil }, "\(images.map { ($0.name, $0.skipped) })")
     }
 }

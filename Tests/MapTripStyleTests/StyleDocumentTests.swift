@@ -205,6 +205,34 @@ import MapTripSupport
         #expect(Self.error(layoutOnly).contains("layers[0].layout.symbol-placement: data expressions not supported"))
     }
 
+    @Test func iconImageTakesTokensStringsAndImageExpressions() throws {
+        let data = Self.style(#"""
+            [{"id": "a", "type": "symbol", "source": "v", "layout": {"icon-image": "shield-{ref_length}"}},
+             {"id": "b", "type": "symbol", "source": "v", "layout": {"icon-image": ["image", ["concat", "shield-", ["get", "ref_length"]]]}},
+             {"id": "c", "type": "symbol", "source": "v",
+              "layout": {"icon-image": ["coalesce", ["image", ["get", "icon"]], ["image", "dot"], ["image", "star"]]}},
+             {"id": "d", "type": "symbol", "source": "v", "layout": {"icon-image": ["get", "icon"]}}]
+            """#)
+        let layers = try StyleDocument(data: data, file: "style.json").layers
+        let sprite: Set<String> = ["shield-3", "dot", "cafe"]
+        let three = StyleFeature(properties: ["ref_length": 3, "icon": "cafe"])
+        let none = StyleFeature(properties: ["icon": "bar"])
+        #expect(layers[0].image("icon-image", zoom: 5, feature: three, available: sprite) == "shield-3")
+        #expect(layers[1].image("icon-image", zoom: 5, feature: three, available: sprite) == "shield-3")
+        #expect(layers[2].image("icon-image", zoom: 5, feature: three, available: sprite) == "cafe")
+        // The first image the sprite has; when it has none of them, the first one named.
+        #expect(layers[2].image("icon-image", zoom: 5, feature: none, available: sprite) == "dot")
+        #expect(layers[2].image("icon-image", zoom: 5, feature: none, available: []) == "bar")
+        #expect(layers[3].image("icon-image", zoom: 5, feature: none, available: sprite) == "bar")
+        #expect(layers[3].image("icon-image", zoom: 5, feature: StyleFeature(), available: sprite) == "")
+        let wrong = Self.style(#"[{"id": "a", "type": "symbol", "source": "v", "layout": {"icon-image": ["image", ["+", 1, 2]]}}]"#)
+        #expect(Self.error(wrong) == "style.json:1:182: layers[0].layout.icon-image[1]: Expected string but found number instead.")
+        let notImage = Self.style(#"[{"id": "a", "type": "symbol", "source": "v", "layout": {"text-size": ["image", "x"]}}]"#)
+        #expect(Self.error(notImage).contains("layers[0].layout.text-size: Expected number but found resolvedImage instead."))
+        let arity = Self.style(#"[{"id": "a", "type": "symbol", "source": "v", "layout": {"icon-image": ["image"]}}]"#)
+        #expect(Self.error(arity).contains("layers[0].layout.icon-image: Expected two arguments."))
+    }
+
     @Test func brokenOrIncompleteStylesGetOneClearError() {
         #expect(Self.error(Data("{\"version\": 8,\n \"layers\": [}".utf8)).hasPrefix("style.json:2:13: layers"))
         #expect(Self.error(Data("".utf8)) == "style.json:1:1: the file is empty")

@@ -51,6 +51,14 @@ struct StyleIconTests {
         }
     }
 
+    /// A test server of the sprite "remote" (`/files/remote.json`...), its files in `dir/files`.
+    static func spriteServer(in dir: URL) throws -> HTTPTestServer {
+        let files = dir.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try writeSprite("remote", in: files)
+        return try HTTPTestServer(files: files)
+    }
+
     /// A style of the set's named points of interest: each an icon, its name to the right.
     static func style(sprite: String? = "sprites/test", icon: String = "square", layout: String = "", paint: String = "") -> String {
         let spriteKey = sprite.map { #""sprite": "\#($0)","# } ?? ""
@@ -82,6 +90,18 @@ struct StyleIconTests {
     /// The named points of interest, in frame pixels.
     static func points(in v: Viewport) throws -> [String: [(x: Double, y: Double)]] {
         try ReprojectedLabelTests.points().mapValues { $0.compactMap { v.pixel($0) } }
+    }
+
+    /// The test sprite's red (its square icon) in a frame, every other pixel of every other row.
+    static func redPixels(_ s: ImageSurface) -> Int {
+        var red = 0
+        for y in stride(from: 0, to: s.height, by: 2) {
+            for x in stride(from: 0, to: s.width, by: 2) {
+                let c = rgb(s, Double(x), Double(y))
+                if c.r > 200 && c.g < 60 { red += 1 }
+            }
+        }
+        return red
     }
 
     /// Whether a box lies wholly in the 1280 x 720 frame.
@@ -163,10 +183,7 @@ struct StyleIconTests {
     @Test("A sprite over HTTP; an SDF icon in icon-color")
     func httpAndSDF() throws {
         try HTTPTestServer.withTemporaryDirectory { dir in
-            let files = dir.appendingPathComponent("files")
-            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-            try Self.writeSprite("remote", in: files)
-            let server = try HTTPTestServer(files: files)
+            let server = try Self.spriteServer(in: dir)
             defer { server.stop() }
             let url = server.url("/files/remote").absoluteString
             let map = try Self.map(Self.style(sprite: url, icon: "square-sdf", paint: ##", "icon-color": "#00ff00""##), in: dir)
@@ -212,14 +229,7 @@ struct StyleIconTests {
                 #expect(map.labels.placements.allSatisfy { $0.icon == nil })
                 #expect(map.warnings.count == 1 && map.warnings[0].contains(warning), "\(map.warnings)")
                 // No red: no icon drawn.
-                var red = 0
-                for y in stride(from: 0, to: 720, by: 2) {
-                    for x in stride(from: 0, to: 1280, by: 2) {
-                        let c = Self.rgb(s, Double(x), Double(y))
-                        if c.r > 200 && c.g < 60 { red += 1 }
-                    }
-                }
-                #expect(red == 0)
+                #expect(Self.redPixels(s) == 0)
             }
         }
     }
@@ -267,9 +277,6 @@ struct StyleIconVideoTests {
     @Test("The decoded frame's blue icons lie on the points of interest, through the globe")
     func iconsOnTheGlobeInAVideo() throws {
         try TemporaryFolder.with("icons-video") { dir in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("sprites"), withIntermediateDirectories: true)
-            try StyleIconTests.writeSprite("test", in: dir.appendingPathComponent("sprites"))
-            try Data(StyleIconTests.style(icon: "wide").utf8).write(to: dir.appendingPathComponent("style.json"))
             let zoom = 16 + log2(1 / cos(60.1695 * .pi / 180))
             let json = """
                 { "video": { "width": 640, "height": 360, "fps": 6 }, "opening": false,
@@ -277,33 +284,13 @@ struct StyleIconVideoTests {
                            "attribution": "© OpenStreetMap contributors" },
                   "places": [ { "name": "A", "lat": 60.1695, "lon": 24.9465, "zoom": \(zoom), "dwell": 1 } ] }
                 """
-            let file = dir.appendingPathComponent("scene.json"), out = dir.appendingPathComponent("out.mp4")
-            try Data(json.utf8).write(to: file)
-            LibraryLogging.configure(verbose: false)
-            let summary = try RenderJob(scene: file, output: out, environment: RenderEnvironment(
-                assets: VectorData.root.appendingPathComponent("Assets"), cacheDirectory: dir.appendingPathComponent("cache"))).run()
+            let (summary, frame, viewport, _) = try LineIconVideoTests.render(scene: json, style: StyleIconTests.style(icon: "wide"), in: dir)
             #expect(summary.warnings.isEmpty, "\(summary.warnings)")
-            let scene = try SceneLoader.loadForRender(contentsOf: file)
-            let timeline = Timeline(scene: scene)
-            let n = (timeline.slots[0].arriveFrame + timeline.slots[0].endFrame) / 2
-            let viewport = try FrameRenderer(scene: scene, baseMap: TransparentBaseMap()).viewport(timeline.values(at: n).camera)
-            let reader = try VideoReader(path: out.path)
-            var frames: [BGRAImage] = []
-            while let image = try reader.nextImage() { frames.append(image) }
-            try #require(frames.count == timeline.frameCount)
-            let frame = frames[n]
             let points = try ReprojectedLabelTests.points().values.flatMap { $0 }.compactMap { viewport.pixel($0) }
             // Every blue pixel within an icon's reach (24 x 12 CSS pixels about its point, and the
             // encoder's chroma) of a point of interest; and many icons drawn.
-            var blue = 0, stray = 0
-            for y in 0..<frame.height {
-                for x in 0..<frame.width {
-                    let p = frame.pixel(x: x, y: y)
-                    guard p.b > 170, p.r < 90, p.g < 90 else { continue }
-                    blue += 1
-                    let px = Double(x) + 0.5, py = Double(y) + 0.5
-                    if !points.contains(where: { abs($0.x - px) <= 14 && abs($0.y - py) <= 8 }) { stray += 1 }
-                }
+            let (blue, stray) = LineIconVideoTests.bluePixels(frame) { px, py in
+                points.contains { abs($0.x - px) <= 14 && abs($0.y - py) <= 8 }
             }
             print("globe video: \(blue) blue pixels, \(stray) away from any point of interest")
             #expect(blue > 8 * 200, "\(blue) blue pixels")

@@ -41,7 +41,8 @@ enum TileTest {
             map.style = "style.json"
         }
         return try StyledMaps.make(tiles: try TileSources.make(map, http: http, sceneDirectory: dir), map: map,
-                                   scene: Scene(places: []), sceneDirectory: dir, assets: VectorData.root.appendingPathComponent("Assets"))
+                                   scene: Scene(places: []), sceneDirectory: dir, assets: VectorData.root.appendingPathComponent("Assets"),
+                                   http: http)
     }
 
     /// Writes every tile of an MBTiles file, as stored, into `folder/{z}/{x}/{y}.ext`; returns how many.
