@@ -286,6 +286,7 @@ private struct SceneBuilder {
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
+        if let c = checked["tracks"], checker.errors.isEmpty { warnZones(scene, c) }
         if let list = checked["readouts"] {
             readouts(list, &scene)
         } else if let units = checked["units"]?.json, !Self.colorsARoute(checked), scene.furniture.scaleBar == nil {
@@ -373,6 +374,20 @@ private struct SceneBuilder {
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
                  start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
                  offset: c["offset"]?.number ?? 0, timeZone: c["timeZone"]?.string.flatMap(ClockZone.init))
+    }
+
+    /// Tracks whose files state different offsets from UTC, with no `playback.timeZone`: the clock shows
+    /// one of them (`Playback.clockZone`), and a warning says which.
+    mutating func warnZones(_ scene: Scene, _ c: Checked) {
+        guard scene.playback.timeZone == nil, scene.playback.start != .together,
+              case .offset(let shown)? = scene.playback.clockZone(tracks: scene.tracks, follow: scene.camera?.follow) else { return }
+        let stated = scene.tracks.compactMap { t in t.geometry.utcOffset.map { (t, $0) } }
+        guard Set(stated.map(\.1)).count > 1, let chosen = stated.first(where: { $0.1 == shown }) else { return }
+        let list = stated.map { "'\($0.0.file)' \(ClockZone.label(Double($0.1)))" }
+        warnings.append(SceneError(file: checker.file, line: c.json.position.line, column: c.json.position.column, path: "tracks",
+                                   message: "the tracks' files state different time zones (\(list.joined(separator: ", "))): "
+                                       + "the clock reads in \(ClockZone.label(Double(shown))), as '\(chosen.0.file)' does",
+                                   hint: "set \"playback\": { \"timeZone\": \"Europe/Helsinki\" } (or an offset such as \"+02:00\") to choose"))
     }
 
     /// `playback.timeZone` names a zone.

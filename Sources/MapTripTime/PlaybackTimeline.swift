@@ -18,7 +18,8 @@ extension Timeline {
 
     init(playback scene: Scene, format: FrameFormat, projection: Projection) {
         precondition(format.fps > 0, "fps must be positive")
-        let clock = PlaybackClock(tracks: scene.tracks, playback: scene.playback, fps: format.fps)
+        let clock = PlaybackClock(tracks: scene.tracks, playback: scene.playback, fps: format.fps,
+                                  follow: scene.camera?.follow)
         let fps = format.fps
         self.projection = projection
         self.fps = fps
