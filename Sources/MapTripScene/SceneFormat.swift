@@ -469,7 +469,7 @@ public enum SceneFormat {
                             hint: "use \"time\" (EXIF DateTimeOriginal) or \"position\" (EXIF GPS)"),
               default: .string("time"), "`time`: where the mover was when each was taken (EXIF DateTimeOriginal, UTC unless its OffsetTimeOriginal says otherwise); `position`: the track's point nearest its EXIF GPS position"),
         Field("timeOffset", .number(.within(-31_536_000, 31_536_000, noun: "timeOffset", hint: "seconds added to the camera's clock, such as -3600 for a clock an hour ahead")),
-              default: .number(0), "seconds added to each photo's EXIF time (a camera clock that was wrong or on local time)"),
+              default: .number(0), "seconds added to the EXIF time of each photo that states no offset from UTC of its own (OffsetTimeOriginal): a camera clock that was wrong or on local time"),
         Field("mover", .string(nonEmpty: true, noun: "mover"), default: .words("the followed mover, else the first track"),
               "the name of the track (`tracks[].name`) the photos are placed on"),
         Field("hold", .number(.positive(atMost: 60, noun: "hold", hint: "seconds of video each photo shows, such as 2.5")),

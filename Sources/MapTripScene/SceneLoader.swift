@@ -1370,9 +1370,10 @@ extension SceneBuilder {
 
 extension SceneBuilder {
     /// `photos`: every JPEG of the folder (sorted by name) read by `tracks` (its EXIF) and placed on the
-    /// photos' track, by its time (EXIF time, on UTC unless OffsetTimeOriginal says otherwise, plus
-    /// `timeOffset`) or its GPS position (the nearest fix). A missing folder, one without a JPEG, or a
-    /// photo whose EXIF libexif refuses is an error; a photo without the time or the position it is placed
+    /// photos' track, by its time (EXIF time, on UTC unless OffsetTimeOriginal says otherwise, else plus
+    /// `timeOffset` when the photo states no offset of its own) or its GPS position (the nearest fix). A
+    /// missing folder, one without a JPEG, or a photo whose EXIF libexif refuses is an error; a photo
+    /// without EXIF (or with neither time nor position), without the time or the position it is placed
     /// by, outside the recording's span or farther than `TrackPhotos.farMetres` from the track, a warning
     /// naming the file, and the photo left out.
     mutating func photos(_ given: Checked, _ scene: Scene) -> TrackPhotos? {
@@ -1445,18 +1446,25 @@ extension SceneBuilder {
                              hint: "save it again from a photo editor with its metadata, or move it out of the folder")
                 continue
             }
+            guard meta.utc != nil || meta.position != nil else {
+                warn("photo '\(file)' is left out: its EXIF has no time or GPS position",
+                     hint: "add DateTimeOriginal or GPSLatitude/GPSLongitude with a photo tool such as exiftool, or move it out of the folder")
+                continue
+            }
             switch photos.placing {
             case .time:
                 guard let taken = meta.utc else {
                     warn("photo '\(file)' is left out: its EXIF has no DateTimeOriginal", hint: "use \"by\": \"position\" for photos with GPS, or move it out of the folder")
                     continue
                 }
-                let time = taken + photos.timeOffset
+                // Corrected once: by the offset from UTC the photo states (OffsetTimeOriginal), else by `timeOffset`.
+                let time = taken + (meta.offset == nil ? photos.timeOffset : 0)
                 guard let span, span.contains(time), let position = TrackPhotos.position(of: track.geometry, at: time) else {
                     let when = span.map { s in TrackPhotos.utcText(time) + " is outside the recording (" + TrackPhotos.utcText(s.lowerBound) + " to " + TrackPhotos.utcText(s.upperBound) + ")" }
                         ?? "the recording has no times"
                     warn("photo '\(file)' is left out: taken at \(when)",
-                         hint: "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)")
+                         hint: meta.offset == nil ? "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)"
+                             : "its EXIF states its offset from UTC (OffsetTimeOriginal), which timeOffset does not change: check the camera's clock")
                     continue
                 }
                 photos.photos.append(TrackPhotos.Photo(file: file, time: time, position: position, orientation: meta.orientation))

@@ -128,9 +128,10 @@ struct TrackPhotosRenderTests {
             let walk = TrackFixture.walk(seed: 5901, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08)
             let t0 = TrackFixture.start.timeIntervalSince1970
             let duration = try #require(walk.times?.last)
-            // The camera's clock ran 60 s fast ("timeOffset": -60). A: taken at +200 s, its wall clock on
-            // UTC+2 and the file says so; B at +600 s with no offset in the file (read as UTC); C at +620 s,
-            // queued behind B; D a day later, outside the recording (a warning, left out).
+            // The camera's clock ran 60 s fast ("timeOffset": -60). A: taken at +260 s by a phone whose wall
+            // clock is on UTC+2 and whose file says so (corrected by that alone, not by timeOffset too); B at
+            // +600 s with no offset in the file (read as UTC); C at +620 s, queued behind B; D a day later,
+            // outside the recording (a warning, left out).
             let photos = try [
                 "a.jpg": Self.photo(Self.magenta, .init(dateTimeOriginal: Self.exifTime(t0 + 260, offset: 7200), offsetTimeOriginal: "+02:00")),
                 "b.jpg": Self.photo(Self.green, .init(dateTimeOriginal: Self.exifTime(t0 + 660), littleEndian: true)),
@@ -140,7 +141,7 @@ struct TrackPhotosRenderTests {
             #expect(duration > 700)
             let (frames, planned) = try Self.render(walk, photos: photos, key: #"{ "folder": "shots", "timeOffset": -60, "hold": 1.5 }"#, in: dir)
             let hold = 15
-            let a = Self.frame(reaching: 200), b = Self.frame(reaching: 600), c = b + hold  // C waits for B's card
+            let a = Self.frame(reaching: 260), b = Self.frame(reaching: 600), c = b + hold  // C waits for B's card
             #expect(planned.map { $0["file"] as? String } == ["shots/a.jpg", "shots/b.jpg", "shots/c.jpg"])
             #expect(planned.map { $0["startFrame"] as? Int } == [a, b, c])
             #expect(planned.map { $0["endFrame"] as? Int } == [a + hold, b + hold, c + hold])
