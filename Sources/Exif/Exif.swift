@@ -4,9 +4,14 @@ import Foundation
 /// A libexif failure; the message is libexif's own (the first error it logged) where it has one.
 public struct ExifError: Error, CustomStringConvertible, Sendable, Equatable {
     public let message: String
+    /// The picture has no EXIF block at all (not a broken one): a picture without metadata.
+    public let absent: Bool
     public var description: String { "exif: \(message)" }
 
-    public init(message: String) { self.message = message }
+    public init(message: String, absent: Bool = false) {
+        self.message = message
+        self.absent = absent
+    }
 }
 
 /// The EXIF data of one picture (a JPEG's APP1 segment, or raw EXIF starting "Exif\0\0"), parsed by
@@ -39,7 +44,8 @@ public final class ExifRecord {
         var size: UInt32 = 0
         exif_loader_get_buf(loader, &buffer, &size)
         guard let buffer, size > 0 else {
-            throw ExifError(message: Self.text(message) ?? "no EXIF data in the picture")
+            let said = Self.text(message)
+            throw ExifError(message: said ?? "no EXIF data in the picture", absent: said == nil)
         }
         guard let parsed = exif_data_new() else { throw ExifError(message: "cannot start libexif (out of memory)") }
         exif_data_log(parsed, log)

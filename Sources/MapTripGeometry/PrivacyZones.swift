@@ -48,6 +48,17 @@ public enum PrivacyClipping {
         zones.contains { $0.contains(p) }
     }
 
+    /// `p`, or where it lies inside a zone the point a centimetre outside that zone's edge nearest it
+    /// (again for a zone that overlaps it there): where a camera may centre.
+    public static func outside(_ p: LonLat, _ zones: [PrivacyZone]) -> LonLat {
+        var p = p
+        for _ in 0..<zones.count {
+            guard let z = zones.first(where: { $0.contains(p) }) else { break }
+            p = PrivacyZone(center: z.center, radius: z.radius + 0.01).rim(at: z.angle(of: p))
+        }
+        return p
+    }
+
     /// The pieces of `line` (positions joined straight, longitudes unwrapped or not) that lie outside
     /// every zone, in order: a segment that enters a circle ends its piece at the point where it
     /// crosses the edge, one that leaves it starts the next piece there (the crossing found on the

@@ -175,7 +175,15 @@ public final class PlacesOverlay: OverlayFastPaths {
         }
         if let spots = keyCache.spots[key] { return spots }
         let placed = try pinsAndRequests(frame)
-        let spots = choose(placed, frame)
+        // A key's spots are drawn on the frames up to two spans after it (fading in, then out): its labels
+        // keep clear of every card those frames show, one that appears after the key or fades in too.
+        var ahead: [Box] = []
+        let scene = frame.scene
+        if !placed.requests.isEmpty, scene.photos != nil || scene.places.contains(where: { $0.photo != nil || $0.clip != nil }) {
+            let span = Self.keySpan(fps: scene.video.fps)
+            for box in (key + 1..<key + 2 * span).flatMap({ cardBoxes(frameAt($0)) }) where !ahead.contains(box) { ahead.append(box) }
+        }
+        let spots = choose(placed, frame, ahead: ahead)
         let ids = try identities(frame.scene)
         var byPlace: [Int: KeyLabel] = [:]
         for k in spots.indices {
@@ -283,8 +291,27 @@ public final class PlacesOverlay: OverlayFastPaths {
                                     rise: layout.size(34 * k), always: current), l, ts)
     }
 
-    /// Where the frame's own placement puts its labels (nil: hidden).
-    private func choose(_ placed: Placement, _ frame: FrameContext) -> [LabelPlacer.Spot?] {
+    /// The boxes of the photo and clip cards `frame` shows.
+    private func cardBoxes(_ frame: FrameContext) -> [Box] {
+        var boxes: [Box] = []
+        for card in frame.values.cards {
+            if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
+                boxes.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: i, text: text))
+            }
+            if case .clip(let i) = card.cue, let clip = frame.media.clips[i] {
+                boxes.append(frame.photoBox(aspect: clip.aspect, place: i, text: text))
+            }
+            if case .trackPhoto(let k) = card.cue, let image = frame.media.trackPhotos[k] {
+                boxes.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: 0, text: text,
+                                            clearOf: frame.trackPhotoPlace(k).map { [$0] } ?? []))
+            }
+        }
+        return boxes
+    }
+
+    /// Where the frame's own placement puts its labels (nil: hidden); `ahead`: more boxes to keep clear
+    /// of (the cards of the frames a key frame's placement is drawn on).
+    private func choose(_ placed: Placement, _ frame: FrameContext, ahead: [Box] = []) -> [LabelPlacer.Spot?] {
         guard !placed.requests.isEmpty else { return [] }
         let layout = frame.layout
         // Labels keep clear of the cards that sit over the map (the title and end cards are brief and
@@ -297,18 +324,7 @@ public final class PlacesOverlay: OverlayFastPaths {
         for p in placed.shown {
             obstacles.append(Box(minX: p.x - 11 * p.size, minY: p.y - 34 * p.size, maxX: p.x + 11 * p.size, maxY: p.y))
         }
-        for card in frame.values.cards {
-            if case .photo(let i) = card.cue, let image = frame.media.photos[i] {
-                obstacles.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: i, text: text))
-            }
-            if case .clip(let i) = card.cue, let clip = frame.media.clips[i] {
-                obstacles.append(frame.photoBox(aspect: clip.aspect, place: i, text: text))
-            }
-            if case .trackPhoto(let k) = card.cue, let image = frame.media.trackPhotos[k] {
-                obstacles.append(frame.photoBox(aspect: Double(image.width) / Double(image.height), place: 0, text: text,
-                                                clearOf: frame.trackPhotoPlace(k).map { [$0] } ?? []))
-            }
-        }
+        obstacles += cardBoxes(frame) + ahead
         if let box = frame.presenterBox { obstacles.append(box) }
         if let box = frame.legendBox { obstacles.append(box) }
         if let end = endCard(frame) { obstacles.append(end.box) }

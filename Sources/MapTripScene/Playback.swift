@@ -53,7 +53,7 @@ public struct Playback: Equatable, Sendable {
     /// Recorded seconds skipped before the video's first frame (negative: the movers wait at their
     /// first fixes that long first), to line the playback up with the user's own footage.
     public var offset: Double
-    /// The zone the clock shows recorded times in when no recording states its own (`timeZone`; nil: UTC).
+    /// The zone the clock shows recorded times in (`timeZone`; nil: the recordings' own, else UTC).
     public var timeZone: ClockZone?
 
     public init(speed: Double = Playback.defaultSpeed, skipIdle: Double? = nil, clock: Clock = .minutes,
@@ -64,6 +64,16 @@ public struct Playback: Equatable, Sendable {
         self.skipIdle = skipIdle
         self.clock = clock
         self.start = start
+    }
+
+    /// The zone the clock reads recorded times in (nil in a ghost race, which counts from its start):
+    /// the scene's `timeZone` when it sets one; else the offset the followed track's file states (`follow`),
+    /// else the first stated by any track's file; else UTC.
+    public func clockZone(tracks: [PlaybackTrack], follow: Int?) -> ClockZone? {
+        guard start != .together else { return nil }
+        if let timeZone { return timeZone }
+        if let follow, tracks.indices.contains(follow), let own = tracks[follow].geometry.utcOffset { return .offset(own) }
+        return tracks.lazy.compactMap(\.geometry.utcOffset).first.map(ClockZone.offset) ?? .offset(0)
     }
 }
 
@@ -95,6 +105,14 @@ public enum ClockZone: Equatable, Sendable {
         }
         guard text.contains("/") || text.allSatisfy({ $0.isLetter }), TimeZone(identifier: text) != nil else { return nil }
         self = .named(text)
+    }
+
+    /// An offset from UTC (seconds east) as `UTC`, `UTC+2`, `UTC-3:30`.
+    public static func label(_ utcOffset: Double) -> String {
+        let minutes = Int((utcOffset / 60).rounded())
+        guard minutes != 0 else { return "UTC" }
+        let a = abs(minutes)
+        return "UTC" + (minutes < 0 ? "-" : "+") + (a % 60 == 0 ? "\(a / 60)" : String(format: "%d:%02d", a / 60, a % 60))
     }
 
     /// Seconds east of UTC at `seconds` since 1970 (UTC).

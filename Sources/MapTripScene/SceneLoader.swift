@@ -286,6 +286,7 @@ private struct SceneBuilder {
         checkTotals(scene, checked)
         fitVoices(&scene, checked["places"]?.elements ?? [])
         if let c = checked["camera"], checker.errors.isEmpty { scene.camera = camera(c, scene) }
+        if let c = checked["tracks"], checker.errors.isEmpty { warnZones(scene, c) }
         if let list = checked["readouts"] {
             readouts(list, &scene)
         } else if let units = checked["units"]?.json, !Self.colorsARoute(checked), scene.furniture.scaleBar == nil {
@@ -373,6 +374,20 @@ private struct SceneBuilder {
                  clock: c["clock"]?.string.flatMap(Playback.Clock.init(rawValue:)) ?? .minutes,
                  start: c["start"]?.string.flatMap(Playback.Start.init(rawValue:)) ?? .recorded,
                  offset: c["offset"]?.number ?? 0, timeZone: c["timeZone"]?.string.flatMap(ClockZone.init))
+    }
+
+    /// Tracks whose files state different offsets from UTC, with no `playback.timeZone`: the clock shows
+    /// one of them (`Playback.clockZone`), and a warning says which.
+    mutating func warnZones(_ scene: Scene, _ c: Checked) {
+        guard scene.playback.timeZone == nil, scene.playback.start != .together,
+              case .offset(let shown)? = scene.playback.clockZone(tracks: scene.tracks, follow: scene.camera?.follow) else { return }
+        let stated = scene.tracks.compactMap { t in t.geometry.utcOffset.map { (t, $0) } }
+        guard Set(stated.map(\.1)).count > 1, let chosen = stated.first(where: { $0.1 == shown }) else { return }
+        let list = stated.map { "'\($0.0.file)' \(ClockZone.label(Double($0.1)))" }
+        warnings.append(SceneError(file: checker.file, line: c.json.position.line, column: c.json.position.column, path: "tracks",
+                                   message: "the tracks' files state different time zones (\(list.joined(separator: ", "))): "
+                                       + "the clock reads in \(ClockZone.label(Double(shown))), as '\(chosen.0.file)' does",
+                                   hint: "set \"playback\": { \"timeZone\": \"Europe/Helsinki\" } (or an offset such as \"+02:00\") to choose"))
     }
 
     /// `playback.timeZone` names a zone.
@@ -1355,9 +1370,10 @@ extension SceneBuilder {
 
 extension SceneBuilder {
     /// `photos`: every JPEG of the folder (sorted by name) read by `tracks` (its EXIF) and placed on the
-    /// photos' track, by its time (EXIF time, on UTC unless OffsetTimeOriginal says otherwise, plus
-    /// `timeOffset`) or its GPS position (the nearest fix). A missing folder, one without a JPEG, or a
-    /// photo whose EXIF libexif refuses is an error; a photo without the time or the position it is placed
+    /// photos' track, by its time (EXIF time, on UTC unless OffsetTimeOriginal says otherwise, else plus
+    /// `timeOffset` when the photo states no offset of its own) or its GPS position (the nearest fix). A
+    /// missing folder, one without a JPEG, or a photo whose EXIF libexif refuses is an error; a photo
+    /// without EXIF (or with neither time nor position), without the time or the position it is placed
     /// by, outside the recording's span or farther than `TrackPhotos.farMetres` from the track, a warning
     /// naming the file, and the photo left out.
     mutating func photos(_ given: Checked, _ scene: Scene) -> TrackPhotos? {
@@ -1430,18 +1446,25 @@ extension SceneBuilder {
                              hint: "save it again from a photo editor with its metadata, or move it out of the folder")
                 continue
             }
+            guard meta.utc != nil || meta.position != nil else {
+                warn("photo '\(file)' is left out: its EXIF has no time or GPS position",
+                     hint: "add DateTimeOriginal or GPSLatitude/GPSLongitude with a photo tool such as exiftool, or move it out of the folder")
+                continue
+            }
             switch photos.placing {
             case .time:
                 guard let taken = meta.utc else {
                     warn("photo '\(file)' is left out: its EXIF has no DateTimeOriginal", hint: "use \"by\": \"position\" for photos with GPS, or move it out of the folder")
                     continue
                 }
-                let time = taken + photos.timeOffset
+                // Corrected once: by the offset from UTC the photo states (OffsetTimeOriginal), else by `timeOffset`.
+                let time = taken + (meta.offset == nil ? photos.timeOffset : 0)
                 guard let span, span.contains(time), let position = TrackPhotos.position(of: track.geometry, at: time) else {
                     let when = span.map { s in TrackPhotos.utcText(time) + " is outside the recording (" + TrackPhotos.utcText(s.lowerBound) + " to " + TrackPhotos.utcText(s.upperBound) + ")" }
                         ?? "the recording has no times"
                     warn("photo '\(file)' is left out: taken at \(when)",
-                         hint: "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)")
+                         hint: meta.offset == nil ? "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)"
+                             : "its EXIF states its offset from UTC (OffsetTimeOriginal), which timeOffset does not change: check the camera's clock")
                     continue
                 }
                 photos.photos.append(TrackPhotos.Photo(file: file, time: time, position: position, orientation: meta.orientation))

@@ -14,7 +14,14 @@ public enum CameraTrack: Sendable {
         guard let directed = scene.camera else { return nil }
         let width = Double(format.width) / format.scale, height = Double(format.height) / format.scale
         if let i = directed.follow, let clock = timeline.playback, i < clock.lines.count {
-            let overview = timeline.playbackCamera ?? Camera(center: clock.lines[i].points[0], zoom: SceneCamera.defaultZoom)
+            var overview = timeline.playbackCamera ?? Camera(center: clock.lines[i].points[0], zoom: SceneCamera.defaultZoom)
+            // The intro starts from, and the outro ends on, what is drawn: the routes outside the privacy zones.
+            let visible = scene.privacy.isEmpty ? [] : clock.lines.flatMap { PrivacyClipping.visible($0.points, outside: scene.privacy) }
+            if !visible.isEmpty {
+                overview = Timeline.framing(visible.map { RouteLine(track: $0) }, places: scene.places.map(\.position),
+                                            readouts: !scene.shownReadouts.isEmpty, format: format, projection: timeline.projection,
+                                            clearOf: scene.privacy)
+            }
             self = .follow(FollowCamera(clock: clock, track: i, camera: directed, overview: overview,
                                         frameCount: timeline.frameCount, viewSize: max(width, height),
                                         viewShort: min(width, height), projection: timeline.projection,
@@ -49,7 +56,8 @@ public enum CameraTrack: Sendable {
 ///
 /// Intro and outro, within the playback's length: over the first `intro` seconds the camera flies in
 /// (`Flight`) from the view of the whole route (the playback's own camera) to the moving mover; over
-/// the first two thirds of the scene's outro it flies back out to it, and holds there.
+/// the first two thirds of the scene's outro it flies back out to it, and holds there. With privacy
+/// zones the whole route is its visible pieces, and no centre of the flights lies inside a zone (`clear`).
 ///
 /// Privacy zones (`Scene.privacy`): while the mover is inside one (`hidden`), the camera holds on the
 /// point of the zone's edge where it went in, and over the stretch's last `privacyGlide` seconds glides
@@ -99,6 +107,7 @@ public struct FollowCamera: Sendable {
     /// The stretches inside privacy zones, in order.
     let hidden: [Hidden]
     let glideFrames: Int
+    let zones: [PrivacyZone]
 
     init(clock: PlaybackClock, track: Int, camera: SceneCamera, overview: Camera, frameCount: Int, viewSize: Double,
          viewShort: Double, projection: Projection, privacy: [PrivacyZone] = []) {
@@ -127,6 +136,15 @@ public struct FollowCamera: Sendable {
         }
         glideFrames = max(1, FrameGrid.frames(seconds: Self.privacyGlide, fps: clock.fps))
         hidden = privacy.isEmpty ? [] : Self.hidden(clock: clock, track: track, zones: privacy)
+        zones = privacy
+    }
+
+    /// `c` with its centre moved out of the privacy zone it lies in, if any, to the point just outside the
+    /// zone's edge nearest it (the intro's and outro's flights: a path across a zone slides round its edge).
+    func clear(_ c: Camera) -> Camera {
+        var c = c
+        c.center = PrivacyClipping.outside(c.center, zones)
+        return c
     }
 
     /// The stretches of the playback's frames where mover `track` is inside one of `zones`, each with
@@ -200,12 +218,12 @@ public struct FollowCamera: Sendable {
             let into = frame - last
             let end = following(at: last)
             guard outroFrames > 0 else { return end }
-            return flight(from: end, to: overview).camera(at: min(1, Double(into) / Double(outroFrames)))
+            return clear(flight(from: end, to: overview).camera(at: min(1, Double(into) / Double(outroFrames))))
         }
         let n = max(frame, 0)
         let here = following(at: n)
         guard n < introFrames else { return here }
-        return flight(from: overview, to: here).camera(at: Double(n) / Double(introFrames))
+        return clear(flight(from: overview, to: here).camera(at: Double(n) / Double(introFrames)))
     }
 
     func flight(from a: Camera, to b: Camera) -> Flight {

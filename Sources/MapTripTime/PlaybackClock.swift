@@ -66,20 +66,20 @@ public struct PlaybackClock: Sendable {
     public let offsets: [Double]
     /// Frames the playback takes.
     public let frameCount: Int
-    /// The zone the clock reads recorded times in (nil in a ghost race, which counts from its start): the
-    /// first recording's own offset where its file states one, else `playback.timeZone`, else UTC.
+    /// The zone the clock reads recorded times in (`Playback.clockZone`: the scene's `timeZone`, else the
+    /// followed recording's own offset, else the first stated, else UTC; nil in a ghost race).
     public let zone: ClockZone?
     private let clock: Playback.Clock
     private let fadeFrames: Double
 
-    public init(tracks: [PlaybackTrack], playback: Playback, fps: Int) {
+    /// `follow`: the track the camera follows (its file's offset sets the clock's zone first).
+    public init(tracks: [PlaybackTrack], playback: Playback, fps: Int, follow: Int? = nil) {
         precondition(!tracks.isEmpty && fps > 0 && playback.speed > 0, "a playback has tracks, fps and a speed")
         self.fps = fps
         speed = playback.speed
         start = playback.start
         clock = playback.clock
-        zone = playback.start == .together ? nil
-            : tracks.lazy.compactMap(\.geometry.utcOffset).first.map(ClockZone.offset) ?? playback.timeZone ?? .offset(0)
+        zone = playback.clockZone(tracks: tracks, follow: follow)
         lines = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
         offsets = tracks.map { playback.start == .together ? 0 : $0.geometry.start?.timeIntervalSince1970 ?? 0 }
         let first = offsets.min() ?? 0
@@ -231,10 +231,5 @@ public struct PlaybackClock: Sendable {
     }
 
     /// `UTC`, `UTC+2`, `UTC-3:30`.
-    public static func zoneLabel(_ utcOffset: Double) -> String {
-        let minutes = Int((utcOffset / 60).rounded())
-        guard minutes != 0 else { return "UTC" }
-        let a = abs(minutes)
-        return "UTC" + (minutes < 0 ? "-" : "+") + (a % 60 == 0 ? "\(a / 60)" : String(format: "%d:%02d", a / 60, a % 60))
-    }
+    public static func zoneLabel(_ utcOffset: Double) -> String { ClockZone.label(utcOffset) }
 }

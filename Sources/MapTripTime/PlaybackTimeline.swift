@@ -18,7 +18,8 @@ extension Timeline {
 
     init(playback scene: Scene, format: FrameFormat, projection: Projection) {
         precondition(format.fps > 0, "fps must be positive")
-        let clock = PlaybackClock(tracks: scene.tracks, playback: scene.playback, fps: format.fps)
+        let clock = PlaybackClock(tracks: scene.tracks, playback: scene.playback, fps: format.fps,
+                                  follow: scene.camera?.follow)
         let fps = format.fps
         self.projection = projection
         self.fps = fps
@@ -34,30 +35,8 @@ extension Timeline {
         distanceBefore = [0]
         popFrames = 1
 
-        // Every track and place framed, north up, on the frame's pixel grid on a flat map; each box on
-        // the copy of the world nearest the first track's, so that tracks and places either side of the
-        // antimeridian are framed across it, not across the whole world.
-        let own = clock.lines.map { $0.worldBounds() } + scene.places.map { place in
-            let w = WebMercator.project(place.position)
-            return (minX: w.x, minY: w.y, maxX: w.x, maxY: w.y)
-        }
-        let middle = (own[0].minX + own[0].maxX) / 2
-        let boxes = own.map { b in
-            let shift = (middle - (b.minX + b.maxX) / 2).rounded()
-            return (minX: b.minX + shift, minY: b.minY, maxX: b.maxX + shift, maxY: b.maxY)
-        }
-        var box = boxes.dropFirst().reduce(boxes[0]) {
-            (min($0.minX, $1.minX), min($0.minY, $1.minY), max($0.maxX, $1.maxX), max($0.maxY, $1.maxY))
-        }
-        // The readouts' panel sits at the bottom of the frame: the tracks are framed above it.
-        if !scene.shownReadouts.isEmpty { box.maxY += (box.maxY - box.minY) * Self.readoutRoom }
-        var camera = Camera.framing(box, margin: Self.playbackMargin, viewWidth: Double(format.width) / format.scale,
-                                    viewHeight: Double(format.height) / format.scale)
-        camera.zoom = min(max(camera.zoom, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
-        if case .webMercator = projection {
-            camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
-        }
-        playbackCamera = camera
+        playbackCamera = Self.framing(clock.lines, places: scene.places.map(\.position), readouts: !scene.shownReadouts.isEmpty,
+                                      format: format, projection: projection)
 
         hasTitle = scene.title != nil
         var cues: [Cue] = []
@@ -83,6 +62,45 @@ extension Timeline {
             cues.append(.window(.end, start: clock.frameCount, end: frameCount, fadeIn: Self.endFade * Double(fps), fadeOut: 0))
         }
         self.cues = cues
+    }
+
+    /// The playback's own camera: `lines` and `places` framed, north up, on the frame's pixel grid, the
+    /// room for the readouts' panel (`readouts`) below them; centred outside `zones` (the box widened
+    /// about a centre moved out of one).
+    static func framing(_ lines: [RouteLine], places: [LonLat], readouts: Bool, format: FrameFormat,
+                        projection: Projection, clearOf zones: [PrivacyZone] = []) -> Camera {
+        // Every track and place framed, north up, on the frame's pixel grid on a flat map; each box on
+        // the copy of the world nearest the first track's, so that tracks and places either side of the
+        // antimeridian are framed across it, not across the whole world.
+        let own = lines.map { $0.worldBounds() } + places.map { place in
+            let w = WebMercator.project(place)
+            return (minX: w.x, minY: w.y, maxX: w.x, maxY: w.y)
+        }
+        let middle = (own[0].minX + own[0].maxX) / 2
+        let boxes = own.map { b in
+            let shift = (middle - (b.minX + b.maxX) / 2).rounded()
+            return (minX: b.minX + shift, minY: b.minY, maxX: b.maxX + shift, maxY: b.maxY)
+        }
+        var box = boxes.dropFirst().reduce(boxes[0]) {
+            (min($0.minX, $1.minX), min($0.minY, $1.minY), max($0.maxX, $1.maxX), max($0.maxY, $1.maxY))
+        }
+        // The readouts' panel sits at the bottom of the frame: the tracks are framed above it.
+        if readouts { box.maxY += (box.maxY - box.minY) * Self.readoutRoom }
+        var camera = Camera.framing(box, margin: Self.playbackMargin, viewWidth: Double(format.width) / format.scale,
+                                    viewHeight: Double(format.height) / format.scale)
+        let clear = PrivacyClipping.outside(camera.center, zones)
+        if clear != camera.center {
+            var c = WebMercator.project(clear)
+            c.x -= (c.x - (box.minX + box.maxX) / 2).rounded()
+            let dx = max(c.x - box.minX, box.maxX - c.x), dy = max(c.y - box.minY, box.maxY - c.y)
+            camera = Camera.framing((c.x - dx, c.y - dy, c.x + dx, c.y + dy), margin: Self.playbackMargin,
+                                    viewWidth: Double(format.width) / format.scale, viewHeight: Double(format.height) / format.scale)
+        }
+        camera.zoom = min(max(camera.zoom, SceneFormat.zoomRange.lowerBound), SceneFormat.zoomRange.upperBound)
+        if case .webMercator = projection {
+            camera = camera.onPixelGrid(width: format.width, height: format.height, scale: format.scale)
+        }
+        return camera
     }
 
     /// The frame each of the scene's `photos` is passed by its mover (in the photos' order).

@@ -46,6 +46,7 @@ public struct TrackFileCheck: TrackChecking {
     }
 
     /// A photo's EXIF through libexif: DateTimeOriginal (with OffsetTimeOriginal) and the GPS position.
+    /// A picture with no EXIF block has none of them (the loader warns); a broken block is an error.
     public func readPhoto(_ url: URL) -> Result<PhotoMetadata, PhotoReadError> {
         do {
             let exif = try ExifRecord(contentsOf: url)
@@ -53,6 +54,8 @@ public struct TrackFileCheck: TrackChecking {
             return .success(PhotoMetadata(wallClock: time?.wallClock, offset: time?.offset,
                                           position: exif.position.map { LonLat(lon: $0.lon, lat: $0.lat) },
                                           orientation: exif.orientation ?? 1))
+        } catch where error.absent {
+            return .success(PhotoMetadata())
         } catch {
             return .failure(PhotoReadError(message: error.message))
         }

@@ -100,7 +100,7 @@ struct TrackPhotosRenderTests {
 
     /// Writes the walk, the photos and a scene with `photos` into `dir`, renders it at 640x360 and
     /// returns the decoded frames and `plan --json`'s photos.
-    static func render(_ walk: TrackFixture, photos: [String: Data], key: String,
+    static func render(_ walk: TrackFixture, photos: [String: Data], key: String, extra: String = "",
                        in dir: URL) throws -> (frames: [BGRAImage], planned: [[String: Any]]) {
         try walk.gpx.write(to: dir.appendingPathComponent("walk.gpx"), atomically: true, encoding: .utf8)
         let folder = dir.appendingPathComponent("shots")
@@ -109,7 +109,7 @@ struct TrackPhotosRenderTests {
         let json = """
             { "video": { "width": 640, "height": 360, "fps": \(Int(fps)) },
               "tracks": [ { "file": "walk.gpx", "name": "Walk", "color": "#e4572e" } ],
-              "playback": { "speed": \(Int(speed)) }, "photos": \(key) }
+              "playback": { "speed": \(Int(speed)) }, "photos": \(key)\(extra) }
             """
         try json.write(to: dir.appendingPathComponent("scene.json"), atomically: true, encoding: .utf8)
         let rendered = try CLIProcess.run(["render", "scene.json", "-o", "out.mp4"], in: dir, timeout: 600)
@@ -128,9 +128,10 @@ struct TrackPhotosRenderTests {
             let walk = TrackFixture.walk(seed: 5901, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08)
             let t0 = TrackFixture.start.timeIntervalSince1970
             let duration = try #require(walk.times?.last)
-            // The camera's clock ran 60 s fast ("timeOffset": -60). A: taken at +200 s, its wall clock on
-            // UTC+2 and the file says so; B at +600 s with no offset in the file (read as UTC); C at +620 s,
-            // queued behind B; D a day later, outside the recording (a warning, left out).
+            // The camera's clock ran 60 s fast ("timeOffset": -60). A: taken at +260 s by a phone whose wall
+            // clock is on UTC+2 and whose file says so (corrected by that alone, not by timeOffset too); B at
+            // +600 s with no offset in the file (read as UTC); C at +620 s, queued behind B; D a day later,
+            // outside the recording (a warning, left out).
             let photos = try [
                 "a.jpg": Self.photo(Self.magenta, .init(dateTimeOriginal: Self.exifTime(t0 + 260, offset: 7200), offsetTimeOriginal: "+02:00")),
                 "b.jpg": Self.photo(Self.green, .init(dateTimeOriginal: Self.exifTime(t0 + 660), littleEndian: true)),
@@ -140,7 +141,7 @@ struct TrackPhotosRenderTests {
             #expect(duration > 700)
             let (frames, planned) = try Self.render(walk, photos: photos, key: #"{ "folder": "shots", "timeOffset": -60, "hold": 1.5 }"#, in: dir)
             let hold = 15
-            let a = Self.frame(reaching: 200), b = Self.frame(reaching: 600), c = b + hold  // C waits for B's card
+            let a = Self.frame(reaching: 260), b = Self.frame(reaching: 600), c = b + hold  // C waits for B's card
             #expect(planned.map { $0["file"] as? String } == ["shots/a.jpg", "shots/b.jpg", "shots/c.jpg"])
             #expect(planned.map { $0["startFrame"] as? Int } == [a, b, c])
             #expect(planned.map { $0["endFrame"] as? Int } == [a + hold, b + hold, c + hold])
@@ -246,6 +247,69 @@ struct TrackPhotosRenderTests {
             let clear = dot.x + r < Double(card.minX) || dot.x - r > Double(card.maxX) || dot.y + r < Double(card.minY)
                 || dot.y - r > Double(card.maxY)
             #expect(clear, "the card \(card) covers the photo's place \(dot)")
+        }
+    }
+
+    /// Pixels of the box where `a` and `b` differ by more than 48 on a channel.
+    static func differing(_ a: BGRAImage, _ b: BGRAImage, in box: (minX: Int, minY: Int, maxX: Int, maxY: Int)) -> Int {
+        var n = 0
+        for y in box.minY...box.maxY {
+            for x in box.minX...box.maxX {
+                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+                if max(abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b))) > 48 { n += 1 }
+            }
+        }
+        return n
+    }
+
+    /// A stop whose label sits where a photo's card goes once it appears (between the labels' key frames):
+    /// the label moves clear of the card for the card's whole time on screen, its fade in from the first
+    /// frame included. Rendered with the stop and without it (the same camera: the stop lies within the
+    /// walk's framing), the card's box is the same picture on every frame of the card.
+    @Test func aLabelStaysClearOfACardInEveryFrameOfIt() throws {
+        try Trip.withDirectory("track-photos-label") { dir in
+            let walk = TrackFixture.walk(seed: 5906, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08,
+                                         turn: 10, heading: 90)
+            let times = try #require(walk.times)
+            let t0 = TrackFixture.start.timeIntervalSince1970
+            // Passed on frame 3k + 1 of a 10 fps playback whose labels are placed every 3 frames.
+            let i = try #require((60..<100).first { Self.frame(reaching: times[$0]) % 3 == 1 })
+            let start = Self.frame(reaching: times[i])
+            let photos = try ["here.jpg": Self.photo(Self.magenta, .init(dateTimeOriginal: Self.exifTime(t0 + times[i])))]
+            let key = #"{ "folder": "shots", "hold": 2 }"#
+            let alone = dir.appendingPathComponent("alone"), stop = dir.appendingPathComponent("stop")
+            try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: stop, withIntermediateDirectories: true)
+            let (bare, planned) = try Self.render(walk, photos: photos, key: key, in: alone)
+            #expect(planned.map { $0["startFrame"] as? Int } == [start])
+            let card = try #require(Self.bounds(bare[start + 6], Self.magenta), "no card")
+            // The stop's pin just left of the card, level with its middle: its label's first choice (to the
+            // right of the pin) lies on the card.
+            let probe = dir.appendingPathComponent("probe.json")
+            try #"{ "video": { "width": 640, "height": 360, "fps": 10 }, "tracks": [ { "file": "alone/walk.gpx" } ], "playback": { "speed": 100 } }"#
+                .write(to: probe, atomically: true, encoding: .utf8)
+            let scene = try SceneLoader.loadForRender(contentsOf: probe)
+            let viewport = Viewport(camera: Timeline(scene: scene).values(at: 0).camera, width: 640, height: 360,
+                                    scale: scene.video.scale, projection: .webMercator)
+            let anchor = (x: Double(card.minX) - 8, y: Double(card.minY + card.maxY) / 2 + 8)
+            let place = try #require(viewport.location(atPixel: anchor.x, anchor.y))
+            let pixels = walk.points.compactMap { viewport.pixel($0) }
+            #expect(pixels.contains { $0.x <= anchor.x } && pixels.contains { $0.x >= anchor.x }
+                    && pixels.contains { $0.y <= anchor.y } && pixels.contains { $0.y >= anchor.y },
+                    "the stop at \(anchor) would move the framing")
+            let (withStop, _) = try Self.render(walk, photos: photos, key: key,
+                                                extra: #", "places": [ { "name": "Harbour Market", "lat": \#(place.lat), "lon": \#(place.lon) } ]"#,
+                                                in: stop)
+            #expect(withStop.count == bare.count)
+            // Inside the card, clear of its left edge (the pin's blocks).
+            let inner = (minX: card.minX + 12, minY: card.minY, maxX: card.maxX, maxY: card.maxY)
+            // Well before the card (its keys look two spans ahead): the label is there.
+            Trip.dump(withStop[start - 8], "track-photo-label-before")
+            #expect(Self.differing(bare[start - 8], withStop[start - 8], in: inner) > 20, "the label is not where the card goes")
+            Trip.dump(withStop[start], "track-photo-label-\(start)")
+            for n in start..<(start + 20) {
+                #expect(Self.differing(bare[n], withStop[n], in: inner) <= 3, "frame \(n): the label shows in the card")
+            }
         }
     }
 }

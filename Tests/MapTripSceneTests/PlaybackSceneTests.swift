@@ -130,4 +130,38 @@ struct PlaybackSceneTests {
             #expect(report.scene?.playback.timeZone == expected)
         }
     }
+
+    /// `gpx`'s UTC times ("...Z") written on a clock `seconds` east of UTC, as a file stating its offset.
+    static func onLocalTime(_ gpx: String, _ seconds: Int) throws -> String {
+        let utc = ISO8601DateFormatter(), local = ISO8601DateFormatter()
+        local.timeZone = try #require(TimeZone(secondsFromGMT: seconds))
+        let regex = try NSRegularExpression(pattern: "<time>([^<]+Z)</time>")
+        let out = NSMutableString(string: gpx)
+        for m in regex.matches(in: gpx, range: NSRange(gpx.startIndex..., in: gpx)).reversed() {
+            let date = try #require(utc.date(from: out.substring(with: m.range(at: 1))))
+            out.replaceCharacters(in: m.range(at: 1), with: local.string(from: date))
+        }
+        return out as String
+    }
+
+    /// Files on different clocks and no `playback.timeZone`: one warning at `tracks` naming each file's
+    /// offset and the one the clock reads in (the followed track's); the scene's zone set: none.
+    @Test func tracksOnDifferentClocksWarnWhichTheClockShows() throws {
+        let files = ["anna.gpx": try Self.onLocalTime(Self.anna.gpx, 7200),
+                     "ben.gpx": try Self.onLocalTime(Self.ben.gpx(start: Self.benStart), 19_800)]
+        #expect(files["anna.gpx"]?.contains("+02:00</time>") == true)
+        let tracks = #""tracks": [ { "file": "anna.gpx", "name": "Anna" }, { "file": "ben.gpx", "name": "Ben" } ]"#
+        let followed = try Self.check(#"{ \#(tracks), "camera": { "follow": "Ben" } }"#, files: files)
+        #expect(followed.errors.isEmpty, "\(followed.errors)")
+        #expect(followed.scene?.tracks.map(\.geometry.utcOffset) == [7200, 19_800])
+        #expect(followed.warnings.map(\.path) == ["tracks"])
+        #expect(followed.warnings.first?.message == "the tracks' files state different time zones ('anna.gpx' UTC+2, "
+            + "'ben.gpx' UTC+5:30): the clock reads in UTC+5:30, as 'ben.gpx' does")
+        let first = try Self.check("{ \(tracks) }", files: files)
+        #expect(first.warnings.map(\.message).contains { $0.hasSuffix("the clock reads in UTC+2, as 'anna.gpx' does") },
+                "\(first.warnings)")
+        let set = try Self.check(#"{ \#(tracks), "playback": { "timeZone": "Europe/Helsinki" } }"#, files: files)
+        #expect(set.errors.isEmpty && set.warnings.isEmpty, "\(set.errors) \(set.warnings)")
+        #expect(set.scene?.playback.clockZone(tracks: set.scene?.tracks ?? [], follow: 1) == ClockZone("Europe/Helsinki"))
+    }
 }

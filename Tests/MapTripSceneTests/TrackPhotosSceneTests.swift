@@ -15,8 +15,10 @@ struct TrackPhotosSceneTests {
     static let ben = TrackFixture.walk(seed: 64, count: 150, start: LonLat(lon: 24.95, lat: 60.18))
     static let t0 = TrackFixture.start.timeIntervalSince1970
 
-    /// The scene `photos` (JSON) over tracks anna and ben, with `photos` (name: EXIF) in folder shots/.
-    static func check(_ photos: String, _ files: [String: ExifWriter.Fields], extra: String = "") throws -> SceneReport {
+    /// The scene `photos` (JSON) over tracks anna and ben, with `photos` (name: EXIF) in folder shots/, and
+    /// `bare` (name: bytes) written as they are.
+    static func check(_ photos: String, _ files: [String: ExifWriter.Fields], bare: [String: [UInt8]] = [:],
+                      extra: String = "") throws -> SceneReport {
         try TemporaryFolder.with("track-photos-scene") { dir in
             try anna.gpx.write(to: dir.appendingPathComponent("anna.gpx"), atomically: true, encoding: .utf8)
             try ben.gpx.write(to: dir.appendingPathComponent("ben.gpx"), atomically: true, encoding: .utf8)
@@ -25,6 +27,7 @@ struct TrackPhotosSceneTests {
             for (name, fields) in files {
                 try Data(ExifWriter.inserting(fields, into: ExifWriter.emptyJPEG)).write(to: shots.appendingPathComponent(name))
             }
+            for (name, bytes) in bare { try Data(bytes).write(to: shots.appendingPathComponent(name)) }
             let url = dir.appendingPathComponent("scene.json")
             try """
                 { "tracks": [ { "file": "anna.gpx", "name": "Anna" }, { "file": "ben.gpx", "name": "Ben" } ],
@@ -104,6 +107,55 @@ struct TrackPhotosSceneTests {
         #expect(messages.contains("photo 'shots/time-only.jpg' is left out: its EXIF has no GPS position"))
         #expect(messages.contains { $0.hasPrefix("photo 'shots/far.jpg' is left out: taken ") && $0.hasSuffix(" m from track 'anna.gpx'") },
                 "\(messages)")
+    }
+
+    /// `timeOffset` corrects the photos that state no offset from UTC; one that states its own
+    /// (OffsetTimeOriginal) is corrected by that alone, not by both.
+    @Test func eachPhotosTimeIsCorrectedOnce() throws {
+        let times = try #require(Self.anna.times)
+        var random = SplitMix64(seed: 6302)
+        var fields: [String: ExifWriter.Fields] = [:], expected: [String: Double] = [:]
+        for k in 0..<8 {
+            let t = Self.t0 + times[20 + Int(random.next() % 160)].rounded(.down)
+            let name = "p\(k).jpg"
+            if k % 2 == 0 {
+                // A camera on Helsinki's summer time that writes no offset: timeOffset -10800 corrects it.
+                fields[name] = .init(dateTimeOriginal: Self.exifTime(t + 10_800))
+            } else {
+                // A phone on the same wall clock that says so: right as it is.
+                fields[name] = .init(dateTimeOriginal: Self.exifTime(t + 10_800), offsetTimeOriginal: "+03:00")
+            }
+            expected["shots/" + name] = t
+        }
+        let report = try Self.check(#"{ "folder": "shots", "timeOffset": -10800 }"#, fields)
+        #expect(report.errors.isEmpty && report.warnings.isEmpty, "\(report.errors) \(report.warnings)")
+        let photos = try #require(report.scene?.photos)
+        #expect(photos.photos.count == 8)
+        for photo in photos.photos { #expect(photo.time == expected[photo.file], "\(photo.file)") }
+    }
+
+    /// A JPEG with no EXIF at all (or with neither time nor position) among the photos is one warning
+    /// naming the file, by time or by position, and the others are placed; a broken EXIF stays an error.
+    @Test func aPhotoWithoutTimeOrPositionIsAWarningNotAnError() throws {
+        let times = try #require(Self.anna.times)
+        let good = ["good.jpg": ExifWriter.Fields(dateTimeOriginal: Self.exifTime(Self.t0 + times[50]),
+                                                  latitude: Self.anna.points[50].lat, longitude: Self.anna.points[50].lon)]
+        for by in ["time", "position"] {
+            let report = try Self.check(#"{ "folder": "shots", "by": "\#(by)" }"#,
+                                        good.merging(["oriented.jpg": .init(orientation: 6)]) { a, _ in a },
+                                        bare: ["plain.jpg": ExifWriter.emptyJPEG])
+            #expect(report.errors.isEmpty, "\(by): \(report.errors)")
+            #expect(report.scene?.photos?.photos.map(\.file) == ["shots/good.jpg"], "\(by)")
+            #expect(report.warnings.map(\.path) == ["photos.folder", "photos.folder"], "\(by)")
+            #expect(report.warnings.map(\.message).sorted() == [
+                "photo 'shots/oriented.jpg' is left out: its EXIF has no time or GPS position",
+                "photo 'shots/plain.jpg' is left out: its EXIF has no time or GPS position",
+            ], "\(by)")
+        }
+        let broken: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x10] + Array("Exif".utf8) + [0, 0] + Array("XX".utf8)
+            + [0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0xFF, 0xD9]
+        let refused = try Self.check(#"{ "folder": "shots" }"#, good, bare: ["broken.jpg": broken])
+        #expect(refused.errors.map(\.message) == ["photo 'shots/broken.jpg': its EXIF cannot be read (Unknown encoding.)"])
     }
 
     @Test func aMoverNoTrackIsNamedIsAnError() throws {

@@ -195,14 +195,16 @@ struct PlaybackTests {
         #expect(PlaybackClock.clockText(3723.9, format: .seconds, since: true) == "01:02:03")
     }
 
-    @Test func theClockReadsInTheRecordingsZoneElseTheScenesElseUTC() throws {
+    @Test func theClockReadsInTheScenesZoneElseTheRecordingsElseUTC() throws {
         // 2024-05-01 09:30 UTC: summer in Helsinki (UTC+3), 12:30 there.
         let walk = TrackFixture.walk(seed: 5907, count: 40, start: Self.start)
         var stated = Self.track(walk, name: "a")
         stated.geometry.utcOffset = 7200
         let plain = Self.track(walk, name: "b")
-        func clock(_ tracks: [PlaybackTrack], _ zone: ClockZone?, start: Playback.Start = .recorded) throws -> String {
-            let t = Timeline(scene: Self.scene(tracks, Playback(clock: .minutes, start: start, timeZone: zone), fps: 10))
+        func clock(_ tracks: [PlaybackTrack], _ zone: ClockZone?, start: Playback.Start = .recorded, follow: Int? = nil) throws -> String {
+            var scene = Self.scene(tracks, Playback(clock: .minutes, start: start, timeZone: zone), fps: 10)
+            if let follow { scene.camera = SceneCamera(follow: follow, intro: 0) }
+            let t = Timeline(scene: scene)
             let clock = try #require(t.playback)
             return clock.clockText(try #require(t.values(at: 0).clock))
         }
@@ -216,8 +218,21 @@ struct PlaybackTests {
         #expect(PlaybackClock.zoneLabel(-12_600) == "UTC-3:30" && PlaybackClock.zoneLabel(19_800) == "UTC+5:30")
         // The IANA zone follows daylight saving time: the walk starts on 1 May.
         #expect(try clock([plain], ClockZone("Europe/Helsinki")) == at(3, "UTC+3"))
-        // The recording's own offset wins; a ghost race counts from its start.
-        #expect(try clock([plain, stated], ClockZone("Europe/Helsinki")) == at(2, "UTC+2"))
+        // The scene's zone wins over a file's; without one, a file's stated offset; a ghost race counts
+        // from its start.
+        #expect(try clock([plain, stated], ClockZone("Europe/Helsinki")) == at(3, "UTC+3"))
+        #expect(try clock([stated, plain], .offset(-10_800), follow: 0) == at(-3, "UTC-3"))
+        #expect(try clock([plain, stated], nil) == at(2, "UTC+2"))
+        // Files that disagree: the followed track's offset, else the first stated.
+        var india = Self.track(walk, name: "c")
+        india.geometry.utcOffset = 19_800
+        let halfPast = { (h: Int) in
+            let m = (Int(minute.dropFirst())! + 30) % 60, carry = (Int(minute.dropFirst())! + 30) / 60
+            return String(format: "%02d:%02d", (hour + h + carry) % 24, m) + " UTC+5:30"
+        }
+        #expect(try clock([plain, stated, india], nil, follow: 2) == halfPast(5))
+        #expect(try clock([plain, stated, india], nil, follow: 0) == at(2, "UTC+2"))
+        #expect(try clock([plain, india, stated], nil) == halfPast(5))
         #expect(try clock([stated], nil, start: .together) == "00:00")
         #expect(ClockZone("Europe/Helsinki")?.offset(at: 1_704_110_400) == 7200)  // 1 January 2024
         for bad in ["Mars/Olympus", "+2", "+25:00", "02:00", "", "+02:0"] { #expect(ClockZone(bad) == nil, "\(bad)") }
