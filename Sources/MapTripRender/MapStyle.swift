@@ -57,6 +57,12 @@ public struct MapLayer: Sendable {
     public var fadeIn: Double = 0
     public var fadeOut: Double = 0
     public var symbolizer: Symbolizer
+    /// Whether the raster cache draws the layer's fades level by level (a level's tiles at the opacity
+    /// of its zoom, so on moving frames the fade steps a quarter of a zoom level at a time) instead of
+    /// drawing every frame of a level inside the fade from the vectors. For the province lines' five
+    /// fades and the border alternates': faint lines, where a step does not show and whole-vector
+    /// levels would cost half a zoom level of frames each.
+    public var fadesByLevel = false
 
     /// Whether the layer strokes dashed lines.
     public var isDashed: Bool {
@@ -77,21 +83,40 @@ public struct MapLayer: Sendable {
     /// Below this zoom the coarse 1:110m data is drawn, at and above it the detailed 1:10m data.
     public static let detailZoom = 3.5
 
+    /// Province lines by importance: the zoom each file of them is shown from (`..._zN`, made by
+    /// `tools/borders-by-importance.py` from how densely the lines lie, as Natural Earth's own
+    /// `min_zoom` would place them), with its width and opacity as shares of the style's: the later a
+    /// line shows, the thinner and lighter it is drawn.
+    public static let provinceTiers: [(zoom: Double, width: Double, opacity: Double)] =
+        [(5, 1, 1), (6, 0.9, 0.9), (7, 0.8, 0.8), (8, 0.75, 0.7), (9, 0.7, 0.6)]
+
+    /// From this zoom on, border lines that run beside another border (the northern and southern
+    /// limits of Korea's DMZ beside the demarcation line) are drawn too; below it, one line each.
+    public static let alternateBordersZoom = 9.0
+
     /// The embedded map: Natural Earth 1:110m for world views, 1:10m for close-ups.
     public static func standard(_ style: MapStyle) -> [MapLayer] {
         let z = detailZoom, f = 0.5
         // Land switches scale at once (two half-transparent lands would let the water through; the
         // scales differ by a pixel or two there); lakes, provinces and borders fade.
+        let provinces = provinceTiers.map { tier in
+            var stroke = style.province
+            stroke.width *= tier.width
+            stroke.color = stroke.color.withAlpha(stroke.color.alpha * tier.opacity)
+            return MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines_z\(Int(tier.zoom))",
+                            minZoom: tier.zoom, fadeIn: f, symbolizer: .stroke(stroke), fadesByLevel: true)
+        }
         return [
             MapLayer(name: "land", source: "110m/ne_110m_admin_0_countries", maxZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "land", source: "10m/ne_10m_land", minZoom: z, symbolizer: .fill(style.land)),
             MapLayer(name: "lakes", source: "10m/ne_10m_lakes", minZoom: z, fadeIn: f, symbolizer: .fill(style.lakes)),
-            MapLayer(name: "provinces", source: "10m/ne_10m_admin_1_states_provinces_lines", minZoom: 6, fadeIn: f,
-                     symbolizer: .stroke(style.province)),
+        ] + provinces + [
             MapLayer(name: "borders", source: "110m/ne_110m_admin_0_boundary_lines_land", maxZoom: z, fadeOut: f,
                      symbolizer: .stroke(style.border)),
             MapLayer(name: "borders", source: "10m/ne_10m_admin_0_boundary_lines_land", minZoom: z, fadeIn: f,
                      symbolizer: .stroke(style.border)),
+            MapLayer(name: "border alternates", source: "10m/ne_10m_admin_0_boundary_lines_land_alternates",
+                     minZoom: alternateBordersZoom, fadeIn: f, symbolizer: .stroke(style.border), fadesByLevel: true),
         ]
     }
 }

@@ -23,8 +23,10 @@ import YUV
 ///   sampled from real neighbours, never padded or faded.
 /// * **Cross-fade** (off by default). Over the first `crossFade` of each level the level below (scaled up by at most
 ///   2^(crossFade/stepsPerZoom)) is still drawn underneath and this one fades in over it (smoothstep).
-/// * **Fading layers.** A level whose zooms cross a layer's fade or switch (1:110m to 1:10m, provinces
+/// * **Fading layers.** A level whose zooms cross a layer's fade or switch (1:110m to 1:10m, lakes
 ///   fading in) is not cached: its frames are drawn from the vectors, whose opacity follows the zoom.
+///   Layers that fade by level (`MapLayer.fadesByLevel`: the province lines) are drawn into each
+///   level's tiles at the opacity of its zoom instead.
 /// * **Memory.** Tiles are evicted least recently used first, within `limitBytes`.
 final class RasterCache {
     let tileSize: Int
@@ -215,7 +217,7 @@ final class RasterCache {
     }
 
     /// Whether every layer looks the same at every zoom level k serves (frames of pixel ratio `scale`):
-    /// no fade or switch of data inside it.
+    /// no fade or switch of data inside it (but for layers that fade by level, `MapLayer.fadesByLevel`).
     /// `frameZoom`: only for frames at that zoom (a follow camera's, at a layer's first zoom, which
     /// the level's lower end would cross).
     func isSteady(level k: Int, scale: Double, layers: [MapLayer], frameZoom: Double? = nil) -> Bool {
@@ -223,7 +225,7 @@ final class RasterCache {
         let frame = frameZoom.map { min($0, high) }
         let low = frame ?? (k > 0 ? zoom(level: k - 1, scale: scale) : -Double.infinity)
         let e = 1e-9
-        for layer in layers {
+        for layer in layers where !layer.fadesByLevel {
             var samples = [high, frame ?? (low.isFinite ? low + e : high - 1 / Double(stepsPerZoom))]
             for p in [layer.minZoom - layer.fadeIn, layer.minZoom, layer.maxZoom - layer.fadeOut, layer.maxZoom]
             where p > low && p <= high {

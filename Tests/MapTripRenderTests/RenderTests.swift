@@ -122,7 +122,23 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
 }
 
 @Suite struct MapLayerTests {
-    @Test func fadesRampLinearlyAndBordersCrossFade() {
+    /// Province lines by importance: a file per zoom they show from (5 to 9), each fading in over the
+    /// half level below it, the later ones thinner and lighter, none of them below zoom 4.5.
+    @Test func provinceLinesShowFromTheirOwnZoomThinnerTheLater() {
+        let provinces = MapLayer.standard(.standard).filter { $0.name == "provinces" }
+        #expect(provinces.map(\.minZoom) == [5, 6, 7, 8, 9])
+        #expect(provinces.map(\.source) == (5...9).map { "10m/ne_10m_admin_1_states_provinces_lines_z\($0)" })
+        #expect(provinces.allSatisfy { $0.opacity(zoom: $0.minZoom - 0.5) == 0 && $0.opacity(zoom: $0.minZoom) == 1 })
+        #expect(provinces.allSatisfy { $0.opacity(zoom: 4.4) == 0 })
+        let strokes = provinces.compactMap { if case .stroke(let s) = $0.symbolizer { s } else { nil } }
+        #expect(strokes.count == 5)
+        for (a, b) in zip(strokes, strokes.dropFirst()) {
+            #expect(b.width < a.width && b.color.alpha < a.color.alpha, "\(a) then \(b)")
+        }
+        #expect(strokes[0] == MapStyle.standard.province)
+    }
+
+    @Test func fadesRampLinearlyAndBordersCrossFade() throws {
         let layers = MapLayer.standard(.standard)
         let lakes = layers.first { $0.name == "lakes" }!
         #expect(lakes.opacity(zoom: 2.9) == 0)
@@ -131,6 +147,9 @@ func scene(_ places: [Place], title: String? = nil, width: Int = 640, height: In
         // The coarse and detailed borders add up to one border all through the switch.
         let borders = layers.filter { $0.name == "borders" }
         #expect(borders.count == 2)
+        // Beside them, from zoom 9 only, the lines that run beside a border (the DMZ's limits).
+        let alternates = try #require(layers.first { $0.name == "border alternates" })
+        #expect(alternates.opacity(zoom: 8.4) == 0 && alternates.opacity(zoom: 9) == 1)
         for z in stride(from: 2.8, through: 3.7, by: 0.05) {
             let sum = borders.reduce(0) { $0 + $1.opacity(zoom: z) }
             #expect(abs(sum - 1) < 1e-9, "zoom \(z): \(sum)")
