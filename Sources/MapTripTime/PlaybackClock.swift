@@ -227,9 +227,6 @@ public struct PlaybackClock: Sendable {
         let day = since ? total : ((total % 86_400) + 86_400) % 86_400
         let h = day / 3600, m = day / 60 % 60, s = day % 60
         let text = format == .seconds ? String(format: "%02d:%02d:%02d", h, m, s) : String(format: "%02d:%02d", h, m)
-        return since ? text : text + " " + zoneLabel(utcOffset)
+        return since ? text : text + " " + ClockZone.label(utcOffset)
     }
-
-    /// `UTC`, `UTC+2`, `UTC-3:30`.
-    public static func zoneLabel(_ utcOffset: Double) -> String { ClockZone.label(utcOffset) }
 }

@@ -215,7 +215,7 @@ struct PlaybackTests {
         #expect(try clock([plain], nil) == utc)
         #expect(try clock([plain], .offset(7200)) == at(2, "UTC+2"))
         #expect(try clock([plain], .offset(-10_800)) == at(-3, "UTC-3"))
-        #expect(PlaybackClock.zoneLabel(-12_600) == "UTC-3:30" && PlaybackClock.zoneLabel(19_800) == "UTC+5:30")
+        #expect(ClockZone.label(-12_600) == "UTC-3:30" && ClockZone.label(19_800) == "UTC+5:30")
         // The IANA zone follows daylight saving time: the walk starts on 1 May.
         #expect(try clock([plain], ClockZone("Europe/Helsinki")) == at(3, "UTC+3"))
         // The scene's zone wins over a file's; without one, a file's stated offset; a ghost race counts
