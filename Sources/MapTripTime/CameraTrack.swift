@@ -14,14 +14,9 @@ public enum CameraTrack: Sendable {
         guard let directed = scene.camera else { return nil }
         let width = Double(format.width) / format.scale, height = Double(format.height) / format.scale
         if let i = directed.follow, let clock = timeline.playback, i < clock.lines.count {
-            var overview = timeline.playbackCamera ?? Camera(center: clock.lines[i].points[0], zoom: SceneCamera.defaultZoom)
-            // The intro starts from, and the outro ends on, what is drawn: the routes outside the privacy zones.
-            let visible = scene.privacy.isEmpty ? [] : clock.lines.flatMap { PrivacyClipping.visible($0.points, outside: scene.privacy) }
-            if !visible.isEmpty {
-                overview = Timeline.framing(visible.map { RouteLine(track: $0) }, places: scene.places.map(\.position),
-                                            readouts: !scene.shownReadouts.isEmpty, format: format, projection: timeline.projection,
-                                            clearOf: scene.privacy)
-            }
+            // The intro starts from, and the outro ends on, what is drawn: the routes outside the privacy
+            // zones (the playback's own camera, `Timeline.overview`).
+            let overview = timeline.playbackCamera ?? Camera(center: clock.lines[i].points[0], zoom: SceneCamera.defaultZoom)
             self = .follow(FollowCamera(clock: clock, track: i, camera: directed, overview: overview,
                                         frameCount: timeline.frameCount, viewSize: max(width, height),
                                         viewShort: min(width, height), projection: timeline.projection,

@@ -35,8 +35,7 @@ extension Timeline {
         distanceBefore = [0]
         popFrames = 1
 
-        playbackCamera = Self.framing(clock.lines, places: scene.places.map(\.position), readouts: !scene.shownReadouts.isEmpty,
-                                      format: format, projection: projection)
+        playbackCamera = Self.overview(scene, clock: clock, format: format, projection: projection)
 
         hasTitle = scene.title != nil
         var cues: [Cue] = []
@@ -67,6 +66,16 @@ extension Timeline {
     /// The playback's own camera: `lines` and `places` framed, north up, on the frame's pixel grid, the
     /// room for the readouts' panel (`readouts`) below them; centred outside `zones` (the box widened
     /// about a centre moved out of one).
+    /// The camera over the whole playback: what is drawn of it (the routes outside the privacy zones)
+    /// and its places framed, centred clear of every zone (`framing`), so that neither the frame's
+    /// extent nor its centre tells where a hidden stretch goes.
+    static func overview(_ scene: Scene, clock: PlaybackClock, format: FrameFormat, projection: Projection) -> Camera {
+        let visible = scene.privacy.isEmpty ? [] : clock.lines.flatMap { PrivacyClipping.visible($0.points, outside: scene.privacy) }
+        return framing(visible.isEmpty ? clock.lines : visible.map { RouteLine(track: $0) },
+                       places: scene.places.map(\.position), readouts: !scene.shownReadouts.isEmpty, format: format,
+                       projection: projection, clearOf: scene.privacy)
+    }
+
     static func framing(_ lines: [RouteLine], places: [LonLat], readouts: Bool, format: FrameFormat,
                         projection: Projection, clearOf zones: [PrivacyZone] = []) -> Camera {
         // Every track and place framed, north up, on the frame's pixel grid on a flat map; each box on

@@ -205,4 +205,30 @@ struct CameraTrackTests {
         #expect(t.values(at: t.frameCount - 1).camera == second.camera)
         #expect(t.values(at: 30).camera != first.camera && t.values(at: 30).camera != second.camera)
     }
+
+    /// A playback with no directed camera rests on the whole of what it draws: a ride that ends 2 km
+    /// inside a privacy zone round home is framed by its visible part alone, centred outside the
+    /// zone; the hidden stretch neither widens the frame nor moves its centre.
+    @Test func thePlaybacksOwnCameraFramesOnlyWhatIsDrawn() throws {
+        let (ride, _) = Self.ride(seed: 5953, legKm: 2, noiseM: 0)
+        let home = PrivacyZone(center: ride.points[ride.points.count - 1], radius: 2_200)
+        var hidden = PlaybackTests.scene([PlaybackTests.track(ride, name: "Anna")], Playback(speed: 20), fps: 10)
+        hidden.privacy = [home]
+        let visible = ride.points.filter { !home.contains($0) }
+        #expect(visible.count > 50 && visible.count < ride.points.count - 50)
+        let whole = Timeline(scene: PlaybackTests.scene([PlaybackTests.track(ride, name: "Anna")], Playback(speed: 20), fps: 10))
+        let t = Timeline(scene: hidden)
+        let camera = t.camera(at: 0)
+        #expect((0..<t.frameCount).allSatisfy { t.camera(at: $0) == camera })
+        // Every visible fix in the frame; the centre (which the whole ride's framing puts inside the
+        // zone) clear of it.
+        let format = hidden.video.format
+        let view = Viewport(camera: camera, width: format.width, height: format.height, scale: format.scale)
+        for p in visible {
+            let q = try #require(view.pixel(p))
+            #expect(q.x > 0 && q.x < Double(format.width) && q.y > 0 && q.y < Double(format.height), "\(p) at \(q)")
+        }
+        #expect(home.contains(whole.camera(at: 0).center))
+        #expect(Geodesy.distanceKm(camera.center, home.center) * 1000 > home.radius)
+    }
 }
