@@ -92,6 +92,9 @@ public final class ExifRecord {
     /// OffsetTimeOriginal as the file writes it ("+03:00", the wall clock's offset from UTC; nil: absent).
     public var offsetTimeOriginal: String? { ascii(EXIF_IFD_EXIF, 0x9011) }
 
+    /// Model as the file writes it (the camera's model name, such as "ILCE-7M3"; nil: absent).
+    public var model: String? { ascii(EXIF_IFD_0, 0x0110) }
+
     /// GPSLatitude and GPSLongitude in degrees, negative south and west by their refs (nil: absent,
     /// or not three rationals with a ref).
     public var position: (lat: Double, lon: Double)? {

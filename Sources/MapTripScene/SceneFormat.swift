@@ -469,12 +469,23 @@ public enum SceneFormat {
                             hint: "use \"time\" (EXIF DateTimeOriginal) or \"position\" (EXIF GPS)"),
               default: .string("time"), "`time`: where the mover was when each was taken (EXIF DateTimeOriginal, UTC unless its OffsetTimeOriginal says otherwise); `position`: the track's point nearest its EXIF GPS position"),
         Field("timeOffset", .number(.within(-31_536_000, 31_536_000, noun: "timeOffset", hint: "seconds added to the camera's clock, such as -3600 for a clock an hour ahead")),
-              default: .number(0), "seconds added to the EXIF time of each photo that states no offset from UTC of its own (OffsetTimeOriginal): a camera clock that was wrong or on local time"),
+              default: .number(0), "seconds added to the EXIF time of each photo that states no offset from UTC of its own (OffsetTimeOriginal) and whose camera `cameras` does not list: a camera clock that was wrong or on local time"),
+        Field("cameras", .array(of: .object(photoCamera), nonEmpty: nil, what: "an array", itemHint: nil),
+              "clock corrections by camera, which win over `timeOffset` for their photos: each camera's `timeOffset` added to the time of every photo whose EXIF Model is its `model`, after the photo's own offset from UTC (a clock that was wrong, on a camera that states its offset too)"),
         Field("mover", .string(nonEmpty: true, noun: "mover"), default: .words("the followed mover, else the first track"),
               "the name of the track (`tracks[].name`) the photos are placed on"),
         Field("hold", .number(.positive(atMost: 60, noun: "hold", hint: "seconds of video each photo shows, such as 2.5")),
               default: .number(TrackPhotos.defaultHold), "seconds of video each photo's card shows from when the mover passes it (photos closer than that queue)"),
     ], typeHint: "photos are \"holiday/\" or { \"folder\": \"holiday/\", \"by\": \"time\" }")
+
+    public static let photoCamera = Object("camera", [
+        Field("model", .string(nonEmpty: true, noun: "model"), required: true,
+              missingHint: "add \"model\": the camera's EXIF Model, as `exiftool -Model photo.jpg` prints it",
+              "the camera's EXIF Model (as `exiftool -Model` prints it; case aside)"),
+        Field("timeOffset", .number(.within(-31_536_000, 31_536_000, noun: "timeOffset", hint: "seconds added to the camera's clock, such as -600 for a clock ten minutes ahead")),
+              required: true, missingHint: "add \"timeOffset\": the seconds to add to this camera's times, such as -600",
+              "seconds added to the time of each of its photos (after the photo's own offset from UTC)"),
+    ], typeHint: "a camera is { \"model\": \"ILCE-7M3\", \"timeOffset\": -600 }")
 
     public static let keyframe = Object("keyframe", [
         Field("t", .number(.nonNegative(noun: "t", unit: "seconds")), required: true, missingHint: "add \"t\": 0, the keyframe's second in the video",

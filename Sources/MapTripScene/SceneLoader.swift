@@ -1388,6 +1388,11 @@ extension SceneBuilder {
         var photos = TrackPhotos(folder: folder)
         if let v = given["by"]?.string.flatMap(TrackPhotos.Placing.init(rawValue:)) { photos.placing = v }
         if let v = given["timeOffset"]?.number { photos.timeOffset = v }
+        let cameras = given["cameras"]?.elements ?? []
+        photos.cameras = cameras.compactMap { c in
+            guard let model = c?["model"]?.string, let offset = c?["timeOffset"]?.number else { return nil }
+            return TrackPhotos.Camera(model: model, timeOffset: offset)
+        }
         if let v = given["hold"]?.number { photos.hold = v }
         photos.track = scene.camera?.follow ?? 0
         if let mover = given["mover"], let name = mover.string {
@@ -1435,6 +1440,20 @@ extension SceneBuilder {
             let t0 = start.timeIntervalSince1970
             return t0...(t0 + track.duration)
         }
+        // The cameras the photos name (EXIF Model), for a correction that matches none of them.
+        var models: [String] = []
+        defer {
+            for (k, camera) in photos.cameras.enumerated() where !models.contains(where: camera.matches) {
+                let value = cameras[k]?["model"]
+                warnings.append(SceneError(
+                    file: checker.file, line: value?.json.position.line ?? folderValue.json.position.line,
+                    column: value?.json.position.column ?? folderValue.json.position.column,
+                    path: value.flatMap { _ in given.path(of: "cameras") }.map { "\($0)[\(k)].model" } ?? folderPath,
+                    message: "no photo in '\(folder)' was taken by camera '\(camera.model)': its correction changes nothing",
+                    hint: models.isEmpty ? "the photos name no camera (EXIF Model)"
+                        : "the photos' cameras are " + Wording.alternatives(models.map { "'\($0)'" })))
+            }
+        }
         for name in names {
             let file = (folder as NSString).appendingPathComponent(name)
             let meta: PhotoMetadata
@@ -1446,6 +1465,7 @@ extension SceneBuilder {
                              hint: "save it again from a photo editor with its metadata, or move it out of the folder")
                 continue
             }
+            if let camera = meta.camera, !models.contains(camera) { models.append(camera) }
             guard meta.utc != nil || meta.position != nil else {
                 warn("photo '\(file)' is left out: its EXIF has no time or GPS position",
                      hint: "add DateTimeOriginal or GPSLatitude/GPSLongitude with a photo tool such as exiftool, or move it out of the folder")
@@ -1453,18 +1473,18 @@ extension SceneBuilder {
             }
             switch photos.placing {
             case .time:
-                guard let taken = meta.utc else {
+                guard let time = photos.time(of: meta) else {
                     warn("photo '\(file)' is left out: its EXIF has no DateTimeOriginal", hint: "use \"by\": \"position\" for photos with GPS, or move it out of the folder")
                     continue
                 }
-                // Corrected once: by the offset from UTC the photo states (OffsetTimeOriginal), else by `timeOffset`.
-                let time = taken + (meta.offset == nil ? photos.timeOffset : 0)
+                let corrected = photos.cameras.contains { $0.matches(meta.camera) }
                 guard let span, span.contains(time), let position = TrackPhotos.position(of: track.geometry, at: time) else {
                     let when = span.map { s in TrackPhotos.utcText(time) + " is outside the recording (" + TrackPhotos.utcText(s.lowerBound) + " to " + TrackPhotos.utcText(s.upperBound) + ")" }
                         ?? "the recording has no times"
                     warn("photo '\(file)' is left out: taken at \(when)",
-                         hint: meta.offset == nil ? "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)"
-                             : "its EXIF states its offset from UTC (OffsetTimeOriginal), which timeOffset does not change: check the camera's clock")
+                         hint: corrected ? "check the correction of camera '\(meta.camera ?? "")' in \"cameras\" (EXIF time - its offset from UTC + timeOffset = UTC)"
+                             : meta.offset == nil ? "set \"timeOffset\" to the camera clock's error in seconds (EXIF time + timeOffset = UTC)"
+                             : "its EXIF states its offset from UTC (OffsetTimeOriginal), which timeOffset does not change: correct its camera's clock with \"cameras\": [{\"model\": \"\(meta.camera ?? "its EXIF Model")\", \"timeOffset\": ...}]")
                     continue
                 }
                 photos.photos.append(TrackPhotos.Photo(file: file, time: time, position: position, orientation: meta.orientation))

@@ -33,10 +33,32 @@ public struct TrackPhotos: Equatable, Sendable {
         }
     }
 
+    /// A camera's clock correction (`photos.cameras`): seconds added to the time of every photo whose
+    /// EXIF Model is `model`, after the photo's own offset from UTC, whether it states one or not.
+    public struct Camera: Equatable, Sendable {
+        public var model: String
+        public var timeOffset: Double
+
+        public init(model: String, timeOffset: Double) {
+            self.model = model
+            self.timeOffset = timeOffset
+        }
+
+        /// Whether a photo's EXIF Model names this camera (case and surrounding spaces aside).
+        public func matches(_ camera: String?) -> Bool {
+            guard let camera else { return false }
+            return camera.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(model.trimmingCharacters(in: .whitespaces))
+                == .orderedSame
+        }
+    }
+
     public var folder: String
     public var placing: Placing
-    /// Seconds added to each photo's EXIF time (the camera clock's error).
+    /// Seconds added to the EXIF time of each photo that states no offset from UTC (OffsetTimeOriginal)
+    /// and whose camera is not in `cameras`: a clock that was wrong or on local time.
     public var timeOffset: Double
+    /// Clock corrections by camera (EXIF Model), which win over `timeOffset` for their photos.
+    public var cameras: [Camera] = []
     /// The track (`tracks[i]`) the photos are placed on.
     public var track: Int
     /// Seconds of video each card shows.
@@ -52,6 +74,15 @@ public struct TrackPhotos: Equatable, Sendable {
         self.track = track
         self.hold = hold
         self.photos = photos
+    }
+
+    /// The moment a photo was taken on the recording's clock (seconds since 1970, UTC), corrected once:
+    /// by its camera's correction where `cameras` names it (after the photo's own offset from UTC), else
+    /// by the offset from UTC it states (OffsetTimeOriginal), else by `timeOffset`. Nil without a time.
+    public func time(of photo: PhotoMetadata) -> Double? {
+        guard let taken = photo.utc else { return nil }
+        if let camera = cameras.first(where: { $0.matches(photo.camera) }) { return taken + camera.timeOffset }
+        return taken + (photo.offset == nil ? timeOffset : 0)
     }
 
     /// Where a recording is at `time` (seconds since 1970): between its fixes, on a straight line;
@@ -97,12 +128,16 @@ public struct PhotoMetadata: Equatable, Sendable {
     public var position: LonLat?
     /// EXIF Orientation (1...8), 1 when absent.
     public var orientation: Int
+    /// EXIF Model: the camera's model name (nil: absent or empty).
+    public var camera: String?
 
-    public init(wallClock: Double? = nil, offset: Int? = nil, position: LonLat? = nil, orientation: Int = 1) {
+    public init(wallClock: Double? = nil, offset: Int? = nil, position: LonLat? = nil, orientation: Int = 1,
+                camera: String? = nil) {
         self.wallClock = wallClock
         self.offset = offset
         self.position = position
         self.orientation = (1...8).contains(orientation) ? orientation : 1
+        self.camera = camera?.isEmpty == false ? camera : nil
     }
 
     /// The moment taken, UTC: the wall clock less the offset the file gives (none: the clock read as UTC).

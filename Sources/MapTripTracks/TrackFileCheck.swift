@@ -53,7 +53,7 @@ public struct TrackFileCheck: TrackChecking {
             let time = exif.dateTimeOriginal.flatMap { PhotoTime.parse($0, offset: exif.offsetTimeOriginal) }
             return .success(PhotoMetadata(wallClock: time?.wallClock, offset: time?.offset,
                                           position: exif.position.map { LonLat(lon: $0.lon, lat: $0.lat) },
-                                          orientation: exif.orientation ?? 1))
+                                          orientation: exif.orientation ?? 1, camera: exif.model))
         } catch where error.absent {
             return .success(PhotoMetadata())
         } catch {

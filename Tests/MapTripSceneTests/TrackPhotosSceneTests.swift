@@ -134,6 +134,45 @@ struct TrackPhotosSceneTests {
         for photo in photos.photos { #expect(photo.time == expected[photo.file], "\(photo.file)") }
     }
 
+    /// A camera that states its offset from UTC but whose clock was wrong is corrected by `cameras` (by
+    /// its EXIF Model, case aside), after its offset; other cameras keep `timeOffset`; a listed camera
+    /// that took none of the photos is a warning at its entry.
+    @Test func aCamerasClockIsCorrectedByItsModel() throws {
+        let times = try #require(Self.anna.times)
+        var random = SplitMix64(seed: 6303)
+        var fields: [String: ExifWriter.Fields] = [:], expected: [String: Double] = [:]
+        for k in 0..<9 {
+            let t = Self.t0 + times[20 + Int(random.next() % 160)].rounded(.down)
+            let name = "p\(k).jpg"
+            switch k % 3 {
+            case 0:
+                // On summer time, says so, and 10 minutes fast.
+                fields[name] = .init(dateTimeOriginal: Self.exifTime(t + 10_800 + 600), offsetTimeOriginal: "+03:00",
+                                     model: "ILCE-7M3")
+            case 1:
+                // On summer time, without an offset: the scene's timeOffset.
+                fields[name] = .init(dateTimeOriginal: Self.exifTime(t + 10_800), model: "Canon EOS R6")
+            default:
+                // A phone that states its offset and keeps good time: as it is.
+                fields[name] = .init(dateTimeOriginal: Self.exifTime(t + 10_800), offsetTimeOriginal: "+03:00", model: "Pixel 8")
+            }
+            expected["shots/" + name] = t
+        }
+        let cameras = #"[ { "model": "ilce-7m3", "timeOffset": -600 }, { "model": "EOS 5D", "timeOffset": 30 } ]"#
+        let report = try Self.check(#"{ "folder": "shots", "timeOffset": -10800, "cameras": \#(cameras) }"#, fields)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let photos = try #require(report.scene?.photos)
+        #expect(photos.photos.count == 9)
+        for photo in photos.photos { #expect(photo.time == expected[photo.file], "\(photo.file)") }
+        #expect(report.warnings.map(\.path) == ["photos.cameras[1].model"])
+        #expect(report.warnings.first?.message == "no photo in 'shots' was taken by camera 'EOS 5D': its correction changes nothing")
+        #expect(report.warnings.first?.hint == "the photos' cameras are 'ILCE-7M3', 'Canon EOS R6' or 'Pixel 8'")
+        // Without the correction, the Sony's photos are 10 minutes late.
+        let plain = try Self.check(#"{ "folder": "shots", "timeOffset": -10800 }"#, fields)
+        let late = try #require(plain.scene?.photos).photos.filter { expected[$0.file] != $0.time }
+        #expect(late.count == 3 && late.allSatisfy { $0.time == expected[$0.file]! + 600 })
+    }
+
     /// A JPEG with no EXIF at all (or with neither time nor position) among the photos is one warning
     /// naming the file, by time or by position, and the others are placed; a broken EXIF stays an error.
     @Test func aPhotoWithoutTimeOrPositionIsAWarningNotAnError() throws {

@@ -9,16 +9,19 @@ public enum ExifWriter {
         public var latitude: Double?
         public var longitude: Double?
         public var orientation: Int?
+        /// Model (IFD0): the camera's model name.
+        public var model: String?
         /// Intel byte order ("II"); false: Motorola ("MM").
         public var littleEndian: Bool
 
         public init(dateTimeOriginal: String? = nil, offsetTimeOriginal: String? = nil, latitude: Double? = nil,
-                    longitude: Double? = nil, orientation: Int? = nil, littleEndian: Bool = false) {
+                    longitude: Double? = nil, orientation: Int? = nil, model: String? = nil, littleEndian: Bool = false) {
             self.dateTimeOriginal = dateTimeOriginal
             self.offsetTimeOriginal = offsetTimeOriginal
             self.latitude = latitude
             self.longitude = longitude
             self.orientation = orientation
+            self.model = model
             self.littleEndian = littleEndian
         }
     }
@@ -60,6 +63,7 @@ public enum ExifWriter {
         // IFD0 holds the orientation and a pointer to each non-empty IFD after it.
         var ifd0: [Entry] = []
         if let o = f.orientation { ifd0.append(Entry(tag: 0x0112, type: 3, count: 1, bytes: u16(UInt16(o)))) }
+        if let m = f.model { ifd0.append(ascii(0x0110, m)) }
         let pointerCount = (exifIFD.isEmpty ? 0 : 1) + (gpsIFD.isEmpty ? 0 : 1)
         let ifd0Size = size(ifd0) + 12 * pointerCount
         var next = 8 + ifd0Size

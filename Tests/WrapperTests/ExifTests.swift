@@ -16,14 +16,17 @@ import Testing
             let offset = String(format: "%@%02d:%02d", offsetMinutes < 0 ? "-" : "+", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
             let lat = random.unit() * 170 - 85, lon = random.unit() * 358 - 179
             let orientation = 1 + Int(random.next() % 8)
+            let model = i % 4 == 0 ? nil : ["ILCE-7M3", "Canon EOS R6", "Pixel 8"][i % 3]
             let fields = ExifWriter.Fields(dateTimeOriginal: text, offsetTimeOriginal: i % 3 == 0 ? nil : offset,
-                                           latitude: lat, longitude: lon, orientation: orientation, littleEndian: i % 2 == 0)
+                                           latitude: lat, longitude: lon, orientation: orientation, model: model,
+                                           littleEndian: i % 2 == 0)
             let record = try ExifRecord(data: Data(ExifWriter.inserting(fields, into: ExifWriter.emptyJPEG)))
             #expect(record.dateTimeOriginal == text)
             #expect(record.offsetTimeOriginal == (i % 3 == 0 ? nil : offset))
             let position = try #require(record.position)
             #expect(abs(position.lat - lat) < 1e-6 && abs(position.lon - lon) < 1e-6, "\(i): \(position) against \(lat), \(lon)")
             #expect(record.orientation == orientation)
+            #expect(record.model == model)
         }
     }
 
@@ -32,7 +35,7 @@ import Testing
         let record = try ExifRecord(data: Data(ExifWriter.inserting(onlyTime, into: ExifWriter.emptyJPEG)))
         #expect(record.dateTimeOriginal == "2024:06:01 12:00:00" && record.offsetTimeOriginal == nil)
         #expect(record.position == nil)
-        #expect(record.orientation == nil)  // not made up by libexif
+        #expect(record.orientation == nil && record.model == nil)  // not made up by libexif
 
         let onlyPlace = ExifWriter.Fields(latitude: -33.5, longitude: -70.25, orientation: 6)
         let other = try ExifRecord(data: Data(ExifWriter.inserting(onlyPlace, into: ExifWriter.emptyJPEG)))
