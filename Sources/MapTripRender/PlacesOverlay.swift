@@ -128,7 +128,7 @@ public final class PlacesOverlay: OverlayFastPaths {
             }
             return placed
         }
-        let to = try keySpots(b, frameAt), from = s < 1 ? try keySpots(a, frameAt) : to
+        let to = try keySpots(b, frameAt, drawing: frame), from = s < 1 ? try keySpots(a, frameAt, drawing: frame) : to
         let ids = try identities(frame.scene)
         for k in placed.ordered.indices {
             let p = placed.ordered[k], id = ids[p.place]
@@ -161,19 +161,21 @@ public final class PlacesOverlay: OverlayFastPaths {
     /// the same: a label fading across sides there, or one that has just done so.
     public func animates(_ frame: FrameContext) throws -> Bool {
         guard let frameAt = frame.frameAt, let (a, b, _) = Self.keys(frame), a != b else { return false }
-        let from = try keySpots(a, frameAt), to = try keySpots(b, frameAt)
+        let from = try keySpots(a, frameAt, drawing: frame), to = try keySpots(b, frameAt, drawing: frame)
         // As `placement` fades: a place one key does not show is where the other puts it.
         return Set(from.keys).union(to.keys).contains { id in (from[id] ?? to[id]) != (to[id] ?? from[id]) }
     }
 
     /// The spots of key frame `key`'s labels, by place (see `identities`), kept for the frames around it.
-    private func keySpots(_ key: Int, _ frameAt: (Int) -> FrameContext) throws -> [Int: KeyLabel] {
-        let frame = frameAt(key)
-        let size = [frame.layout.width, frame.layout.height]
-        if keyCache.scene != frame.scene || keyCache.size != size {
-            keyCache = (frame.scene, size, [:])
+    /// `frameAt` gives a frame of the trip drawn by the same renderer (its scene and size): the key's
+    /// values are made only when its spots are not kept (a frame's values hold every mover's).
+    private func keySpots(_ key: Int, _ frameAt: (Int) -> FrameContext, drawing current: FrameContext) throws -> [Int: KeyLabel] {
+        let size = [current.layout.width, current.layout.height]
+        if keyCache.scene != current.scene || keyCache.size != size {
+            keyCache = (current.scene, size, [:])
         }
         if let spots = keyCache.spots[key] { return spots }
+        let frame = frameAt(key)
         let placed = try pinsAndRequests(frame)
         // A key's spots are drawn on the frames up to two spans after it (fading in, then out): its labels
         // keep clear of every card those frames show, one that appears after the key or fades in too.
