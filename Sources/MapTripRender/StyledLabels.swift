@@ -177,8 +177,8 @@ final class StyledLabels {
                            count: features.count, zoom: zoom, extent: extent)
         let labels: [TileLabel]
         if let known = tilePoints[key] { labels = known } else {
-            labels = pointLabels(layer, features, zoom: zoom, padding: padding, allowOverlap: allowOverlap,
-                                 ignorePlacement: ignorePlacement)
+            labels = pointLabels(layer, features, shown: pointFeatures(layer, features, key: key), zoom: zoom, padding: padding,
+                                 allowOverlap: allowOverlap, ignorePlacement: ignorePlacement)
             if tilePoints.count >= Self.tileLinesLimit { tilePoints.removeAll(keepingCapacity: true) }
             tilePoints[key] = labels
         }
@@ -206,6 +206,26 @@ final class StyledLabels {
     }
     private var tilePoints: [LinesKey: [TileLabel]] = [:]
 
+    /// A tile's features a point layer may label (not lines) that pass the layer's filter at a zoom:
+    /// found once per tile and layer when the filter does not read the zoom (a moving camera's frames
+    /// each have a zoom of their own, and most of a tile's features fail most filters).
+    private func pointFeatures(_ layer: StyleLayer, _ features: [StyledFeature], key: LinesKey) -> [Int] {
+        let zoom = key.zoom
+        func select() -> [Int] {
+            features.indices.filter { features[$0].kind != .lineString && layer.matches(zoom: zoom, feature: features[$0].style) }
+        }
+        guard layer.filter?.expression.isZoomConstant ?? true else { return select() }
+        var anyZoom = key
+        anyZoom.zoom = -1
+        if let known = tileFiltered[anyZoom] { return known.indices }
+        let indices = select()
+        if tileFiltered.count >= Self.tileLinesLimit { tileFiltered.removeAll(keepingCapacity: true) }
+        // The features kept with them: their storage names the tile while the entry lives.
+        tileFiltered[anyZoom] = (features, indices)
+        return indices
+    }
+    private var tileFiltered: [LinesKey: (features: [StyledFeature], indices: [Int])] = [:]
+
     /// A feature's icon in a layer; nil when it shows none.
     private func icon(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> SymbolIcon? {
         let name = iconName(layer, f, zoom: zoom)
@@ -229,13 +249,14 @@ final class StyledLabels {
         layer.image("icon-image", zoom: zoom, feature: f.style, available: sprite?.names ?? [])
     }
 
-    /// The point and area labels of a layer's features in a tile, at a zoom.
-    private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, padding: Double,
+    /// The point and area labels of a layer's features in a tile, at a zoom: of the features `shown` (see `pointFeatures`).
+    private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], shown: [Int], zoom: Double, padding: Double,
                              allowOverlap: Bool, ignorePlacement: Bool) -> [TileLabel] {
         var out: [TileLabel] = []
         let icons = sprite != nil && layer.sets("icon-image")
         let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
-        for (i, f) in features.enumerated() where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
+        for i in shown {
+            let f = features[i]
             let icon = icons ? self.icon(layer, f, zoom: zoom) : nil
             let text = self.label(layer, f, zoom: zoom)
             guard text != nil || icon != nil else { continue }
