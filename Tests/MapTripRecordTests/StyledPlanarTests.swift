@@ -7,8 +7,8 @@ import Testing
 
 /// The vector map's row of the fast-path conformance: a walk over the Helsinki vector tiles (the
 /// style's fills and lines composited from the raster cache, its labels placed over each frame)
-/// rendered to MP4 with every fast path on, with `planar` off (every frame drawn in BGRA and
-/// converted), and with all of them off, and decoded plane by plane.
+/// rendered to MP4 with every fast path on and with `planar` off (every frame drawn in BGRA and
+/// converted), and decoded plane by plane.
 @Suite(.tags(.slow)) struct StyledPlanarTests {
     /// Two places of Scenes/helsinki.json, a short rest at each: a flight between two held pictures.
     static func scene(in dir: URL) throws -> URL {
@@ -30,7 +30,7 @@ import Testing
         var planes: [[UInt8]]
     }
 
-    /// Renders the scene to an H.264 4:2:0 MP4 at `crf` and decodes every frame's planes.
+    /// Renders the scene to an H.264 4:2:0 MP4, 640 wide, and decodes every frame's planes.
     static func render(_ scene: URL, fastPaths: FastPaths, to out: URL) throws -> [Planes] {
         var environment = RenderEnvironment(assets: Trip.assets)
         environment.fastPaths = fastPaths
@@ -71,7 +71,11 @@ import Testing
                     worstMean = max(worstMean, mean)
                     worstPixel = max(worstPixel, diffs.max() ?? 0)
                     if far > 0 { framesOff += 1 }
+                    // Measured: at most 0.30 (the tiles composited in I420 rather than in BGRA, then
+                    // converted, differ by a level here and there); the labels left out give 1.14.
                     #expect(mean < 0.5, "frame \(n), plane \(p): mean difference \(mean)")
+                    // A label's edge rounded differently in 4:2:0 is off by a few levels; one left out, by
+                    // up to 160 over hundreds of samples (376 in a plane of 57,600).
                     #expect(far <= diffs.count / 2000, "frame \(n), plane \(p): \(far) samples off by more than 8")
                 }
             }
