@@ -265,27 +265,34 @@ public final class FrameRenderer {
                     cr.restore()
                 }
             }
-            band.flush()
-            // Blended in two halves of the rows, one per thread when there is enough to share (the
-            // blend clears what it blends: a rectangle overlapping one blended before finds it clear).
-            let layer = OverlayPixels(data: band.data, stride: band.stride, rects: Array(rects))
-            picture.history?.drawnOver += layer.rects.map {
-                OverlayRect(x: $0.x, y: $0.y + rows.lowerBound, width: $0.width, height: $0.height)
-            }
-            let target = picture.rows(rows)
-            let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
-            DrawingThreads.perform(iterations: halves.count) { half in
-                let within = halves[half]
-                for r in layer.rects {
-                    let y0 = max(r.y, within.lowerBound), y1 = min(r.y + r.height, within.upperBound)
-                    guard y1 > y0 else { continue }
-                    _ = target.rows(y0..<y1, x: r.x, width: r.width)
-                        .blend(layer.data + y0 * layer.stride + r.x * 4, stride: layer.stride)
-                }
-            }
-            band.markDirty()
+            Self.blend(band, rects: Array(rects), rows: rows, into: picture)
         }
         return true
+    }
+
+    /// Blends the rectangles `rects` (the band's coordinates, even bounds) of `band`, the frame's rows
+    /// `rows` drawn over transparency, over those rows of the picture, and clears them (the band is left
+    /// transparent where it was drawn in those rectangles only). In two halves of the rows, one per
+    /// thread when there is enough to share (the blend clears what it blends: a rectangle overlapping
+    /// one blended before finds it clear).
+    static func blend(_ band: ImageSurface, rects: [OverlayRect], rows: Range<Int>, into picture: PlanarPicture) {
+        band.flush()
+        let layer = OverlayPixels(data: band.data, stride: band.stride, rects: rects)
+        picture.history?.drawnOver += layer.rects.map {
+            OverlayRect(x: $0.x, y: $0.y + rows.lowerBound, width: $0.width, height: $0.height)
+        }
+        let target = picture.rows(rows)
+        let halves = layer.rects.reduce(0) { $0 + $1.width * $1.height } >= 65536 ? target.bands : [0..<rows.count]
+        DrawingThreads.perform(iterations: halves.count) { half in
+            let within = halves[half]
+            for r in layer.rects {
+                let y0 = max(r.y, within.lowerBound), y1 = min(r.y + r.height, within.upperBound)
+                guard y1 > y0 else { continue }
+                _ = target.rows(y0..<y1, x: r.x, width: r.width)
+                    .blend(layer.data + y0 * layer.stride + r.x * 4, stride: layer.stride)
+            }
+        }
+        band.markDirty()
     }
 
     /// BGRA rows of the frame's width, a quarter of its height (even), that frames drawn into I420
@@ -315,7 +322,7 @@ public final class FrameRenderer {
 
     /// `rect` within the frame, its bounds rounded out to even (the chroma's 2x2 blocks); nil if none of
     /// it is.
-    private static func evenRect(_ rect: OverlayRect, width: Int, height: Int) -> OverlayRect? {
+    static func evenRect(_ rect: OverlayRect, width: Int, height: Int) -> OverlayRect? {
         let x0 = max(0, rect.x) & ~1, y0 = max(0, rect.y) & ~1
         let x1 = min(width, (rect.x + rect.width + 1) & ~1), y1 = min(height, (rect.y + rect.height + 1) & ~1)
         return x1 > x0 && y1 > y0 ? OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil

@@ -214,8 +214,11 @@ public final class MapCaching {
 
     /// Paints the frame straight into an I420 picture where it is cached (see `BaseMap.drawPlanar`):
     /// a held camera's picture (its tiles copied, or drawn from the data a band at a time through
-    /// `scratch`, once), a planned flight composited; false elsewhere.
-    func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface, map: CacheableMap) throws -> Bool {
+    /// `scratch`, once), a planned flight composited; false elsewhere. `overTiles` is given each
+    /// picture composited from the raster cache's tiles (a flight's, a held picture's before it is
+    /// kept), to draw over them what the tiles leave out (a styled map's labels).
+    func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface, map: CacheableMap,
+                    overTiles: ((PlanarPicture) throws -> Void)? = nil) throws -> Bool {
         guard let cache, picture.width == viewport.width, picture.height == viewport.height else { return false }
         if heldCameras.contains(viewport.camera) {
             guard scratch.width == viewport.width, scratch.height >= 2 else { return false }
@@ -239,6 +242,7 @@ public final class MapCaching {
                try cache.compositePlanar(viewport, position: position, outside: map.outside, into: held.picture,
                                          draw: map.tileDrawing(scale: viewport.scale)) {
                 heldPicturesFromTiles += 1
+                try overTiles?(held.picture)
             } else {
                 try drawHeldInBands(viewport, into: held, through: scratch, map: map)
             }
@@ -251,8 +255,10 @@ public final class MapCaching {
         guard let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) else { return false }
         if still != nil || planarStill != nil { releaseStill() }
         picture.history?.forget()
-        return try cache.compositePlanar(viewport, position: position, outside: map.outside, into: picture,
-                                         draw: map.tileDrawing(scale: viewport.scale))
+        guard try cache.compositePlanar(viewport, position: position, outside: map.outside, into: picture,
+                                        draw: map.tileDrawing(scale: viewport.scale)) else { return false }
+        try overTiles?(picture)
+        return true
     }
 
     /// The next tile the coming composited frames will show, drawn ahead (`RasterCache.prefetch`), over

@@ -177,8 +177,8 @@ final class StyledLabels {
                            count: features.count, zoom: zoom, extent: extent)
         let labels: [TileLabel]
         if let known = tilePoints[key] { labels = known } else {
-            labels = pointLabels(layer, features, zoom: zoom, padding: padding, allowOverlap: allowOverlap,
-                                 ignorePlacement: ignorePlacement)
+            labels = pointLabels(layer, features, shown: pointFeatures(layer, features, key: key), zoom: zoom, padding: padding,
+                                 allowOverlap: allowOverlap, ignorePlacement: ignorePlacement)
             if tilePoints.count >= Self.tileLinesLimit { tilePoints.removeAll(keepingCapacity: true) }
             tilePoints[key] = labels
         }
@@ -206,6 +206,26 @@ final class StyledLabels {
     }
     private var tilePoints: [LinesKey: [TileLabel]] = [:]
 
+    /// A tile's features a point layer may label (not lines) that pass the layer's filter at a zoom:
+    /// found once per tile and layer when the filter does not read the zoom (a moving camera's frames
+    /// each have a zoom of their own, and most of a tile's features fail most filters).
+    private func pointFeatures(_ layer: StyleLayer, _ features: [StyledFeature], key: LinesKey) -> [Int] {
+        let zoom = key.zoom
+        func select() -> [Int] {
+            features.indices.filter { features[$0].kind != .lineString && layer.matches(zoom: zoom, feature: features[$0].style) }
+        }
+        guard layer.filter?.expression.isZoomConstant ?? true else { return select() }
+        var anyZoom = key
+        anyZoom.zoom = -1
+        if let known = tileFiltered[anyZoom] { return known.indices }
+        let indices = select()
+        if tileFiltered.count >= Self.tileLinesLimit { tileFiltered.removeAll(keepingCapacity: true) }
+        // The features kept with them: their storage names the tile while the entry lives.
+        tileFiltered[anyZoom] = (features, indices)
+        return indices
+    }
+    private var tileFiltered: [LinesKey: (features: [StyledFeature], indices: [Int])] = [:]
+
     /// A feature's icon in a layer; nil when it shows none.
     private func icon(_ layer: StyleLayer, _ f: StyledFeature, zoom: Double) -> SymbolIcon? {
         let name = iconName(layer, f, zoom: zoom)
@@ -229,13 +249,14 @@ final class StyledLabels {
         layer.image("icon-image", zoom: zoom, feature: f.style, available: sprite?.names ?? [])
     }
 
-    /// The point and area labels of a layer's features in a tile, at a zoom.
-    private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, padding: Double,
+    /// The point and area labels of a layer's features in a tile, at a zoom: of the features `shown` (see `pointFeatures`).
+    private func pointLabels(_ layer: StyleLayer, _ features: [StyledFeature], shown: [Int], zoom: Double, padding: Double,
                              allowOverlap: Bool, ignorePlacement: Bool) -> [TileLabel] {
         var out: [TileLabel] = []
         let icons = sprite != nil && layer.sets("icon-image")
         let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
-        for (i, f) in features.enumerated() where f.kind != .lineString && layer.matches(zoom: zoom, feature: f.style) {
+        for i in shown {
+            let f = features[i]
             let icon = icons ? self.icon(layer, f, zoom: zoom) : nil
             let text = self.label(layer, f, zoom: zoom)
             guard text != nil || icon != nil else { continue }
@@ -472,8 +493,40 @@ final class StyledLabels {
 
     /// Places the labels collected for this frame and draws them.
     func draw(in cr: Context) throws {
+        try place(in: cr)
+        paint(painted.indices, in: cr)
+    }
+
+    /// A label placed and ready to paint: a point or area label's icon and text, or a line label's
+    /// glyph outlines; and the box its ink stays within (frame pixels: halos and antialiasing in).
+    struct Painted {
+        enum Kind {
+            case point(icon: PaintedIcon?, text: (layout: Layout, x: Double, y: Double)?)
+            case along(outlines: [[(x: Double, y: Double)]])
+        }
+        var kind: Kind
+        var style: TextStyle
+        var ink: Box
+    }
+
+    /// An icon placed: its picture, its rectangle unturned, and how it is painted.
+    struct PaintedIcon {
+        var image: StyleSprite.Icon
+        var rect: Box
+        var opacity: Double, color: Color
+        /// Its turn (radians, clockwise) about `anchor`.
+        var rotation: Double, anchor: (x: Double, y: Double)
+    }
+
+    /// The labels `place` placed in the last frame, in the order they are painted.
+    private(set) var painted: [Painted] = []
+
+    /// Places the labels collected for this frame (`painted`, `placements`, `boxes`); `cr`: the
+    /// context they will be drawn on (their text is laid out for it).
+    func place(in cr: Context) throws {
         boxes.removeAll(keepingCapacity: true)
         placements.removeAll(keepingCapacity: true)
+        painted.removeAll(keepingCapacity: true)
         placed = 0
         var grid = CollisionGrid(width: width, height: height)
         // The trip's pins and labels: no label covers them, even one allowed to overlap others.
@@ -481,8 +534,6 @@ final class StyledLabels {
         for b in obstacles { blocked.add(b) }
         /// Where each line label's text was placed, to keep repeats apart.
         var shown: [String: [(x: Double, y: Double)]] = [:]
-        /// The line labels' glyphs, drawn together once all are placed (see `drawAlong`).
-        var along: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)] = []
         // Higher layers first; within a layer, the features' order.
         let order = candidates.indices.sorted { (candidates[$0].layerIndex, $1) > (candidates[$1].layerIndex, $0) }
         for i in order {
@@ -501,7 +552,11 @@ final class StyledLabels {
                 if !c.ignorePlacement { for b in glyphBoxes { grid.add(b) } }
                 boxes += glyphBoxes
                 shown[c.text, default: []].append((c.x, c.y))
-                along.append((LineLabels.outlines(run, scale: factor, glyphs), c.style))
+                let outlines = LineLabels.outlines(run, scale: factor, glyphs)
+                var ink = Box.empty
+                for o in outlines { for p in o { ink.add(p.x, p.y) } }
+                painted.append(Painted(kind: .along(outlines: outlines), style: c.style,
+                                       ink: Self.widened(ink, by: c.style.haloWidth * scale / 2 + 1)))
                 placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
                                             boxes: glyphBoxes, path: line.path, glyphs: glyphs))
                 placed += 1
@@ -550,25 +605,58 @@ final class StyledLabels {
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)
             if c.repeatDistance > 0 { shown[repeatKey, default: []].append((ax, ay)) }
+            var paintedIcon: PaintedIcon?
+            var paintedInk = Box.empty
             if let icon, let i = c.icon {
-                if i.rotation == 0 {
-                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
-                } else {
-                    // Its rectangle drawn turned about the anchor.
-                    cr.save()
-                    cr.translate(ax, ay)
-                    cr.rotate(i.rotation)
-                    cr.translate(-ax, -ay)
-                    drawIcon(icon.image, in: icon.rect, opacity: i.opacity, color: i.color, cr)
-                    cr.restore()
-                }
+                paintedIcon = PaintedIcon(image: icon.image, rect: icon.rect, opacity: i.opacity, color: i.color,
+                                          rotation: i.rotation, anchor: (ax, ay))
+                // (The picture's filter reaches a pixel beyond its rectangle.)
+                paintedInk = Self.widened(icon.box, by: 1)
             }
-            if let l { text.draw(l, c.style, x: at.x, y: at.y, scale: scale, in: cr) }
+            if let l {
+                // As `TextCache.movingMark` bounds a label's picture: its logical and ink boxes, the halo round them.
+                let (w, h) = l.size, r = l.inkRect, halo = c.style.haloWidth * scale / 2 + 1
+                paintedInk.add(at.x + min(0, r.x) - halo, at.y + min(0, r.y) - halo)
+                paintedInk.add(at.x + max(w, r.x + r.width) + halo, at.y + max(h, r.y + r.height) + halo)
+            }
+            painted.append(Painted(kind: .point(icon: paintedIcon, text: l.map { ($0, at.x, at.y) }), style: c.style,
+                                   ink: paintedInk))
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
                                         icon: icon?.box, iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
             placed += 1
         }
+    }
+
+    /// Paints the labels `place` placed (`painted`'s indices, in order): point and area labels one by
+    /// one, then the line labels' glyphs together (see `drawAlong`).
+    func paint(_ indices: some Sequence<Int>, in cr: Context) {
+        var along: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)] = []
+        for p in indices.map({ painted[$0] }) {
+            switch p.kind {
+            case .along(let outlines):
+                along.append((outlines, p.style))
+            case .point(let icon, let l):
+                if let icon {
+                    if icon.rotation == 0 {
+                        drawIcon(icon.image, in: icon.rect, opacity: icon.opacity, color: icon.color, cr)
+                    } else {
+                        // Its rectangle drawn turned about the anchor.
+                        cr.save()
+                        cr.translate(icon.anchor.x, icon.anchor.y)
+                        cr.rotate(icon.rotation)
+                        cr.translate(-icon.anchor.x, -icon.anchor.y)
+                        drawIcon(icon.image, in: icon.rect, opacity: icon.opacity, color: icon.color, cr)
+                        cr.restore()
+                    }
+                }
+                if let l { text.draw(l.layout, p.style, x: l.x, y: l.y, scale: scale, in: cr) }
+            }
+        }
         drawAlong(along, in: cr)
+    }
+
+    private static func widened(_ b: Box, by d: Double) -> Box {
+        Box(minX: b.minX - d, minY: b.minY - d, maxX: b.maxX + d, maxY: b.maxY + d)
     }
 
     /// The top left corner of a box `width` x `height` whose `anchor` (`text-anchor`, `icon-anchor`)

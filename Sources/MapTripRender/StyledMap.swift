@@ -196,6 +196,83 @@ public final class StyledMap: BaseMap, CacheableMap {
         }
     }
 
+    /// Held cameras' pictures and north-up flights composited from the raster cache straight into
+    /// I420 (`MapCaching.drawPlanar`), a composited picture's labels blended over it (`blendLabels`);
+    /// false for the rest (reprojected views, frames drawn from the data), drawn in BGRA.
+    public func drawPlanar(_ viewport: Viewport, into picture: PlanarPicture, scratch: ImageSurface) throws -> Bool {
+        guard !Self.reprojects(viewport) else { return false }
+        return try caching.drawPlanar(viewport, into: picture, scratch: scratch, map: self) { [unowned self] picture in
+            try blendLabels(viewport, into: picture, band: scratch)
+        }
+    }
+
+    /// Places the frame's labels as `draw` does and blends them over an I420 picture of the map: drawn
+    /// on `band` (BGRA rows of the frame's width, transparent, left so) a band of rows at a time, only in
+    /// the rectangles their ink covers (each label's, rounded out to even, those that meet merged
+    /// into one), each rectangle clipped to itself and blended as the overlays are
+    /// (`FrameRenderer.blend`): the same picture as the labels drawn over the BGRA map and converted,
+    /// within rounding.
+    func blendLabels(_ viewport: Viewport, into picture: PlanarPicture, band: ImageSurface) throws {
+        labels.begin(viewport)
+        try band.withContext { cr in
+            try paint(styleZoom: Self.styleZoom(viewport), scale: viewport.scale, worlds: [viewport.transform],
+                      width: viewport.width, height: viewport.height, parts: .labels, viewport: viewport, in: cr)
+            try labels.place(in: cr)
+        }
+        let areas = Self.inkAreas(labels.painted.map(\.ink), width: viewport.width, height: viewport.height)
+        guard let top = areas.map(\.rect.y).min(), let bottom = areas.map({ $0.rect.y + $0.rect.height }).max() else { return }
+        let rowsPerBand = band.height & ~1
+        for rows in stride(from: top, to: bottom, by: rowsPerBand).map({ $0..<min($0 + rowsPerBand, bottom) }) {
+            var rects: [OverlayRect] = []
+            try band.withContext { cr in
+                for area in areas {
+                    let y0 = max(area.rect.y, rows.lowerBound), y1 = min(area.rect.y + area.rect.height, rows.upperBound)
+                    guard y1 > y0 else { continue }
+                    let r = OverlayRect(x: area.rect.x, y: y0 - rows.lowerBound, width: area.rect.width, height: y1 - y0)
+                    rects.append(r)
+                    // One rectangle of whole pixels: maptrip's own stroker draws the halos, as over the frame.
+                    cr.save()
+                    cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
+                    cr.clip()
+                    cr.translate(0, -Double(rows.lowerBound))
+                    labels.paint(area.labels, in: cr)
+                    cr.restore()
+                }
+                try cr.checkStatus("draw the styled map's labels")
+            }
+            FrameRenderer.blend(band, rects: rects, rows: rows, into: picture)
+        }
+    }
+
+    /// The rectangles (even bounds, within the frame, apart) that labels' ink boxes fall in, each with
+    /// the labels in it (in their order): boxes whose rectangles meet share one around both.
+    static func inkAreas(_ inks: [Box], width: Int, height: Int) -> [(rect: OverlayRect, labels: [Int])] {
+        var areas: [(rect: OverlayRect, labels: [Int])] = []
+        for (i, b) in inks.enumerated() {
+            guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite,
+                  abs(b.minX) < 1e6, abs(b.minY) < 1e6, abs(b.maxX) < 1e6, abs(b.maxY) < 1e6 else { continue }
+            let x0 = Int(b.minX.rounded(.down)), y0 = Int(b.minY.rounded(.down))
+            let x1 = Int(b.maxX.rounded(.up)), y1 = Int(b.maxY.rounded(.up))
+            guard var r = FrameRenderer.evenRect(OverlayRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                                                 width: width, height: height) else { continue }
+            var members = [i], k = 0
+            while k < areas.count {
+                let o = areas[k].rect
+                if o.x < r.x + r.width, r.x < o.x + o.width, o.y < r.y + r.height, r.y < o.y + o.height {
+                    let ux = min(o.x, r.x), uy = min(o.y, r.y)
+                    r = OverlayRect(x: ux, y: uy, width: max(o.x + o.width, r.x + r.width) - ux,
+                                    height: max(o.y + o.height, r.y + r.height) - uy)
+                    members += areas.remove(at: k).labels
+                    k = 0
+                } else {
+                    k += 1
+                }
+            }
+            areas.append((r, members.sorted()))
+        }
+        return areas
+    }
+
     public func drawAhead() throws -> Bool { try caching.drawAhead(map: self) }
 
     public func endRecording() { caching.endRecording() }

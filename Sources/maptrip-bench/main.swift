@@ -105,9 +105,12 @@ func assetsURL() throws -> URL {
 /// drawn tiles are kept (the drawn tile cache; nil: none kept, `--no-drawn-tile-cache`).
 func renderEnvironment(tiles: URL? = nil) throws -> RenderEnvironment {
     let env = ProcessInfo.processInfo.environment
-    return RenderEnvironment(assets: try assetsURL(),
-                             geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
-                             drawnTiles: tiles.map { DrawnTileCache(directory: $0) })
+    var environment = RenderEnvironment(assets: try assetsURL(),
+                                        geometryCache: CacheDirectories.default("geometry", environment: env).map { GeometryCache(directory: $0) },
+                                        drawnTiles: tiles.map { DrawnTileCache(directory: $0) })
+    // As `maptrip render` reads it: a fast path's worth measured by running without it.
+    environment.fastPaths = try FastPaths.from(environment: env)
+    return environment
 }
 
 /// The environment `maptrip render` gives a render by default: `renderEnvironment` with the drawn
