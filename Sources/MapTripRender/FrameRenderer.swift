@@ -105,6 +105,7 @@ public final class FrameRenderer {
     public func context(_ values: FrameValues, frame number: Int? = nil) -> FrameContext {
         var frame = FrameContext(scene: scene, values: values, viewport: viewport(values.camera), layout: layout,
                                  baseMap: baseMap, routes: routes, media: media)
+        frame.fastPaths = fastPaths
         if let number, let timeline {
             frame.number = number
             frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }

@@ -16,12 +16,15 @@ public final class MoverOverlay: Overlay {
     public static let iconSize = 48.0
     /// The diameter of the dot where a photo along a track was taken, in layout units.
     public static let photoDot = 14.0
+    /// The travelled line's casing: its width (times the line's) and opacity.
+    static let casingWidth = 1.8, casingAlpha = 0.9
     /// The opacity of a mover that has finished.
     public static let finishedAlpha = 0.55
     private let text = TextCache()
     private let icons = VehicleOverlay()
     private var lines: (tracks: [PlaybackTrack], lines: [RouteLine])?
     private let colors = SceneRouteColors.Cache()
+    private let kept = KeptLines()
     /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
     /// are), the movers with their names (over them), or both.
     private let drawsLines: Bool, drawsMovers: Bool
@@ -63,22 +66,24 @@ public final class MoverOverlay: Overlay {
         // maptrip's own stroker where the frame is an image (as the route's lines): Cairo's stroke of a
         // thousand travelled lines took most of a frame.
         let target = drawsLines ? PixelTarget(cr) : nil
-        let casing = Color(red: 1, green: 1, blue: 1, alpha: 0.9)
+        let casing = Color(red: 1, green: 1, blue: 1, alpha: Self.casingAlpha)
         // Lines in one colour wait to be stroked together, in order (one call for a thousand movers:
         // `PixelTarget.stroke(_ groups:)`), until a line coloured by value, which Cairo strokes.
         var waiting: [(pieces: [[(x: Double, y: Double)]], color: Color)] = []
         func strokeWaiting() {
             guard !waiting.isEmpty else { return }
             defer { waiting.removeAll() }
-            if let target, target.stroke(waiting.map { target.group($0.pieces, passes: [(casing, width * 1.8), ($0.color, width)]) }) {
+            if let target, target.stroke(waiting.map { target.group($0.pieces, passes: [(casing, width * Self.casingWidth), ($0.color, width)]) }) {
                 return
             }
             for line in waiting {
-                stroke(line.pieces, casing, width * 1.8)
+                stroke(line.pieces, casing, width * Self.casingWidth)
                 stroke(line.pieces, line.color, width)
             }
         }
-        for mover in movers where drawsLines && mover.track < tracks.count {
+        // Lines in the trackers' colours: casings under colours, kept between frames of a camera at rest.
+        let layered = try drawsLines && colored.allSatisfy { $0 == nil } && kept.draw(frame, routes: routes, width: width, in: cr)
+        for mover in movers where drawsLines && !layered && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
             let pieces = frame.visibleLines(prefix)
             let coloring = mover.track < colored.count ? colored[mover.track] : nil
@@ -87,7 +92,7 @@ public final class MoverOverlay: Overlay {
                 continue
             }
             strokeWaiting()
-            stroke(pieces, casing, width * 1.8)
+            stroke(pieces, casing, width * Self.casingWidth)
             if let coloring {
                 // Coloured by a value: one stroke per colour step.
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
