@@ -198,14 +198,12 @@ private final class LinePair {
         let casingWidth = width * MoverOverlay.casingWidth
         let white = Color(red: 1, green: 1, blue: 1)
         let all = groups.flatMap(\.lines)
-        if let target = PixelTarget(casingContext), target.stroke(all, passes: [(white, casingWidth)]) {
-        } else {
-            Self.stroke(all, white, casingWidth, in: casingContext)
+        // maptrip's stroker where it can draw (as MoverOverlay's), else Cairo's.
+        if PixelTarget(casingContext)?.stroke(all, passes: [(white, casingWidth)]) != true {
+            MoverOverlay.stroke(all, white, casingWidth, in: casingContext)
         }
-        if let target = PixelTarget(colorsContext),
-           target.stroke(groups.map { target.group($0.lines, passes: [($0.color, width)]) }) {
-        } else {
-            for group in groups { Self.stroke(group.lines, group.color, width, in: colorsContext) }
+        if PixelTarget(colorsContext).map({ t in t.stroke(groups.map { t.group($0.lines, passes: [($0.color, width)]) }) }) != true {
+            for group in groups { MoverOverlay.stroke(group.lines, group.color, width, in: colorsContext) }
         }
         let margin = casingWidth / 2 + 2
         let drawn = PixelBox(x0: max(0, Int((ink.minX - margin).rounded(.down))), y0: max(0, Int((ink.minY - margin).rounded(.down))),
@@ -213,18 +211,6 @@ private final class LinePair {
                              y1: min(self.height, Int((ink.maxY + margin).rounded(.up))))
         if drawn.x1 > drawn.x0, drawn.y1 > drawn.y0 { box = drawn.union(box) }
         return true
-    }
-
-    /// Strokes the lines in one colour with Cairo (where maptrip's stroker cannot draw).
-    private static func stroke(_ lines: [[(x: Double, y: Double)]], _ color: Color, _ width: Double, in cr: Context) {
-        cr.newPath()
-        for line in lines {
-            cr.move(to: line[0].x, line[0].y)
-            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-        }
-        cr.setLineWidth(width)
-        cr.setSource(color)
-        cr.stroke()
     }
 
     /// Paints the casing at `MoverOverlay.casingAlpha`, then the colours, where they have ink.

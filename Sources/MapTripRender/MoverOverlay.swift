@@ -42,6 +42,18 @@ public final class MoverOverlay: Overlay {
         return made
     }
 
+    /// Strokes the lines in one colour with Cairo.
+    static func stroke(_ lines: [[(x: Double, y: Double)]], _ color: Color, _ width: Double, in cr: Context) {
+        cr.newPath()
+        for line in lines where line.count > 1 {
+            cr.move(to: line[0].x, line[0].y)
+            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+        }
+        cr.setLineWidth(width)
+        cr.setSource(color)
+        cr.stroke()
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let movers = frame.values.movers
         guard !movers.isEmpty else { return }
@@ -52,17 +64,7 @@ public final class MoverOverlay: Overlay {
         cr.setLineCap(.round)
         let width = layout.size(Self.lineWidth)
         let colored = drawsLines ? colors.colors(frame.scene).tracks : []
-        /// Strokes the pieces in one colour.
-        func stroke(_ pieces: [[(x: Double, y: Double)]], _ color: Color, _ w: Double) {
-            cr.newPath()
-            for line in pieces where line.count > 1 {
-                cr.move(to: line[0].x, line[0].y)
-                for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-            }
-            cr.setLineWidth(w)
-            cr.setSource(color)
-            cr.stroke()
-        }
+        func stroke(_ pieces: [[(x: Double, y: Double)]], _ color: Color, _ w: Double) { Self.stroke(pieces, color, w, in: cr) }
         // maptrip's own stroker where the frame is an image (as the route's lines): Cairo's stroke of a
         // thousand travelled lines took most of a frame.
         let target = drawsLines ? PixelTarget(cr) : nil
