@@ -109,6 +109,7 @@ public final class FrameRenderer {
         if let number, let timeline {
             frame.number = number
             frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }
+            frame.frameCount = timeline.frameCount
             if timeline.slots.isEmpty {
                 // A playback without places has no slots: one stretch.
                 frame.stretch = 0..<max(1, timeline.frameCount)

@@ -18,10 +18,11 @@ import MapTripTime
 ///
 /// With fast paths on (`FastPaths.lines`) the checkpoint's layers are kept from frame to frame, so a
 /// frame costs its tails, a copy and a paint, whatever the lines' length (a thousand 20-minute tracks
-/// cost as much at the end as at the start); off (and a preview, drawn alone), they are made again from
-/// the run's first frame. A mover whose line shrinks (a line that goes back) starts the layers again
-/// at that checkpoint; one that shrinks within the tail is not drawn here (false: `MoverOverlay` strokes
-/// the lines whole, mover by mover).
+/// cost as much at the end as at the start); off, and in a preview (a renderer of one frame), they are
+/// made again from the run's first frame. A mover whose line shrinks (a line that goes back) starts the
+/// layers again at that checkpoint. Not drawn here (false: `MoverOverlay` strokes the lines whole, mover
+/// by mover, casing then colour): a frame whose camera moves (its view shared with neither neighbour: a
+/// follow camera), a frame without the trip's frames, and one where a line shrinks within the tail.
 final class KeptLines {
     /// The frames between checkpoints: a preview of a run's last frame adds a run's thousands of
     /// frames in a thirtieth as many steps, and a frame's tails are at most this many frames long.
@@ -44,8 +45,8 @@ final class KeptLines {
     /// The last frame drawn, what for, and its run's first frame.
     private var seen: (key: Key, start: Int, frame: Int)?
 
-    /// Draws the frame's travelled lines in `cr` (device pixels, the frame's); false where it cannot
-    /// (a line shrank since the checkpoint): nothing drawn.
+    /// Draws the frame's travelled lines in `cr` (device pixels, the frame's); false, nothing drawn,
+    /// where they are not drawn as layers (see above).
     func draw(_ frame: FrameContext, routes: [RouteLine], width: Double, in cr: Context) throws -> Bool {
         let viewport = frame.viewport
         let colors = frame.scene.tracks.map(\.color)
@@ -53,18 +54,8 @@ final class KeptLines {
             if let pair, pair.width == viewport.width, pair.height == viewport.height { return pair }
             return try LinePair(width: viewport.width, height: viewport.height)
         }
-        let scratch = try layers(scratch)
-        self.scratch = scratch
-        guard let n = frame.number, let at = frame.frameAt else {
-            // Drawn alone: the frame is its run.
-            scratch.clear()
-            var none: [Int: Double] = [:]
-            guard scratch.add(frame, frame.values, routes: routes, colors: colors, width: width, progress: &none) else {
-                return false
-            }
-            scratch.paint(in: cr)
-            return true
-        }
+        // Drawn alone (without the trip's frames), the lines are stroked mover by mover.
+        guard let n = frame.number, let at = frame.frameAt, let count = frame.frameCount else { return false }
         let key = Key(viewport: viewport, width: width, tracks: routes.count)
         let keeps = frame.fastPaths.lines
         // The run's first frame: the last drawn frame's where every frame since has the viewport (a
@@ -77,6 +68,9 @@ final class KeptLines {
             while start > 0, at(start - 1).viewport == viewport { start -= 1 }
         }
         seen = (key, start, n)
+        // A frame of a moving camera (its view shared with neither neighbour) strokes its lines mover
+        // by mover too: the layers would cost it more than they give.
+        if start == n, n + 1 >= count || at(n + 1).viewport != viewport { return false }
         let checkpoint = start + Self.every * ((n - start) / Self.every)
         let kept = try layers(kept)
         self.kept = kept
@@ -104,6 +98,8 @@ final class KeptLines {
             return true
         }
         var tail = progress
+        let scratch = try layers(scratch)
+        self.scratch = scratch
         scratch.copy(kept)
         guard scratch.add(frame, frame.values, routes: routes, colors: colors, width: width, progress: &tail) else {
             return false
