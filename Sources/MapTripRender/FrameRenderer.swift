@@ -110,6 +110,7 @@ public final class FrameRenderer {
             frame.number = number
             frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }
             frame.frameCount = timeline.frameCount
+            frame.viewportAt = { [unowned self] k in self.viewport(timeline.camera(at: k)) }
             if timeline.slots.isEmpty {
                 // A playback without places has no slots: one stretch.
                 frame.stretch = 0..<max(1, timeline.frameCount)

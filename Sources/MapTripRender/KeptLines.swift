@@ -55,22 +55,23 @@ final class KeptLines {
             return try LinePair(width: viewport.width, height: viewport.height)
         }
         // Drawn alone (without the trip's frames), the lines are stroked mover by mover.
-        guard let n = frame.number, let at = frame.frameAt, let count = frame.frameCount else { return false }
+        guard let n = frame.number, let at = frame.frameAt, let count = frame.frameCount,
+              let view = frame.viewportAt else { return false }
         let key = Key(viewport: viewport, width: width, tracks: routes.count)
         let keeps = frame.fastPaths.lines
         // The run's first frame: the last drawn frame's where every frame since has the viewport (a
         // pure function of the cameras, remembered on either path).
         var start = n
         if let seen, seen.key == key, seen.frame <= n, seen.frame >= seen.start,
-           (seen.frame + 1..<max(seen.frame + 1, n)).allSatisfy({ at($0).viewport == viewport }) {
+           (seen.frame + 1..<max(seen.frame + 1, n)).allSatisfy({ view($0) == viewport }) {
             start = seen.start
         } else {
-            while start > 0, at(start - 1).viewport == viewport { start -= 1 }
+            while start > 0, view(start - 1) == viewport { start -= 1 }
         }
         seen = (key, start, n)
         // A frame of a moving camera (its view shared with neither neighbour) strokes its lines mover
         // by mover too: the layers would cost it more than they give.
-        if start == n, n + 1 >= count || at(n + 1).viewport != viewport { return false }
+        if start == n, n + 1 >= count || view(n + 1) != viewport { return false }
         let checkpoint = start + Self.every * ((n - start) / Self.every)
         let kept = try layers(kept)
         self.kept = kept
