@@ -16,8 +16,8 @@ import TestSupport
 /// their frames gives (a fresh renderer, fast paths off, preview), and each line reaches its mover.
 @Suite("Kept travelled lines")
 struct KeptLinesRenderTests {
-    /// `count` seeded walks round central Helsinki, played together.
-    static func write(count: Int, width: Int = 640, in dir: URL) throws -> URL {
+    /// `count` seeded walks round central Helsinki, played together (with a privacy zone, if given).
+    static func write(count: Int, width: Int = 640, zone: (center: LonLat, radius: Double)? = nil, in dir: URL) throws -> URL {
         var rng = SplitMix64(seed: 5959)
         var entries: [String] = []
         for k in 0..<count {
@@ -31,7 +31,9 @@ struct KeptLinesRenderTests {
         let json = """
             { "video": { "width": \(width), "height": \(width * 9 / 16), "fps": 10 },
               "tracks": [ \(entries.joined(separator: ", ")) ],
-              "playback": { "speed": 40, "start": "together", "clock": "none" } }
+              "playback": { "speed": 40, "start": "together", "clock": "none" }\(zone.map {
+                #", "privacy": [ { "lat": \#($0.center.lat), "lon": \#($0.center.lon), "radius": \#($0.radius) } ]"#
+              } ?? "") }
             """
         let url = dir.appendingPathComponent("many.json")
         try json.write(to: url, atomically: true, encoding: .utf8)
@@ -53,7 +55,10 @@ struct KeptLinesRenderTests {
 
     @Test func keptLinesAreTheLinesDrawnAgainFromTheirFrames() throws {
         try Trip.withDirectory("kept-lines") { dir in
-            let scene = try SceneLoader.loadForRender(contentsOf: try Self.write(count: 60, width: 1280, in: dir))
+            // A privacy zone across the first walk's middle.
+            let plain = try SceneLoader.loadForRender(contentsOf: try Self.write(count: 60, width: 1280, in: dir))
+            let zone = (center: plain.tracks[0].geometry.points[30], radius: 300.0)
+            let scene = try SceneLoader.loadForRender(contentsOf: try Self.write(count: 60, width: 1280, zone: zone, in: dir))
             let t = Timeline(scene: scene)
             #expect(t.frameCount > 3 * 30, "\(t.frameCount) frames: several checkpoints")
             // The camera rests on the whole area throughout.
@@ -81,7 +86,8 @@ struct KeptLinesRenderTests {
                     }
                     let v = kept.viewport(values.camera), routes = scene.tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
                     var reached = 0, beyond = 0, moving = 0
-                    for mover in values.movers {
+                    let shown = values.movers.filter { Geodesy.distanceKm($0.position, zone.center) * 1000 > zone.radius + 50 }
+                    for mover in shown {
                         let color = scene.tracks[mover.track].color
                         let p = try #require(v.pixel(mover.position))
                         if Self.looks(kept.surface, p, like: color) { reached += 1 }
@@ -91,12 +97,23 @@ struct KeptLinesRenderTests {
                         if ahead < 1, let q = v.pixel(line.point(at: ahead).position), hypot(q.x - p.x, q.y - p.y) > 12,
                            Self.looks(kept.surface, q, like: color) { beyond += 1 }
                     }
-                    #expect(reached >= values.movers.count * 9 / 10, "\(reached) of \(values.movers.count) lines reach their mover")
+                    #expect(reached >= shown.count * 9 / 10, "\(reached) of \(shown.count) lines reach their mover")
                     #expect(moving > 10 && beyond <= moving / 10, "\(beyond) of \(moving) lines drawn past their mover")
                 }
             }
             // The lines grow.
             #expect(inked.first! < inked.last! / 4, "pixels inked: \(inked)")
+            // Nothing of any line inside the zone (but the round ends' casing, a few metres in).
+            let v = kept.viewport(t.values(at: t.frameCount - 1).camera)
+            var inside = 0
+            for track in scene.tracks {
+                for q in track.geometry.points where Geodesy.distanceKm(q, zone.center) * 1000 < zone.radius - 60 {
+                    let p = try #require(v.pixel(q))
+                    inside += 1
+                    #expect(kept.surface.pixel(x: Int(p.x), y: Int(p.y)).a == 0, "a line's point \(q) inside the zone")
+                }
+            }
+            #expect(inside >= 5, "\(inside) points inside the zone")
         }
     }
 
