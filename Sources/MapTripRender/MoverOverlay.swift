@@ -6,7 +6,8 @@ import MapTripTime
 import Pango
 
 /// A playback's movers (`Scene.tracks`): each track's line drawn up to where its mover is (the travelled
-/// part, in its colour over a white casing), the mover at its position (a dot in its colour, under its
+/// part, in its colour over a white casing; where the camera rests, every casing under every colour,
+/// see `KeptLines`), the mover at its position (a dot in its colour, under its
 /// vehicle's icon turned to its smoothed heading, when it has one) and its name beside it. A mover that
 /// has finished its recording is drawn faded at its last point.
 public final class MoverOverlay: Overlay {
@@ -83,7 +84,8 @@ public final class MoverOverlay: Overlay {
                 stroke(line.pieces, line.color, width)
             }
         }
-        // Lines in the trackers' colours: casings under colours, kept between frames of a camera at rest.
+        // Lines in their tracks' colours where the camera rests: every casing under every colour, kept
+        // from frame to frame (`KeptLines`); else, and for lines coloured by a value, mover by mover.
         let layered = try drawsLines && colored.allSatisfy { $0 == nil } && kept.draw(frame, routes: routes, width: width, in: cr)
         for mover in movers where drawsLines && !layered && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
