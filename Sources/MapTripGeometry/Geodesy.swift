@@ -355,6 +355,24 @@ public struct RouteLine: Equatable, Sendable {
         return result
     }
 
+    /// The part of the line from fraction `f0` to `f1` (unwrapped longitudes): from `f0` <= 0, `prefix(f1)`;
+    /// else starting where `prefix(f0)` ends and ending where `prefix(f1)` does, with the line's points
+    /// between (a line drawn in stretches, each frame's new part of it); [] where `f1` <= `f0`.
+    public func part(from f0: Double, to f1: Double) -> [LonLat] {
+        if f0.isNaN || f0 <= 0 { return prefix(f1) }
+        guard !f1.isNaN, f1 > f0, f0 < 1 else { return [] }
+        let (i, t) = locate(f0)
+        var result = [t > 0 ? position(segment: i, fraction: t).position : points[i]]
+        if f1 >= 1 {
+            result += points[(i + 1)...]
+            return result
+        }
+        let (j, u) = locate(f1)
+        if j > i { result += points[(i + 1)...j] }
+        if u > 0 { result.append(position(segment: j, fraction: u).position) }
+        return result
+    }
+
     /// Splits a polyline with unwrapped longitudes into pieces whose longitudes all lie in [-180, 180]: where the
     /// line crosses a meridian of +-180 (or any odd multiple of 180), it ends one piece exactly at the crossing
     /// (lon +180 or -180, latitude interpolated linearly in the Mercator y of the two points, or along the great

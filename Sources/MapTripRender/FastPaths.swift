@@ -12,7 +12,9 @@ public struct FastPaths: Sendable, Equatable, CustomStringConvertible {
     /// instead of recorded and replayed.
     public var marks = true
     /// Overlays of lines (the route, the graticule) drawn only in the cells they touch, or straight
-    /// into the planes, in such frames, instead of recorded and replayed.
+    /// into the planes, in such frames, instead of recorded and replayed; and a playback's travelled
+    /// lines kept from frame to frame of a camera at rest, each frame adding its new stretches
+    /// (`KeptLines`), instead of drawn again from their frames.
     public var lines = true
     /// A frame equal to the one before it repeated, not drawn again; and the map of a camera at rest
     /// drawn once and copied under each of its frames.

@@ -105,9 +105,12 @@ public final class FrameRenderer {
     public func context(_ values: FrameValues, frame number: Int? = nil) -> FrameContext {
         var frame = FrameContext(scene: scene, values: values, viewport: viewport(values.camera), layout: layout,
                                  baseMap: baseMap, routes: routes, media: media)
+        frame.fastPaths = fastPaths
         if let number, let timeline {
             frame.number = number
             frame.frameAt = { [unowned self] k in self.context(timeline.values(at: k), frame: k) }
+            frame.frameCount = timeline.frameCount
+            frame.viewportAt = { [unowned self] k in self.viewport(timeline.camera(at: k)) }
             if timeline.slots.isEmpty {
                 // A playback without places has no slots: one stretch.
                 frame.stretch = 0..<max(1, timeline.frameCount)

@@ -6,7 +6,8 @@ import MapTripTime
 import Pango
 
 /// A playback's movers (`Scene.tracks`): each track's line drawn up to where its mover is (the travelled
-/// part, in its colour over a white casing), the mover at its position (a dot in its colour, under its
+/// part, in its colour over a white casing; where the camera rests, every casing under every colour,
+/// see `KeptLines`), the mover at its position (a dot in its colour, under its
 /// vehicle's icon turned to its smoothed heading, when it has one) and its name beside it. A mover that
 /// has finished its recording is drawn faded at its last point.
 public final class MoverOverlay: Overlay {
@@ -16,12 +17,15 @@ public final class MoverOverlay: Overlay {
     public static let iconSize = 48.0
     /// The diameter of the dot where a photo along a track was taken, in layout units.
     public static let photoDot = 14.0
+    /// The travelled line's casing: its width (times the line's) and opacity.
+    static let casingWidth = 1.8, casingAlpha = 0.9
     /// The opacity of a mover that has finished.
     public static let finishedAlpha = 0.55
     private let text = TextCache()
     private let icons = VehicleOverlay()
     private var lines: (tracks: [PlaybackTrack], lines: [RouteLine])?
     private let colors = SceneRouteColors.Cache()
+    private let kept = KeptLines()
     /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
     /// are), the movers with their names (over them), or both.
     private let drawsLines: Bool, drawsMovers: Bool
@@ -39,6 +43,18 @@ public final class MoverOverlay: Overlay {
         return made
     }
 
+    /// Strokes the lines in one colour with Cairo.
+    static func stroke(_ lines: [[(x: Double, y: Double)]], _ color: Color, _ width: Double, in cr: Context) {
+        cr.newPath()
+        for line in lines where line.count > 1 {
+            cr.move(to: line[0].x, line[0].y)
+            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
+        }
+        cr.setLineWidth(width)
+        cr.setSource(color)
+        cr.stroke()
+    }
+
     public func draw(_ frame: FrameContext, in cr: Context) throws {
         let movers = frame.values.movers
         guard !movers.isEmpty else { return }
@@ -49,36 +65,29 @@ public final class MoverOverlay: Overlay {
         cr.setLineCap(.round)
         let width = layout.size(Self.lineWidth)
         let colored = drawsLines ? colors.colors(frame.scene).tracks : []
-        /// Strokes the pieces in one colour.
-        func stroke(_ pieces: [[(x: Double, y: Double)]], _ color: Color, _ w: Double) {
-            cr.newPath()
-            for line in pieces where line.count > 1 {
-                cr.move(to: line[0].x, line[0].y)
-                for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-            }
-            cr.setLineWidth(w)
-            cr.setSource(color)
-            cr.stroke()
-        }
+        func stroke(_ pieces: [[(x: Double, y: Double)]], _ color: Color, _ w: Double) { Self.stroke(pieces, color, w, in: cr) }
         // maptrip's own stroker where the frame is an image (as the route's lines): Cairo's stroke of a
         // thousand travelled lines took most of a frame.
         let target = drawsLines ? PixelTarget(cr) : nil
-        let casing = Color(red: 1, green: 1, blue: 1, alpha: 0.9)
+        let casing = Color(red: 1, green: 1, blue: 1, alpha: Self.casingAlpha)
         // Lines in one colour wait to be stroked together, in order (one call for a thousand movers:
         // `PixelTarget.stroke(_ groups:)`), until a line coloured by value, which Cairo strokes.
         var waiting: [(pieces: [[(x: Double, y: Double)]], color: Color)] = []
         func strokeWaiting() {
             guard !waiting.isEmpty else { return }
             defer { waiting.removeAll() }
-            if let target, target.stroke(waiting.map { target.group($0.pieces, passes: [(casing, width * 1.8), ($0.color, width)]) }) {
+            if let target, target.stroke(waiting.map { target.group($0.pieces, passes: [(casing, width * Self.casingWidth), ($0.color, width)]) }) {
                 return
             }
             for line in waiting {
-                stroke(line.pieces, casing, width * 1.8)
+                stroke(line.pieces, casing, width * Self.casingWidth)
                 stroke(line.pieces, line.color, width)
             }
         }
-        for mover in movers where drawsLines && mover.track < tracks.count {
+        // Lines in their tracks' colours where the camera rests: every casing under every colour, kept
+        // from frame to frame (`KeptLines`); else, and for lines coloured by a value, mover by mover.
+        let layered = try drawsLines && colored.allSatisfy { $0 == nil } && kept.draw(frame, routes: routes, width: width, in: cr)
+        for mover in movers where drawsLines && !layered && mover.track < tracks.count {
             let prefix = routes[mover.track].prefix(mover.vehicle.progress)
             let pieces = frame.visibleLines(prefix)
             let coloring = mover.track < colored.count ? colored[mover.track] : nil
@@ -87,7 +96,7 @@ public final class MoverOverlay: Overlay {
                 continue
             }
             strokeWaiting()
-            stroke(pieces, casing, width * 1.8)
+            stroke(pieces, casing, width * Self.casingWidth)
             if let coloring {
                 // Coloured by a value: one stroke per colour step.
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {

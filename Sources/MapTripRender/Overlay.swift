@@ -21,9 +21,16 @@ public struct FrameContext {
     /// changes sides fading across (see `PlacesOverlay`).
     public var number: Int? = nil
     public var frameAt: ((Int) -> FrameContext)? = nil
+    /// The trip's frame count, and its frames' viewports (without their other values), when the frame
+    /// has a number.
+    public var frameCount: Int? = nil
+    public var viewportAt: ((Int) -> Viewport)? = nil
     /// The frames from the timeline's last event to its next (a flight, from the timer firing to the
     /// arrival; a rest, from the arrival to the next firing; the outro), when the frame has a number.
     public var stretch: Range<Int>? = nil
+    /// The shortcuts the frame's renderer takes (an overlay that keeps what it drew between frames,
+    /// the travelled lines, keeps it only where `lines` is on).
+    public var fastPaths: FastPaths = .all
 
     /// Where the presenter sits on this frame (nil: not showing): cards, captions, labels and the
     /// counter keep clear of it.

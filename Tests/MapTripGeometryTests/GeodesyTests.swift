@@ -347,6 +347,38 @@ struct GeodesyTests {
         #expect(line.prefix(1) == pts && line.prefix(2) == pts)
     }
 
+    /// A line drawn in stretches (each frame's new part of a travelled line) is its prefix: the parts
+    /// between seeded fractions, joined end to start, give the prefix's points, the joins exactly where
+    /// the shorter prefixes end.
+    @Test(arguments: [RouteLine.Kind.geodesic, .straight])
+    func partsBetweenFractionsJoinIntoThePrefix(_ kind: RouteLine.Kind) {
+        let line = RouteLine(from: Ref.tokyo, to: Ref.sanFrancisco, kind: kind, maxStepKm: 250)
+        var rng = SplitMix64(seed: 5959)
+        var cuts = (0..<12).map { _ in rng.unit() }.sorted()
+        // A cut at a vertex, two equal cuts and the whole line's end.
+        cuts += [line.cumulativeKm[7] / line.lengthKm, cuts[3], 1]
+        cuts.sort()
+        var joined: [LonLat] = []
+        var from = 0.0
+        for to in cuts {
+            let part = line.part(from: from, to: to)
+            if to <= from {
+                #expect(part.isEmpty)
+                continue
+            }
+            let prefix = line.prefix(to)
+            #expect(part.count >= 2 && part.last == prefix.last, "\(from)...\(to)")
+            if let last = joined.last { #expect(part.first == last, "the stretch from \(from) starts where the last ended") }
+            joined += joined.isEmpty ? part : Array(part.dropFirst())
+            // The joined stretches hold the prefix's points (and the joins between them).
+            #expect(prefix.allSatisfy { p in joined.contains(p) }, "up to \(to)")
+            #expect(Set(joined.map { "\($0.lon),\($0.lat)" }).count <= prefix.count + cuts.count)
+            from = to
+        }
+        #expect(line.part(from: 0, to: 0.5) == line.prefix(0.5))
+        #expect(line.part(from: 0.5, to: 0.25).isEmpty && line.part(from: 1, to: 1).isEmpty)
+    }
+
     @Test func geodesicWestwardAndShortLines() {
         // San Francisco -> Tokyo runs west: longitudes decrease from -122.4 to -220.3.
         let west = RouteLine(from: Ref.sanFrancisco, to: Ref.tokyo, kind: .geodesic, maxStepKm: 100)
