@@ -404,8 +404,10 @@ final class StyledLabels {
     private func collectLineIcons(_ layer: StyleLayer, _ lines: TileLines, zoom: Double, transform t: PixelTransform,
                                   padding: Double, allowOverlap: Bool, ignorePlacement: Bool, repeatDistance: Double) {
         let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
-        // Turned with the line (its direction, as drawn), unless held upright to the frame.
+        // Turned with the line (its direction, as drawn), unless held upright to the frame; with
+        // `icon-keep-upright`, one that would point left is turned the other way along its line.
         let alongLine = layer.string("icon-rotation-alignment", zoom: zoom) != "viewport"
+        let keepUpright = layer.bool("icon-keep-upright", zoom: zoom)
         for group in lines.groups {
             let f = lines.features[group.feature]
             var icon = group.icon.isEmpty ? nil : self.icon(layer, f, zoom: zoom)
@@ -430,7 +432,8 @@ final class StyledLabels {
                     if alongLine, icon != nil {
                         let p = line.points[a.segment], q = line.points[a.segment + 1]
                         if let from = pixel(t, p.x, p.y), let to = pixel(t, q.x, q.y), from != to {
-                            at.icon?.rotation += atan2(to.y - from.y, to.x - from.x)
+                            let angle = atan2(to.y - from.y, to.x - from.x)
+                            at.icon?.rotation += keepUpright && cos(angle) < 0 ? angle + .pi : angle
                         }
                     }
                     candidates.append(at)

@@ -86,7 +86,7 @@ public enum TextJustify: String, Sendable { case auto, left, center, right }
 /// `text-transform`, `text-anchor`, `text-offset`, `text-max-width`, `text-letter-spacing`,
 /// `text-justify`, `symbol-placement`, `symbol-spacing`, `icon-image` (names or images), `icon-size`,
 /// `icon-anchor`, `icon-offset`, `icon-opacity`, `icon-color`, `icon-rotate`, `icon-rotation-alignment`,
-/// `icon-text-fit`, `icon-text-fit-padding`; (raster)
+/// `icon-keep-upright`, `icon-text-fit`, `icon-text-fit-padding`; (raster)
 /// `raster-opacity`. Patterns and collators are not evaluated.
 public struct StyleLayer: Sendable {
     public var id: String

@@ -15,8 +15,8 @@ struct LineIconTests {
     /// `transportation_name`'s lines with the sprite's "wide" icon (named through `coalesce` of
     /// images: the first the sprite has), and their names over it when `text`; upright, or turned
     /// with the line (`icon-rotation-alignment` auto) when not `upright`.
-    static func style(spacing: Double, text: Bool, upright: Bool = true) -> String {
-        let alignment = upright ? #", "icon-rotation-alignment": "viewport""# : ""
+    static func style(spacing: Double, text: Bool, upright: Bool = true, keepUpright: Bool = false) -> String {
+        let alignment = upright ? #", "icon-rotation-alignment": "viewport""# : keepUpright ? #", "icon-keep-upright": true"# : ""
         let textKeys = text ? #", "text-field": "{name}", "text-size": 10, "text-font": ["Noto Sans Regular"], "icon-text-fit": "both", "icon-text-fit-padding": [2, 3, 2, 3]"# : ""
         return """
             {"version": 8, "sprite": "sprites/test", "sources": {"osm": {"type": "vector"}}, "layers": [
@@ -124,6 +124,31 @@ struct LineIconTests {
                 }
             }
             #expect(turned >= 3, "\(turned) icons turned more than 17°")
+        }
+    }
+
+    @Test("With icon-keep-upright, no icon turned with its line points left; each still lies along it")
+    func iconsKeptUpright() throws {
+        try TemporaryFolder.with("line-icons") { dir in
+            let (plain, _, _) = try Self.render(Self.style(spacing: 120, text: false, upright: false), in: dir)
+            let (map, _, v) = try Self.render(Self.style(spacing: 120, text: false, upright: false, keepUpright: true), in: dir)
+            #expect(map.warnings.isEmpty, "\(map.warnings)")
+            // Some streets run leftwards as drawn: turned with them, their icons point left.
+            #expect(plain.labels.placements.contains { $0.icon != nil && cos($0.iconRotation) < -0.1 })
+            let placed = map.labels.placements.filter { $0.icon != nil }
+            #expect(placed.count == plain.labels.placements.filter { $0.icon != nil }.count)
+            let streets = try StyledLabelTests.decoded("transportation_name", in: v).flatMap(\.parts)
+            for p in placed {
+                #expect(cos(p.iconRotation) >= -1e-9, "an icon at \(p.x), \(p.y) turned \(p.iconRotation * 180 / .pi)°")
+                let along = streets.contains { part in
+                    part.indices.dropLast().contains { i in
+                        let a = part[i], b = part[i + 1]
+                        return LineLabels.segmentDistance(p.x, p.y, a.x, a.y, b.x, b.y) < 0.5
+                            && abs(sin(atan2(b.y - a.y, b.x - a.x) - p.iconRotation)) < 0.02
+                    }
+                }
+                #expect(along, "an icon at \(p.x), \(p.y) along no street there")
+            }
         }
     }
 
