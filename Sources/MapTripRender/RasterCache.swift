@@ -8,8 +8,9 @@ import YUV
 /// Rasters of the styled base map, drawn once from the vectors and composited into every frame that
 /// shows them: a flight sweeps over a map it has mostly drawn already.
 ///
-/// It sits behind the view: only a flat, north-up Web Mercator view is composited from it; the globe,
-/// planes, a turned map and any frame it cannot serve exactly enough are drawn from the vectors.
+/// It sits behind the view: only a flat Web Mercator view is composited from it, north up or turned
+/// (a heading-up chase: each tile painted through the turn, into BGRA or straight into I420); the
+/// globe, planes and any frame it cannot serve exactly enough are drawn from the vectors.
 ///
 /// * **Levels.** Level k is the world `levelWidth(k)` pixels wide, `stepsPerZoom` levels per zoom
 ///   (quarter zooms by default), cut into `tileSize` tiles (the last column and row narrower). A frame
@@ -569,9 +570,9 @@ final class RasterCache {
         framesComposited += 1
     }
 
-    /// The same into an I420 picture, from planar tiles (each plane resampled by maptrip's kernel).
-    /// Returns false, painting nothing, where the kernel cannot run (no AVX2, an odd size, no cross-fade
-    /// in planar form): composite into a BGRA picture then.
+    /// The same into an I420 picture, from planar tiles (each plane resampled by maptrip's kernel,
+    /// north up or turned). Returns false, painting nothing, where the kernel cannot run (no AVX2, an
+    /// odd size, no cross-fade in planar form): composite into a BGRA picture then.
     func compositePlanar(_ viewport: Viewport, position: Int? = nil, outside: Color, into picture: PlanarPicture,
                          draw: TileDrawing) throws -> Bool {
         let W = viewport.width, H = viewport.height

@@ -28,36 +28,40 @@ static void span_of(double s, double d, double lo, double hi, int width, int *fi
 }
 
 
-// One pixel: the source at 16.16 position (fu, fv), clamped to its last whole pair of pixels; the
-// same arithmetic as the vector kernel's (down, then across, rounded once).
-static inline uint32_t sample_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
+// Where the source at 16.16 position (fu, fv) is sampled, clamped to its last whole pair of pixels
+// (`bytes` a pixel): its top-left pixel, and the weights across (7 bits) and down (6).
+static inline const uint8_t *locate(const uint8_t *src, ptrdiff_t stride, int bytes, int32_t fu, int32_t fv, int maxx,
+                                    int maxy, int *wx, int *wy) {
     int ix = fu >> 16, iy = fv >> 16;
-    int wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
-    int wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
-    if (ix < 0) { ix = 0; wx = 0; } else if (ix > maxx) { ix = maxx; wx = (1 << ACROSS_BITS) - 1; }
-    if (iy < 0) { iy = 0; wy = 0; } else if (iy > maxy) { iy = maxy; wy = (1 << DOWN_BITS) - 1; }
-    const uint8_t *top = src + iy * stride + ix * 4, *bottom = top + stride;
+    *wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
+    *wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
+    if (ix < 0) { ix = 0; *wx = 0; } else if (ix > maxx) { ix = maxx; *wx = (1 << ACROSS_BITS) - 1; }
+    if (iy < 0) { iy = 0; *wy = 0; } else if (iy > maxy) { iy = maxy; *wy = (1 << DOWN_BITS) - 1; }
+    return src + iy * stride + ix * bytes;
+}
+
+// One channel: the byte at `p`, the one below it and their neighbours `next` bytes on, blended down,
+// then across, rounded once: the same arithmetic as the vector kernels'.
+static inline int blend(const uint8_t *p, ptrdiff_t stride, int next, int wx, int wy) {
+    const int left = p[0] * ((1 << DOWN_BITS) - wy) + p[stride] * wy;
+    const int right = p[next] * ((1 << DOWN_BITS) - wy) + p[stride + next] * wy;
+    return (left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS);
+}
+
+// One BGRA pixel.
+static inline uint32_t sample_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
+    int wx, wy;
+    const uint8_t *top = locate(src, stride, 4, fu, fv, maxx, maxy, &wx, &wy);
     uint32_t out = 0;
-    for (int c = 0; c < 4; c++) {
-        const int left = top[c] * ((1 << DOWN_BITS) - wy) + bottom[c] * wy;
-        const int right = top[c + 4] * ((1 << DOWN_BITS) - wy) + bottom[c + 4] * wy;
-        const int v = (left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS);
-        out |= (uint32_t)v << (8 * c);
-    }
+    for (int c = 0; c < 4; c++) out |= (uint32_t)blend(top + c, stride, 4, wx, wy) << (8 * c);
     return out;
 }
 
-// The same for one plane of 8-bit samples.
+// One sample of a plane.
 static inline uint8_t sample_plane_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
-    int ix = fu >> 16, iy = fv >> 16;
-    int wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
-    int wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
-    if (ix < 0) { ix = 0; wx = 0; } else if (ix > maxx) { ix = maxx; wx = (1 << ACROSS_BITS) - 1; }
-    if (iy < 0) { iy = 0; wy = 0; } else if (iy > maxy) { iy = maxy; wy = (1 << DOWN_BITS) - 1; }
-    const uint8_t *top = src + iy * stride + ix, *bottom = top + stride;
-    const int left = top[0] * ((1 << DOWN_BITS) - wy) + bottom[0] * wy;
-    const int right = top[1] * ((1 << DOWN_BITS) - wy) + bottom[1] * wy;
-    return (uint8_t)((left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS));
+    int wx, wy;
+    const uint8_t *top = locate(src, stride, 1, fu, fv, maxx, maxy, &wx, &wy);
+    return (uint8_t)blend(top, stride, 1, wx, wy);
 }
 
 #if defined(__x86_64__)
