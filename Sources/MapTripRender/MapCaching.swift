@@ -252,7 +252,7 @@ public final class MapCaching {
             picture.history?.holds(held)
             return true
         }
-        guard let position = plannedCameras[viewport.camera], Self.isFlatMercator(viewport) else { return false }
+        guard let position = plannedCameras[viewport.camera], Self.isMercator(viewport) else { return false }
         if still != nil || planarStill != nil { releaseStill() }
         picture.history?.forget()
         guard try cache.compositePlanar(viewport, position: position, outside: map.outside, into: picture,
@@ -297,16 +297,10 @@ public final class MapCaching {
         }
     }
 
-    /// Whether a view is Web Mercator, at any bearing: what the raster cache composites (a turned
-    /// frame in BGRA only).
+    /// Whether a view is Web Mercator, at any bearing: what the raster cache composites (into BGRA or
+    /// I420, north up or turned).
     static func isMercator(_ viewport: Viewport) -> Bool {
         if case .webMercator = viewport.projection { return true }
-        return false
-    }
-
-    /// Whether a view is Web Mercator, north up: what the raster cache composites into I420 too.
-    static func isFlatMercator(_ viewport: Viewport) -> Bool {
-        if case .webMercator = viewport.projection { return !viewport.isRotated }
         return false
     }
 }

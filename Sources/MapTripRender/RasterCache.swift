@@ -8,8 +8,9 @@ import YUV
 /// Rasters of the styled base map, drawn once from the vectors and composited into every frame that
 /// shows them: a flight sweeps over a map it has mostly drawn already.
 ///
-/// It sits behind the view: only a flat, north-up Web Mercator view is composited from it; the globe,
-/// planes, a turned map and any frame it cannot serve exactly enough are drawn from the vectors.
+/// It sits behind the view: only a flat Web Mercator view is composited from it, north up or turned
+/// (a heading-up chase: each tile painted through the turn, into BGRA or straight into I420); the
+/// globe, planes and any frame it cannot serve exactly enough are drawn from the vectors.
 ///
 /// * **Levels.** Level k is the world `levelWidth(k)` pixels wide, `stepsPerZoom` levels per zoom
 ///   (quarter zooms by default), cut into `tileSize` tiles (the last column and row narrower). A frame
@@ -569,14 +570,14 @@ final class RasterCache {
         framesComposited += 1
     }
 
-    /// The same into an I420 picture, from planar tiles (each plane resampled by maptrip's kernel).
-    /// Returns false, painting nothing, where the kernel cannot run (no AVX2, an odd size, no cross-fade
-    /// in planar form): composite into a BGRA picture then.
+    /// The same into an I420 picture, from planar tiles (each plane resampled by maptrip's kernel,
+    /// north up or turned). Returns false, painting nothing, where the kernel cannot run (no AVX2, an
+    /// odd size, no cross-fade in planar form): composite into a BGRA picture then.
     func compositePlanar(_ viewport: Viewport, position: Int? = nil, outside: Color, into picture: PlanarPicture,
                          draw: TileDrawing) throws -> Bool {
         let W = viewport.width, H = viewport.height
         guard Kernels.isAvailable, picture.width == W, picture.height == H, W % 2 == 0, H % 2 == 0,
-              !viewport.isRotated, levels(for: viewport).count == 1 else { return false }
+              levels(for: viewport).count == 1 else { return false }
         planar = true
         matrix = picture.matrix
         if let position { self.position = position }
@@ -818,6 +819,7 @@ private struct PlanarCompositeJob: @unchecked Sendable {
 
     /// `picture`: the frame's rows from `firstRow` on. False when the kernel refused a tile.
     func paint(into picture: PlanarPicture, firstRow: Int) -> Bool {
+        if transform.isRotated { return paintTurned(into: picture, firstRow: firstRow) }
         let targets = picture.planes
         for plane in 0..<3 {
             let d = plane == 0 ? 1.0 : 2.0
@@ -834,11 +836,7 @@ private struct PlanarCompositeJob: @unchecked Sendable {
             picture.fill(rows: (bottom..<ph).clamped(to: first..<(first + target.height)).relative(to: first),
                          plane: plane, with: value)
             for (tile, column, row) in tiles {
-                let m = Int((Double(column) / Double(n)).rounded(.down))
-                let c = column - m * n
-                let u0 = Double(m) * levelWidth + Double(c * tileSize)
-                let u1 = min(u0 + Double(tileSize), Double(m + 1) * levelWidth)
-                let v0 = Double(row * tileSize), v1 = min(v0 + Double(tileSize), levelWidth)
+                let (u0, v0, u1, v1) = tileSquare(column: column, row: row, n: n, levelWidth: levelWidth, tileSize: tileSize)
                 let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
                 let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
                 if px1 <= px0 || py1 <= py0 { continue }
@@ -857,6 +855,65 @@ private struct PlanarCompositeJob: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// A turned frame: each plane's pixels whose centres fall in a tile's square (in the plane's own
+    /// pixels: a chroma sample's centre is its 2x2 luma block's) sampled from that tile's plane, as
+    /// `CompositeJob.paintTurned` paints BGRA; the whole plane first filled with the outside where
+    /// the frame reaches past the world's top or bottom.
+    private func paintTurned(into picture: PlanarPicture, firstRow: Int) -> Bool {
+        let targets = picture.planes
+        let luma = transform.inverseCoefficients
+        let beyond = transform.reachesPastTheWorld(width: width, height: height, levelWidth: levelWidth)
+        for plane in 0..<3 {
+            let d = plane == 0 ? 1 : 2, target = targets[plane], first = firstRow / d
+            let rows = first..<(first + target.height), inverse = plane == 0 ? luma : Kernels.halved(luma)
+            if beyond {
+                picture.fill(rows: 0..<target.height, plane: plane, with: plane == 0 ? outside.y : plane == 1 ? outside.u : outside.v)
+            }
+            let h = Double(d)
+            for (tile, column, row) in tiles {
+                let (u0, v0, u1, v1) = tileSquare(column: column, row: row, n: n, levelWidth: levelWidth, tileSize: tileSize)
+                if let flat = tile.flat {
+                    guard Kernels.fillTurned(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target,
+                                             firstRow: first, rows: rows, inverse: inverse,
+                                             u0: u0 / h, v0: v0 / h, u1: u1 / h, v1: v1 / h) else { return false }
+                    continue
+                }
+                guard Kernels.resampleTurned(tile.planes[plane], bytesPerPixel: 1, border: border / d, into: target,
+                                             firstRow: first, rows: rows, inverse: inverse,
+                                             u0: u0 / h, v0: v0 / h, u1: u1 / h, v1: v1 / h) else { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// The square of an (unwrapped) tile in its level's pixels: [u0, u1) x [v0, v1), the last column
+/// and row cut at the world's edge (`n` tiles across a level `levelWidth` pixels wide).
+private func tileSquare(column: Int, row: Int, n: Int, levelWidth: Double, tileSize: Int)
+    -> (u0: Double, v0: Double, u1: Double, v1: Double) {
+    let m = Int((Double(column) / Double(n)).rounded(.down))
+    let c = column - m * n
+    let u0 = Double(m) * levelWidth + Double(c * tileSize)
+    let v0 = Double(row * tileSize)
+    return (u0, v0, min(u0 + Double(tileSize), Double(m + 1) * levelWidth), min(v0 + Double(tileSize), levelWidth))
+}
+
+private extension PixelTransform {
+    /// Frame point to level point, as the turned kernels take it: (a, b, c, d, e, f) for level point
+    /// (a x + b y + c, d x + e y + f).
+    var inverseCoefficients: [Double] {
+        let back = inverted
+        return [back.a, back.b, back.offsetX, back.c, back.d, back.offsetY]
+    }
+
+    /// Whether a turned frame `width` x `height` reaches past the top or bottom of a level
+    /// `levelWidth` pixels square (where there is no map).
+    func reachesPastTheWorld(width: Int, height: Int, levelWidth: Double) -> Bool {
+        let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]
+        let vs = corners.map { plane(atPixel: $0.0, $0.1).y }
+        return vs.min()! < 0 || vs.max()! > levelWidth
     }
 }
 
@@ -917,11 +974,7 @@ private struct CompositeJob: @unchecked Sendable {
     /// The square of an (unwrapped) tile in its level's pixels: [u0, u1) x [v0, v1), the last column
     /// and row cut at the world's edge.
     private func square(column: Int, row: Int, of level: Level) -> (u0: Double, v0: Double, u1: Double, v1: Double) {
-        let m = Int((Double(column) / Double(level.n)).rounded(.down))
-        let c = column - m * level.n
-        let u0 = Double(m) * level.width + Double(c * tileSize)
-        let v0 = Double(row * tileSize)
-        return (u0, v0, min(u0 + Double(tileSize), Double(m + 1) * level.width), min(v0 + Double(tileSize), level.width))
+        tileSquare(column: column, row: row, n: level.n, levelWidth: level.width, tileSize: tileSize)
     }
 
     /// A turned frame: each tile painted through the frame's turn, bilinearly, inside its square's
@@ -931,15 +984,10 @@ private struct CompositeJob: @unchecked Sendable {
         for (i, level) in levels.enumerated() {
             let t = level.transform
             // Frame point to level point, for the kernel.
-            let back = t.inverted
-            let inverse = [back.a, back.b, back.offsetX, back.c, back.d, back.offsetY]
-            if i == 0 {
-                // Where the frame reaches past the world's top or bottom: no map there.
-                let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]
-                let vs = corners.map { t.plane(atPixel: $0.0, $0.1).y }
-                if vs.min()! < 0 || vs.max()! > level.width {
-                    cr.fillPixelRect(x: 0, y: 0, width: width, height: height, color: outside)
-                }
+            let inverse = t.inverseCoefficients
+            // Where the frame reaches past the world's top or bottom: no map there.
+            if i == 0, t.reachesPastTheWorld(width: width, height: height, levelWidth: level.width) {
+                cr.fillPixelRect(x: 0, y: 0, width: width, height: height, color: outside)
             }
             cr.setOperator(i == 0 ? .source : .over)
             for (surface, column, row) in level.tiles {

@@ -36,22 +36,55 @@ extension Kernels {
         return resample(image, bytesPerPixel: bytesPerPixel, into: rectangle, x0: x0, y0: y0, dx: step, dy: step)
     }
 
-    /// Paints a turned tile (premultiplied BGRA `tile`, whose pixel 0 is level pixel (u0 - 1, v0 - 1))
-    /// into frame rows `rows` of `target` (whose row 0 is frame row `firstRow`): every pixel whose
-    /// centre `inverse` (a, b, c, d, e, f: level point (a x + b y + c, d x + e y + f) of frame point
-    /// (x, y)) takes into the square [u0, u1) x [v0, v1), sampled bilinearly (6-bit weights down, 7 across).
-    /// Neighbouring squares share the frame's pixels out exactly. False when it cannot (positions
-    /// beyond its fixed point): paint the tile otherwise.
-    public static func resampleTurned(_ tile: PixelPlane, into target: PixelPlane, firstRow: Int, rows: Range<Int>,
-                                      inverse: [Double], u0: Double, v0: Double, u1: Double, v1: Double) -> Bool {
+    /// Paints a turned tile (`bytesPerPixel` 4: premultiplied BGRA; 1: a plane of 8-bit samples) whose
+    /// pixel 0 is level pixel (u0 - border, v0 - border) into frame rows `rows` of `target` (whose row 0
+    /// is frame row `firstRow`): every pixel whose centre `inverse` (a, b, c, d, e, f: level point
+    /// (a x + b y + c, d x + e y + f) of frame point (x, y)) takes into the square [u0, u1) x [v0, v1),
+    /// sampled bilinearly (6-bit weights down, 7 across). Neighbouring squares share the frame's
+    /// pixels out exactly. For a chroma plane of I420, all of it in the plane's own pixels (see
+    /// `halved(_:)`). BGRA tiles have a border of 1. `vector` false: the plain C path alone (for the
+    /// tests that compare the two). False when it cannot (positions beyond its fixed point): paint the
+    /// tile otherwise.
+    public static func resampleTurned(_ tile: PixelPlane, bytesPerPixel: Int = 4, border: Int = 1,
+                                      into target: PixelPlane, firstRow: Int, rows: Range<Int>,
+                                      inverse: [Double], u0: Double, v0: Double, u1: Double, v1: Double,
+                                      vector: Bool = true) -> Bool {
         precondition(inverse.count == 6, "an affine map has six coefficients")
         let begin = max(rows.lowerBound, firstRow), end = min(rows.upperBound, firstRow + target.height)
         if end <= begin { return true }
         return inverse.withUnsafeBufferPointer { m in
-            maptrip_resample_affine(target.data, target.stride, Int32(target.width), Int32(firstRow), Int32(begin),
-                                    Int32(end), tile.data, tile.stride, Int32(tile.width), Int32(tile.height),
-                                    m.baseAddress, u0, v0, u1, v1) == 1
+            if bytesPerPixel == 4 {
+                guard border == 1, vector else { return false }
+                return maptrip_resample_affine(target.data, target.stride, Int32(target.width), Int32(firstRow),
+                                               Int32(begin), Int32(end), tile.data, tile.stride, Int32(tile.width),
+                                               Int32(tile.height), m.baseAddress, u0, v0, u1, v1) == 1
+            }
+            return maptrip_resample_affine_plane(target.data, target.stride, Int32(target.width), Int32(firstRow),
+                                                 Int32(begin), Int32(end), tile.data, tile.stride, Int32(tile.width),
+                                                 Int32(tile.height), m.baseAddress, u0, v0, u1, v1, Int32(border),
+                                                 vector ? 1 : 0) == 1
         }
+    }
+
+    /// Sets the pixels of a plane of samples `resampleTurned` would paint from a tile in the square
+    /// [u0, u1) x [v0, v1) to `value`: what it paints from a flat tile (its every sample `value`).
+    /// False, as `resampleTurned`, where the turn is beyond its fixed point.
+    public static func fillTurned(_ value: UInt8, into target: PixelPlane, firstRow: Int, rows: Range<Int>,
+                                  inverse: [Double], u0: Double, v0: Double, u1: Double, v1: Double) -> Bool {
+        precondition(inverse.count == 6, "an affine map has six coefficients")
+        let begin = max(rows.lowerBound, firstRow), end = min(rows.upperBound, firstRow + target.height)
+        if end <= begin { return true }
+        return inverse.withUnsafeBufferPointer { m in
+            maptrip_fill_affine_plane(target.data, target.stride, Int32(target.width), Int32(firstRow), Int32(begin),
+                                      Int32(end), value, m.baseAddress, u0, v0, u1, v1) == 1
+        }
+    }
+
+    /// A turn's `inverse` (frame point to level point, as `resampleTurned` takes it) for a chroma
+    /// plane of I420, whose samples sit at the centres of 2x2 blocks of luma pixels: plane point
+    /// (x, y) is luma point (2x, 2y), and its level point, halved, the plane's level point.
+    public static func halved(_ inverse: [Double]) -> [Double] {
+        [inverse[0], inverse[1], inverse[2] / 2, inverse[3], inverse[4], inverse[5] / 2]
     }
 
     /// Fills the rectangle (x, y, width, height) of a plane of samples, of which `target` holds the rows

@@ -1,6 +1,7 @@
 #include "raster_kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 // The turned tile kernel (`maptrip_resample_affine`): see raster_kernels.h.
 
@@ -27,23 +28,40 @@ static void span_of(double s, double d, double lo, double hi, int width, int *fi
 }
 
 
-// One pixel: the source at 16.16 position (fu, fv), clamped to its last whole pair of pixels; the
-// same arithmetic as the vector kernel's (down, then across, rounded once).
-static inline uint32_t sample_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
+// Where the source at 16.16 position (fu, fv) is sampled, clamped to its last whole pair of pixels
+// (`bytes` a pixel): its top-left pixel, and the weights across (7 bits) and down (6).
+static inline const uint8_t *locate(const uint8_t *src, ptrdiff_t stride, int bytes, int32_t fu, int32_t fv, int maxx,
+                                    int maxy, int *wx, int *wy) {
     int ix = fu >> 16, iy = fv >> 16;
-    int wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
-    int wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
-    if (ix < 0) { ix = 0; wx = 0; } else if (ix > maxx) { ix = maxx; wx = (1 << ACROSS_BITS) - 1; }
-    if (iy < 0) { iy = 0; wy = 0; } else if (iy > maxy) { iy = maxy; wy = (1 << DOWN_BITS) - 1; }
-    const uint8_t *top = src + iy * stride + ix * 4, *bottom = top + stride;
+    *wx = (fu >> (16 - ACROSS_BITS)) & ((1 << ACROSS_BITS) - 1);
+    *wy = (fv >> (16 - DOWN_BITS)) & ((1 << DOWN_BITS) - 1);
+    if (ix < 0) { ix = 0; *wx = 0; } else if (ix > maxx) { ix = maxx; *wx = (1 << ACROSS_BITS) - 1; }
+    if (iy < 0) { iy = 0; *wy = 0; } else if (iy > maxy) { iy = maxy; *wy = (1 << DOWN_BITS) - 1; }
+    return src + iy * stride + ix * bytes;
+}
+
+// One channel: the byte at `p`, the one below it and their neighbours `next` bytes on, blended down,
+// then across, rounded once: the same arithmetic as the vector kernels'.
+static inline int blend(const uint8_t *p, ptrdiff_t stride, int next, int wx, int wy) {
+    const int left = p[0] * ((1 << DOWN_BITS) - wy) + p[stride] * wy;
+    const int right = p[next] * ((1 << DOWN_BITS) - wy) + p[stride + next] * wy;
+    return (left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS);
+}
+
+// One BGRA pixel.
+static inline uint32_t sample_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
+    int wx, wy;
+    const uint8_t *top = locate(src, stride, 4, fu, fv, maxx, maxy, &wx, &wy);
     uint32_t out = 0;
-    for (int c = 0; c < 4; c++) {
-        const int left = top[c] * ((1 << DOWN_BITS) - wy) + bottom[c] * wy;
-        const int right = top[c + 4] * ((1 << DOWN_BITS) - wy) + bottom[c + 4] * wy;
-        const int v = (left * ((1 << ACROSS_BITS) - wx) + right * wx + (1 << (DOWN_BITS + ACROSS_BITS - 1))) >> (DOWN_BITS + ACROSS_BITS);
-        out |= (uint32_t)v << (8 * c);
-    }
+    for (int c = 0; c < 4; c++) out |= (uint32_t)blend(top + c, stride, 4, wx, wy) << (8 * c);
     return out;
+}
+
+// One sample of a plane.
+static inline uint8_t sample_plane_scalar(const uint8_t *src, ptrdiff_t stride, int32_t fu, int32_t fv, int maxx, int maxy) {
+    int wx, wy;
+    const uint8_t *top = locate(src, stride, 1, fu, fv, maxx, maxy, &wx, &wy);
+    return (uint8_t)blend(top, stride, 1, wx, wy);
 }
 
 #if defined(__x86_64__)
@@ -100,12 +118,69 @@ static int span_avx2(uint32_t *out, int count, const uint8_t *src, ptrdiff_t str
     }
     return j;
 }
+
+// Eight samples at a time: each one's two source samples side by side (and two more) taken by one 32-bit
+// gather from its row and one from the row below, put (top left, bottom left, top right, bottom right),
+// blended down with pmaddubsw, then across with pmaddwd, rounded once: the scalar path's arithmetic. A
+// gather's four bytes may reach two past the sample pair: the eight whose reach would pass the plane's
+// last byte (its last row's last columns) are left to the scalar path.
+__attribute__((target("avx2")))
+static int span_plane_avx2(uint8_t *out, int count, const uint8_t *src, ptrdiff_t stride, int src_width, int32_t fu,
+                           int32_t fv, int32_t dfu, int32_t dfv, int maxx, int maxy) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i u = _mm256_add_epi32(_mm256_set1_epi32(fu), _mm256_mullo_epi32(lane, _mm256_set1_epi32(dfu)));
+    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(fv), _mm256_mullo_epi32(lane, _mm256_set1_epi32(dfv)));
+    const __m256i du = _mm256_set1_epi32(dfu * 8), dv = _mm256_set1_epi32(dfv * 8);
+    const __m256i xmask = _mm256_set1_epi32((1 << ACROSS_BITS) - 1), ymask = _mm256_set1_epi32((1 << DOWN_BITS) - 1);
+    const __m256i xone = _mm256_set1_epi32(1 << ACROSS_BITS), yone = _mm256_set1_epi32(1 << DOWN_BITS);
+    const __m256i zero = _mm256_setzero_si256(), mx = _mm256_set1_epi32(maxx), my = _mm256_set1_epi32(maxy);
+    const __m256i rowp = _mm256_set1_epi32((int)stride), low = _mm256_set1_epi32(0xffff);
+    // The last top-row index whose bottom row's four bytes stay within the plane.
+    const __m256i last = _mm256_set1_epi32((int)(maxy * stride) + src_width - 4);
+    // Per 32-bit lane (t0, t1, b0, b1) to (t0, b0, t1, b1).
+    const __m256i order = _mm256_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15,
+                                           0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
+    const __m256i round = _mm256_set1_epi32(1 << (DOWN_BITS + ACROSS_BITS - 1));
+    const int *base = (const int *)src, *below = (const int *)(src + stride);
+    int j = 0;
+    for (; j + 8 <= count; j += 8) {
+        const __m256i cx = _mm256_min_epi32(_mm256_max_epi32(_mm256_srai_epi32(u, 16), zero), mx);
+        const __m256i cy = _mm256_min_epi32(_mm256_max_epi32(_mm256_srai_epi32(v, 16), zero), my);
+        const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(cy, rowp), cx);
+        if (!_mm256_testz_si256(_mm256_cmpgt_epi32(idx, last), _mm256_cmpgt_epi32(idx, last))) break;
+        // Clamped as the scalar path clamps: below 0, weight 0; past the last pair, its right sample.
+        __m256i wx = _mm256_and_si256(_mm256_srai_epi32(u, 16 - ACROSS_BITS), xmask);
+        __m256i wy = _mm256_and_si256(_mm256_srai_epi32(v, 16 - DOWN_BITS), ymask);
+        wx = _mm256_andnot_si256(_mm256_cmpgt_epi32(zero, _mm256_srai_epi32(u, 16)), wx);
+        wx = _mm256_blendv_epi8(wx, xmask, _mm256_cmpgt_epi32(_mm256_srai_epi32(u, 16), mx));
+        wy = _mm256_andnot_si256(_mm256_cmpgt_epi32(zero, _mm256_srai_epi32(v, 16)), wy);
+        wy = _mm256_blendv_epi8(wy, ymask, _mm256_cmpgt_epi32(_mm256_srai_epi32(v, 16), my));
+        const __m256i top = _mm256_i32gather_epi32(base, idx, 1), bottom = _mm256_i32gather_epi32(below, idx, 1);
+        const __m256i pairs = _mm256_shuffle_epi8(_mm256_or_si256(_mm256_and_si256(top, low), _mm256_slli_epi32(bottom, 16)), order);
+        // Down: bytes (top, bottom) weighted (64 - wy, wy), for the left and the right sample.
+        const __m256i wyb = _mm256_or_si256(_mm256_sub_epi32(yone, wy), _mm256_slli_epi32(wy, 8));
+        const __m256i words = _mm256_maddubs_epi16(pairs, _mm256_or_si256(wyb, _mm256_slli_epi32(wyb, 16)));
+        // Across: words (left, right) weighted (128 - wx, wx).
+        const __m256i wxw = _mm256_or_si256(_mm256_sub_epi32(xone, wx), _mm256_slli_epi32(wx, 16));
+        const __m256i values = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(words, wxw), round), DOWN_BITS + ACROSS_BITS);
+        // Eight 32-bit values to eight bytes: lane 0 holds 0-3, lane 1 4-7.
+        const __m256i w16 = _mm256_packs_epi32(values, values);
+        const __m256i b8 = _mm256_packus_epi16(w16, w16);
+        const __m256i both = _mm256_permutevar8x32_epi32(b8, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4));
+        _mm_storel_epi64((__m128i *)(out + j), _mm256_castsi256_si128(both));
+        u = _mm256_add_epi32(u, du);
+        v = _mm256_add_epi32(v, dv);
+    }
+    return j;
+}
 #endif
 
-int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
-                            int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
-                            const double inverse[6], double u0, double v0, double u1, double v1) {
-    if (src_width < 2 || src_height < 2 || dst_width <= 0 || row_end <= row_begin) return 1;
+// Both kernels: `bytes` 4 (BGRA) or 1 (a plane of samples); the tile's pixel 0 is level pixel u0 - border.
+// `fill` 0-255: the square's pixels set to it, no tile read (a plane's only).
+static int resample_affine(int bytes, int border, int vector, int fill, uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row,
+                           int row_begin, int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width,
+                           int src_height, const double inverse[6], double u0, double v0, double u1, double v1) {
+    if ((fill < 0 && (src_width < 2 || src_height < 2)) || dst_width <= 0 || row_end <= row_begin) return 1;
     const double ia = inverse[0], ib = inverse[1], ic = inverse[2], id = inverse[3], ie = inverse[4], iff = inverse[5];
     // Positions in 16.16 must stay within the tile's few hundred pixels along a row.
     const double limit = 16384;
@@ -113,7 +188,7 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
     const int32_t dfu = (int32_t)lrint(ia * 65536), dfv = (int32_t)lrint(id * 65536);
     const int maxx = src_width - 2, maxy = src_height - 2;
 #if defined(__x86_64__)
-    const int avx2 = maptrip_resample_available();
+    const int avx2 = vector && maptrip_resample_available();
 #else
     const int avx2 = 0;
 #endif
@@ -141,17 +216,52 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
         span_of(sv, id, v0, v1, dst_width, &b0, &b1);
         const int first = a0 > b0 ? a0 : b0, end = a1 < b1 ? a1 : b1;
         if (end <= first) continue;
-        // The tile's pixel 0 is level pixel u0 - 1 (its border); samples at pixel centres, less a half.
-        const double tu = su + first * ia - (u0 - 1) - 0.5, tv = sv + first * id - (v0 - 1) - 0.5;
+        if (fill >= 0) {
+            memset(dst + (ptrdiff_t)(r - first_row) * dst_stride + first, fill, (size_t)(end - first));
+            continue;
+        }
+        // The tile's pixel 0 is level pixel u0 - border; samples at pixel centres, less a half.
+        const double tu = su + first * ia - (u0 - border) - 0.5, tv = sv + first * id - (v0 - border) - 0.5;
         if (fabs(tu) > limit || fabs(tv) > limit) return 0;
         int32_t fu = (int32_t)lrint(tu * 65536), fv = (int32_t)lrint(tv * 65536);
-        uint32_t *out = (uint32_t *)(dst + (ptrdiff_t)(r - first_row) * dst_stride) + first;
         const int count = end - first;
         int j = 0;
+        if (bytes == 4) {
+            uint32_t *out = (uint32_t *)(dst + (ptrdiff_t)(r - first_row) * dst_stride) + first;
 #if defined(__x86_64__)
-        if (avx2) j = span_avx2(out, count, src, src_stride, fu, fv, dfu, dfv, maxx, maxy);
+            if (avx2) j = span_avx2(out, count, src, src_stride, fu, fv, dfu, dfv, maxx, maxy);
 #endif
-        for (; j < count; j++) out[j] = sample_scalar(src, src_stride, fu + j * dfu, fv + j * dfv, maxx, maxy);
+            for (; j < count; j++) out[j] = sample_scalar(src, src_stride, fu + j * dfu, fv + j * dfv, maxx, maxy);
+        } else {
+            uint8_t *out = dst + (ptrdiff_t)(r - first_row) * dst_stride + first;
+#if defined(__x86_64__)
+            if (avx2) j = span_plane_avx2(out, count, src, src_stride, src_width, fu, fv, dfu, dfv, maxx, maxy);
+#endif
+            for (; j < count; j++) out[j] = sample_plane_scalar(src, src_stride, fu + j * dfu, fv + j * dfv, maxx, maxy);
+        }
     }
     return 1;
+}
+
+int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                            int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                            const double inverse[6], double u0, double v0, double u1, double v1) {
+    return resample_affine(4, 1, 1, -1, dst, dst_stride, dst_width, first_row, row_begin, row_end, src, src_stride, src_width,
+                           src_height, inverse, u0, v0, u1, v1);
+}
+
+int maptrip_resample_affine_plane(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                                  int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                  const double inverse[6], double u0, double v0, double u1, double v1, int border,
+                                  int vector) {
+    if (border < 0 || border > 16) return 0;
+    return resample_affine(1, border, vector, -1, dst, dst_stride, dst_width, first_row, row_begin, row_end, src,
+                           src_stride, src_width, src_height, inverse, u0, v0, u1, v1);
+}
+
+int maptrip_fill_affine_plane(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                              int row_end, uint8_t value, const double inverse[6], double u0, double v0, double u1,
+                              double v1) {
+    return resample_affine(1, 0, 0, value, dst, dst_stride, dst_width, first_row, row_begin, row_end, NULL, 0, 0, 0,
+                           inverse, u0, v0, u1, v1);
 }

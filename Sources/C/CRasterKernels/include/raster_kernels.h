@@ -70,6 +70,22 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
                             int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                             const double inverse[6], double u0, double v0, double u1, double v1);
 
+/// The same for one plane of 8-bit samples (an I420 tile's Y, U or V): the tile's pixel 0 is level
+/// pixel (u0 - border, v0 - border), in the plane's own pixels (a chroma plane's square, inverse and
+/// border are the luma's halved: its inverse (a, b, c / 2, d, e, f / 2)). The same arithmetic, sample
+/// for sample, as the BGRA kernel's per channel. `vector` 0: plain C alone (what AVX2 must equal).
+/// Returns 1 when done, 0 as the BGRA kernel (or for a border beyond 16).
+int maptrip_resample_affine_plane(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                                  int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
+                                  const double inverse[6], double u0, double v0, double u1, double v1, int border,
+                                  int vector);
+
+/// Sets the same pixels of a plane `maptrip_resample_affine_plane` paints to `value` (a flat tile:
+/// what sampling it gives). Returns 1.
+int maptrip_fill_affine_plane(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
+                              int row_end, uint8_t value, const double inverse[6], double u0, double v0, double u1,
+                              double v1);
+
 /// The same for one plane of 8-bit samples (a YUV picture's Y, U or V; no padding of channels).
 int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int height,
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
