@@ -16,7 +16,7 @@ public struct NumericKey: CustomStringConvertible, Sendable {
     public var loaderPath: String {
         var out = ""
         for k in path {
-            out += (out.isEmpty ? "" : ".") + (k == "places" || k == "keyframes" || k == "privacy" ? k + "[0]" : k)
+            out += (out.isEmpty ? "" : ".") + (["places", "keyframes", "privacy", "cameras"].contains(k) ? k + "[0]" : k)
         }
         return inArray ? out + "[0]" : out
     }
@@ -76,6 +76,14 @@ public struct NumericKey: CustomStringConvertible, Sendable {
                 .sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
             fields.append("\"\(path[1])\": \(number)")
             members.append("\"privacy\": [ { \(fields.joined(separator: ", ")) } ]")
+            members.append("\"places\": [ \(seoul) }, \(busan) ]")
+        } else if head == "photos", path.count == 3, path[1] == "cameras" {
+            // One camera's correction, complete but for the key probed (the scene has no tracks: an
+            // error at "photos" once the value is taken).
+            var fields = ["model": "\"X100V\"", "timeOffset": "0"].filter { $0.key != path[2] }
+                .sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
+            fields.append("\"\(path[2])\": \(number)")
+            members.append("\"photos\": { \"folder\": \"shots\", \"cameras\": [ { \(fields.joined(separator: ", ")) } ] }")
             members.append("\"places\": [ \(seoul) }, \(busan) ]")
         } else if head == "places" {
             let field = "\"\(path[1])\": \(path.count == 2 ? number : object(path.dropFirst(2)))"
