@@ -1,14 +1,17 @@
 import FFmpeg
 import Foundation
+import MapTripGeometry
 import MapTripOutput
 @testable import MapTripRecord
 import MapTripRender
 import Testing
+import TestSupport
 
 /// The vector map's row of the fast-path conformance: a walk over the Helsinki vector tiles (the
 /// style's fills and lines composited from the raster cache, its labels placed over each frame)
 /// rendered to MP4 with every fast path on and with `planar` off (every frame drawn in BGRA and
-/// converted), and decoded plane by plane.
+/// converted), and decoded plane by plane; and a heading-up chase over the same tiles (its turned frames
+/// composited from turned planar tiles, its labels placed on the turned frame).
 @Suite(.tags(.slow)) struct StyledPlanarTests {
     /// Two places of Scenes/helsinki.json, a short rest at each: a flight between two held pictures.
     static func scene(in dir: URL) throws -> URL {
@@ -20,6 +23,24 @@ import Testing
                     {"name": "Senate Square", "lat": 60.1693, "lon": 24.9517, "zoom": 17}]}
         """
         let url = dir.appendingPathComponent("walk.json")
+        try Data(json.utf8).write(to: url)
+        return url
+    }
+
+    /// A walk through the centre followed heading-up at zoom 16.5, wandering a few degrees a fix.
+    static func chase(in dir: URL) throws -> URL {
+        let walk = TrackFixture.walk(seed: 5904, count: 40, start: LonLat(lon: 24.942, lat: 60.168), stepKm: 0.025,
+                                     turn: 12, heading: 60)
+        try walk.gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent("walk.gpx"), atomically: true,
+                                                      encoding: .utf8)
+        let tiles = Trip.assets.appendingPathComponent("tiles/helsinki.pmtiles").path
+        let json = """
+        {"video": {"width": 1280, "height": 720, "fps": 10},
+         "map": {"tiles": \(Trip.quoted(tiles)), "attribution": "© OpenStreetMap contributors"},
+         "tracks": [{"file": "walk.gpx", "name": "walk", "color": "#e4572e"}], "playback": {"speed": 30},
+         "camera": {"follow": "walk", "zoom": 16.5, "headingUp": true, "intro": 0}}
+        """
+        let url = dir.appendingPathComponent("chase.json")
         try Data(json.utf8).write(to: url)
         return url
     }
@@ -52,9 +73,10 @@ import Testing
         return frames
     }
 
-    @Test func theVectorMapDrawnIntoI420IsTheMapDrawnAndConverted() throws {
+    @Test(arguments: [false, true])
+    func theVectorMapDrawnIntoI420IsTheMapDrawnAndConverted(chase: Bool) throws {
         try Trip.withDirectory("styled-planar") { dir in
-            let scene = try Self.scene(in: dir)
+            let scene = try chase ? Self.chase(in: dir) : Self.scene(in: dir)
             var bgra = FastPaths.all
             bgra.planar = false
             let fast = try Self.render(scene, fastPaths: .all, to: dir.appendingPathComponent("fast.mp4"))
