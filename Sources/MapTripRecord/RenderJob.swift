@@ -416,7 +416,8 @@ public enum BaseMaps {
             let fast = environment.fastPaths
             return try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: sceneDirectory,
                                        assets: environment.assets, http: http,
-                                       caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills))
+                                       caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
+                                                           drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
         }
         if let style = source.style {
             throw Diagnostic.error("map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"

@@ -6,6 +6,7 @@ import MapTripStyle
 import MapTripSupport
 import MapTripTiles
 import VectorTile
+import YUV
 
 /// A base map drawn from a MapLibre GL style: its layers in order, each a datasource (a vector tile
 /// set, a raster tile set) and a style layer, drawn by one renderer, as MapLibre and Mapnik compose
@@ -39,6 +40,9 @@ public final class StyledMap: BaseMap, CacheableMap {
     /// How each style layer (by index) is evaluated: whether its filter reads the zoom, whether its
     /// drawing properties read the feature.
     let evaluation: [LayerEvaluation]
+    /// The style's JSON as read (its length and hash: the same in every process), for the drawn tile
+    /// cache's recipe; nil: not known, and no tiles kept between renders.
+    let styleIdentity: String?
 
     struct LayerEvaluation {
         /// The filter does not read the zoom: a tile's matching features are found once.
@@ -54,17 +58,23 @@ public final class StyledMap: BaseMap, CacheableMap {
         }
     }
 
+    /// `caching`'s drawn tile cache is used only where the tiles' every input is known: the style's
+    /// JSON (`styleIdentity`), vector sources that are local files, and no raster layer.
     public init(style: StyleDocument, vectorSources: [String: StyledTiles], rasterMaps: [String: TileBaseMap] = [:],
-                attribution: String? = nil, caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) {
+                attribution: String? = nil, caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false),
+                styleIdentity: String? = nil) {
         self.style = style
         self.vectorSources = vectorSources
         self.rasterMaps = rasterMaps
+        self.styleIdentity = styleIdentity
         sceneAttribution = attribution
         labels = StyledLabels()
         // The style's own warnings (unknown properties, layer types not drawn), each once.
         styleWarnings = style.warnings.map(\.description)
-        self.caching = rasterMaps.isEmpty || !caching.cachesRasters ? caching
-            : MapCaching(cachesRasters: false, holdsStills: caching.holdsStills)
+        let keepsTiles = rasterMaps.isEmpty && styleIdentity != nil
+            && vectorSources.values.allSatisfy { Self.fileIdentity($0.vectorSet.source.label) != nil }
+        self.caching = (rasterMaps.isEmpty || !caching.cachesRasters) && (keepsTiles || caching.drawnTiles == nil) ? caching
+            : MapCaching(cachesRasters: caching.cachesRasters && rasterMaps.isEmpty, holdsStills: caching.holdsStills)
         layers = style.layers.filter { $0.visible && [.background, .fill, .line].contains($0.type) }.map { layer in
             MapLayer(name: layer.id, source: layer.source ?? "", minZoom: (layer.minzoom ?? -1) + 1,
                      maxZoom: (layer.maxzoom ?? 98) + 1, symbolizer: .fill(.transparent))
@@ -310,13 +320,25 @@ public final class StyledMap: BaseMap, CacheableMap {
         }
     }
 
-    /// Everything the raster cache's tiles depend on (kept between renders only with a drawn tile
-    /// cache, which styled maps are not given yet).
+    /// Everything the raster cache's tiles depend on, the same in every process (for the drawn tile
+    /// cache): the program, Cairo and libyuv, the cache's levels, the pixel ratio, the style's JSON and
+    /// each vector source's file as the file system sees it.
     func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
-        ["maptrip styled tiles/1", DrawnTileCache.programIdentity, CairoLibrary.versions, cache.recipe, "scale \(scale)",
-         "style \(String(reflecting: style.layers.map(\.id)))",
-         "sources \(vectorSources.keys.sorted().map { "\($0) \(vectorSources[$0]!.vectorSet.source.label)" })"]
+        ["maptrip styled tiles/2", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)", cache.recipe,
+         "scale \(scale)", "style \(styleIdentity ?? "-")",
+         "sources " + vectorSources.keys.sorted().map { name in
+             let file = vectorSources[name]!.vectorSet.source.label
+             return "\(name) \(file) \(Self.fileIdentity(file) ?? "-")"
+         }.joined(separator: ", ")]
             .joined(separator: "\n")
+    }
+
+    /// A tile source's file as the file system sees it now (nil: not a local file: a URL or a folder).
+    static func fileIdentity(_ path: String) -> String? {
+        var isFolder: ObjCBool = false
+        guard path.hasPrefix("/"), FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue
+        else { return nil }
+        return CacheKeys.identity(of: [path])
     }
 
     /// What `paint` draws: the map (background, fills, lines, rasters), the labels (collected into

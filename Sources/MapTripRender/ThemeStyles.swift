@@ -47,9 +47,15 @@ public enum ThemeStyles {
 
     /// The style for a scene's theme, checked like a style file.
     public static func document(assets: URL, style: Style) throws -> StyleDocument {
+        let (data, file) = try json(assets: assets, style: style)
+        return try StyleDocument(data: data, file: file)
+    }
+
+    /// The style JSON for a scene's theme, and the template it is made from.
+    static func json(assets: URL, style: Style) throws -> (data: Data, file: String) {
         let url = template(assets: assets)
         let template = try String(contentsOf: url, encoding: .utf8)
-        return try StyleDocument(data: Data(text(template: template, style: style).utf8), file: url.path)
+        return (Data(text(template: template, style: style).utf8), url.path)
     }
 }
 
@@ -72,6 +78,8 @@ public enum StyledMaps {
                             caching: MapCaching = MapCaching(cachesRasters: false, holdsStills: false)) throws -> StyledMap {
         let document: StyleDocument
         var styleFile: String?
+        // The style's JSON as read: what the drawn tile cache's tiles are drawn from (`StyledMap.tileRecipe`).
+        let json: Data
         if let name = map.style, !Style.themes.contains(name) {
             var path = (name as NSString).expandingTildeInPath
             if !path.hasPrefix("/") { path = sceneDirectory.appendingPathComponent(path).path }
@@ -81,10 +89,13 @@ public enum StyledMaps {
             }
             document = try StyleDocument(data: data, file: path)
             styleFile = path
+            json = data
         } else {
             var style = scene.style
             if let name = map.style, name != style.theme, let theme = Style.theme(name) { style = theme }
-            document = try ThemeStyles.document(assets: assets, style: style)
+            let theme = try ThemeStyles.json(assets: assets, style: style)
+            document = try StyleDocument(data: theme.data, file: theme.file)
+            json = theme.data
         }
         let set = StyledTiles(set: try VectorTileSet(source: tiles))
         var vector: [String: StyledTiles] = [:]
@@ -104,7 +115,7 @@ public enum StyledMaps {
             }
         }
         let styled = StyledMap(style: document, vectorSources: vector, rasterMaps: raster, attribution: map.attribution,
-                               caching: caching)
+                               caching: caching, styleIdentity: "\(json.count):\(CacheKeys.fnv1a([UInt8](json)))")
         // Icons: the sprite read once, if a layer names icons (without it, labels are drawn alone).
         if document.layers.contains(where: { $0.type == .symbol && $0.visible && $0.sets("icon-image") }) {
             if let name = document.sprite {

@@ -157,7 +157,7 @@ struct CommonOptions: ParsableArguments {
     var noGeometryCache = false
 
     @Flag(inversion: .prefixedNo,
-          help: "Keep the embedded map's tiles as drawn in $XDG_CACHE_HOME/maptrip/drawn-tiles (at most 1 GB), and read them back in later renders of the same map: re-renders and batches over one region draw less.")
+          help: "Keep the map's tiles as drawn (the embedded map's, and a style's over local vector tiles) in $XDG_CACHE_HOME/maptrip/drawn-tiles (at most 1 GB), and read them back in later renders of the same map: re-renders and batches over one region draw less.")
     var drawnTileCache = true
 
     func validate() throws {
