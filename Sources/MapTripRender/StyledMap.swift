@@ -321,11 +321,12 @@ public final class StyledMap: BaseMap, CacheableMap {
     }
 
     /// Everything the raster cache's tiles depend on, the same in every process (for the drawn tile
-    /// cache): the program, Cairo and libyuv, the cache's levels, the pixel ratio, the style's JSON and
-    /// each vector source's file as the file system sees it.
+    /// cache): the program, Cairo and libyuv, the cache's levels, the pixel ratio, the style's JSON, the
+    /// colour painted where it has no background (the scene's), and each vector source's file as the
+    /// file system sees it.
     func tileRecipe(_ cache: RasterCache, scale: Double) -> String {
         ["maptrip styled tiles/2", DrawnTileCache.programIdentity, CairoLibrary.versions, "libyuv \(YUV.version)", cache.recipe,
-         "scale \(scale)", "style \(styleIdentity ?? "-")",
+         "scale \(scale)", "style \(styleIdentity ?? "-")", "outside \(outside.cssString) \(outside.alpha)",
          "sources " + vectorSources.keys.sorted().map { name in
              let file = vectorSources[name]!.vectorSet.source.label
              return "\(name) \(file) \(Self.fileIdentity(file) ?? "-")"
