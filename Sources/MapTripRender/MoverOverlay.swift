@@ -28,7 +28,7 @@ public final class MoverOverlay: Overlay {
     private let kept = KeptLines()
     /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
     /// are), the movers with their names (over them), or both.
-    private let drawsLines: Bool, drawsMovers: Bool
+    public let drawsLines: Bool, drawsMovers: Bool
 
     public init(drawsLines: Bool = true, drawsMovers: Bool = true) {
         self.drawsLines = drawsLines
