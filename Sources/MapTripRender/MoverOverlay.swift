@@ -46,10 +46,7 @@ public final class MoverOverlay: Overlay {
     /// Strokes the lines in one colour with Cairo.
     static func stroke(_ lines: [[(x: Double, y: Double)]], _ color: Color, _ width: Double, in cr: Context) {
         cr.newPath()
-        for line in lines where line.count > 1 {
-            cr.move(to: line[0].x, line[0].y)
-            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-        }
+        cr.addLines(lines)
         cr.setLineWidth(width)
         cr.setSource(color)
         cr.stroke()
