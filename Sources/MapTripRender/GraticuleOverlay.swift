@@ -57,10 +57,7 @@ public final class GraticuleOverlay: OverlayFastPaths {
         cr.save()
         defer { cr.restore() }
         cr.newPath()
-        for piece in lines(frame, step: step) {
-            cr.move(to: piece[0].x, piece[0].y)
-            for p in piece.dropFirst() { cr.line(to: p.x, p.y) }
-        }
+        cr.addLines(lines(frame, step: step))
         cr.setSource(stroke.color)
         cr.setLineWidth(frame.layout.size(stroke.width))
         cr.setDash(stroke.dash.map { frame.layout.size($0) })

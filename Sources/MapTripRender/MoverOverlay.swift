@@ -28,7 +28,7 @@ public final class MoverOverlay: Overlay {
     private let kept = KeptLines()
     /// What this layer draws: the travelled lines (under the trip's pins and labels, as the routes
     /// are), the movers with their names (over them), or both.
-    private let drawsLines: Bool, drawsMovers: Bool
+    public let drawsLines: Bool, drawsMovers: Bool
 
     public init(drawsLines: Bool = true, drawsMovers: Bool = true) {
         self.drawsLines = drawsLines
@@ -46,10 +46,7 @@ public final class MoverOverlay: Overlay {
     /// Strokes the lines in one colour with Cairo.
     static func stroke(_ lines: [[(x: Double, y: Double)]], _ color: Color, _ width: Double, in cr: Context) {
         cr.newPath()
-        for line in lines where line.count > 1 {
-            cr.move(to: line[0].x, line[0].y)
-            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-        }
+        cr.addLines(lines)
         cr.setLineWidth(width)
         cr.setSource(color)
         cr.stroke()

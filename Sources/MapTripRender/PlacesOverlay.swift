@@ -116,7 +116,7 @@ public final class PlacesOverlay: OverlayFastPaths {
 
     private func placement(_ frame: FrameContext) throws -> Placement {
         var placed = try pinsAndRequests(frame)
-        guard let frameAt = frame.frameAt, let (a, b, s) = Self.keys(frame) else {
+        guard let (a, b, s) = Self.keys(frame) else {
             // A frame on its own: its labels where it places them.
             let spots = choose(placed, frame)
             placed.labels = spots.indices.compactMap { k in
@@ -128,7 +128,7 @@ public final class PlacesOverlay: OverlayFastPaths {
             }
             return placed
         }
-        let to = try keySpots(b, frameAt, drawing: frame), from = s < 1 ? try keySpots(a, frameAt, drawing: frame) : to
+        let to = try keySpots(b, drawing: frame), from = s < 1 ? try keySpots(a, drawing: frame) : to
         let ids = try identities(frame.scene)
         for k in placed.ordered.indices {
             let p = placed.ordered[k], id = ids[p.place]
@@ -160,16 +160,18 @@ public final class PlacesOverlay: OverlayFastPaths {
     /// Whether the labels of frame `frame.number` differ from those of the frame before, its values
     /// the same: a label fading across sides there, or one that has just done so.
     public func animates(_ frame: FrameContext) throws -> Bool {
-        guard let frameAt = frame.frameAt, let (a, b, _) = Self.keys(frame), a != b else { return false }
-        let from = try keySpots(a, frameAt, drawing: frame), to = try keySpots(b, frameAt, drawing: frame)
+        guard let (a, b, _) = Self.keys(frame), a != b else { return false }
+        let from = try keySpots(a, drawing: frame), to = try keySpots(b, drawing: frame)
         // As `placement` fades: a place one key does not show is where the other puts it.
         return Set(from.keys).union(to.keys).contains { id in (from[id] ?? to[id]) != (to[id] ?? from[id]) }
     }
 
     /// The spots of key frame `key`'s labels, by place (see `identities`), kept for the frames around it.
-    /// `frameAt` gives a frame of the trip drawn by the same renderer (its scene and size): the key's
-    /// values are made only when its spots are not kept (a frame's values hold every mover's).
-    private func keySpots(_ key: Int, _ frameAt: (Int) -> FrameContext, drawing current: FrameContext) throws -> [Int: KeyLabel] {
+    /// The frame drawn's `frameAt` (`keys` found one) gives the key's frame, drawn by the same renderer
+    /// (its scene and size): its values are made only when its spots are not kept (a frame's values hold
+    /// every mover's).
+    private func keySpots(_ key: Int, drawing current: FrameContext) throws -> [Int: KeyLabel] {
+        guard let frameAt = current.frameAt else { return [:] }
         let size = [current.layout.width, current.layout.height]
         if keyCache.scene != current.scene || keyCache.size != size {
             keyCache = (current.scene, size, [:])

@@ -139,12 +139,7 @@ public final class BackgroundTracksOverlay: Overlay {
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
         cr.newPath()
-        for line in projected?.lines ?? [] {
-            for piece in frame.viewport.lines(line) where piece.count > 1 {
-                cr.move(to: piece[0].x, piece[0].y)
-                for p in piece.dropFirst() { cr.line(to: p.x, p.y) }
-            }
-        }
+        for line in projected?.lines ?? [] { cr.addLines(frame.viewport.lines(line)) }
         cr.setLineWidth(frame.layout.size(scene.route.width * Self.widthShare))
         cr.setSource(Self.color(scene.style))
         cr.stroke()

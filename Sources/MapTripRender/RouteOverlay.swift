@@ -163,10 +163,7 @@ public final class RouteOverlay: OverlayFastPaths {
     /// Strokes one of the legs' strokes with Cairo (its outline first).
     private static func strokeWithCairo(_ stroke: LegStroke, in cr: Context) {
         cr.newPath()
-        for line in stroke.lines {
-            cr.move(to: line[0].x, line[0].y)
-            for p in line.dropFirst() { cr.line(to: p.x, p.y) }
-        }
+        cr.addLines(stroke.lines)
         if let outline = stroke.outline {
             cr.setDash([])
             cr.setLineCap(.round)
