@@ -77,7 +77,10 @@ final class StyledLabels {
     private var areas: [AreaKey: [(box: Box, distance: Double, index: Int)]] = [:]
     private struct AreaKey: Hashable { var layer: Int, text: String }
     private var layerIndex = 0
-    private let text = TextCache()
+    /// Layouts, and each point label's text and halo drawn once as a picture (see `paint`): room for a
+    /// few hundred labels at each of their four half-pixel phases.
+    private let text = TextCache(spriteLimit: StyledLabels.spriteLimit)
+    static let spriteLimit = 24 << 20
     private let runs = GlyphRuns()
     /// The frame's pixel ratio and size (the context may be a band of it).
     private var scale = 1.0, width = 0.0, height = 0.0
@@ -160,10 +163,18 @@ final class StyledLabels {
         return (text, style)
     }
 
+    /// The zoom a point layer's labels are worked out at: the style zoom rounded down to an eighth.
+    /// A flight's frames share a tile's labels, their layouts and their pictures for a step's worth of
+    /// zoom (a text size read from the zoom moves by a fraction of a pixel a step), rather than each
+    /// frame evaluating every feature and laying out its texts at a size of its own.
+    static func labelZoom(_ zoom: Double) -> Double { (zoom * 8).rounded(.down) / 8 }
+
     /// The labels of one symbol layer's features in one tile (`t`: tile units to frame pixels).
-    func collect(_ layer: StyleLayer, _ features: [StyledFeature], zoom: Double, transform t: PixelTransform, extent: Double) {
+    func collect(_ layer: StyleLayer, _ features: [StyledFeature], zoom frameZoom: Double, transform t: PixelTransform,
+                 extent: Double) {
         layerIndex += 1
-        let placement = layer.symbolPlacement(zoom: zoom)
+        let placement = layer.symbolPlacement(zoom: frameZoom)
+        let zoom = placement == .point ? Self.labelZoom(frameZoom) : frameZoom
         let padding = layer.number("text-padding", zoom: zoom)
         let allowOverlap = layer.bool("text-allow-overlap", zoom: zoom)
         let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
@@ -369,7 +380,7 @@ final class StyledLabels {
         let ignorePlacement = layer.bool("text-ignore-placement", zoom: zoom)
         if icons {
             collectLineIcons(layer, lines, zoom: zoom, transform: t, padding: padding, allowOverlap: allowOverlap,
-                             ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2)
+                             ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2, maxAngle: maxAngle)
             return
         }
         for group in lines.groups where !group.text.isEmpty {
@@ -381,14 +392,9 @@ final class StyledLabels {
                 for a in line.anchors {
                     guard let (x, y) = pixel(t, a.x, a.y), x > -reach, y > -reach, x < width + reach, y < height + reach
                     else { continue }
-                    let p: LinePath
-                    if let known = path { p = known } else {
-                        // On a reprojected frame, a line with a point not shown (past the globe's rim) is not labelled.
-                        let points = line.points.compactMap { pixel(t, $0.x, $0.y) }
-                        guard points.count == line.points.count else { break }
-                        p = LinePath(xs: points.map(\.x), ys: points.map(\.y))
-                        path = p
-                    }
+                    if path == nil { path = linePath(line, t) }
+                    // On a reprojected frame, a line with a point not shown (past the globe's rim) is not labelled.
+                    guard let p = path else { break }
                     let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
                     candidates.append(Candidate(
                         text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
@@ -399,15 +405,19 @@ final class StyledLabels {
         }
     }
 
-    /// A line layer's icons (and their texts) in one tile: at each anchor, upright, as a point's
-    /// symbol: the icon at the anchor, the text over it by `text-anchor` and `text-offset`, one box.
+    /// A line layer's icons (and their texts) in one tile: at each anchor, as a point's symbol: the
+    /// icon at the anchor, the text over it by `text-anchor` and `text-offset`, one box; but text the
+    /// layer aligns with the map (`text-rotation-alignment` map, or auto as a line's is) is set along
+    /// the line through the anchor, glyph by glyph, as MapLibre sets it, over the icon.
     private func collectLineIcons(_ layer: StyleLayer, _ lines: TileLines, zoom: Double, transform t: PixelTransform,
-                                  padding: Double, allowOverlap: Bool, ignorePlacement: Bool, repeatDistance: Double) {
+                                  padding: Double, allowOverlap: Bool, ignorePlacement: Bool, repeatDistance: Double,
+                                  maxAngle: Double) {
         let iconOverlap = layer.bool("icon-allow-overlap", zoom: zoom), iconIgnore = layer.bool("icon-ignore-placement", zoom: zoom)
         // Turned with the line (its direction, as drawn), unless held upright to the frame; with
         // `icon-keep-upright`, one that would point left is turned the other way along its line.
         let alongLine = layer.string("icon-rotation-alignment", zoom: zoom) != "viewport"
         let keepUpright = layer.bool("icon-keep-upright", zoom: zoom)
+        let textAlong = layer.string("text-rotation-alignment", zoom: zoom) != "viewport"
         for group in lines.groups {
             let f = lines.features[group.feature]
             var icon = group.icon.isEmpty ? nil : self.icon(layer, f, zoom: zoom)
@@ -425,10 +435,20 @@ final class StyledLabels {
                 ignorePlacement: (style == nil || ignorePlacement) && (icon == nil || iconIgnore),
                 layerIndex: layerIndex, icon: icon, repeatDistance: repeatDistance)
             for line in group.lines {
+                var path: LinePath?
                 for a in line.anchors {
                     var at = c
                     at.x = t.x(a.x, a.y)
                     at.y = t.y(a.x, a.y)
+                    if textAlong, style != nil {
+                        if path == nil { path = linePath(line, t) }
+                        // On a reprojected frame, a line with a point not shown is not labelled.
+                        guard let p = path, let q = pixel(t, a.x, a.y) else { break }
+                        // (In the frame, as a line label's anchor is: placing it does not project it again.)
+                        (at.x, at.y) = q
+                        at.line = (p, p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment]), maxAngle,
+                                   repeatDistance)
+                    }
                     if alongLine, icon != nil {
                         let p = line.points[a.segment], q = line.points[a.segment + 1]
                         if let from = pixel(t, p.x, p.y), let to = pixel(t, q.x, q.y), from != to {
@@ -440,6 +460,13 @@ final class StyledLabels {
                 }
             }
         }
+    }
+
+    /// A tile's line in the frame (nil: a point of it is not shown).
+    private func linePath(_ line: TileLines.Line, _ t: PixelTransform) -> LinePath? {
+        let points = line.points.compactMap { pixel(t, $0.x, $0.y) }
+        guard points.count == line.points.count else { return nil }
+        return LinePath(xs: points.map(\.x), ys: points.map(\.y))
     }
 
     /// A point of a tile (units `t` takes to the frame, or to a reprojected frame's plane) in the frame;
@@ -504,12 +531,22 @@ final class StyledLabels {
     /// glyph outlines; and the box its ink stays within (frame pixels: halos and antialiasing in).
     struct Painted {
         enum Kind {
-            case point(icon: PaintedIcon?, text: (layout: Layout, x: Double, y: Double)?)
+            case point(icon: PaintedIcon?, text: (layout: Layout, x: Double, y: Double, sprite: SpriteName)?)
             case along(outlines: [[(x: Double, y: Double)]])
         }
         var kind: Kind
         var style: TextStyle
         var ink: Box
+    }
+
+    /// What names a point label's picture (`TextCache.movingMark` adds its size and halo width).
+    struct SpriteName: Hashable {
+        var text: String, family: String, weight: String, features: String, color: Color, halo: Color
+
+        init(_ text: String, _ style: TextStyle) {
+            self.text = text
+            (family, weight, features, color, halo) = (style.family, style.weight, style.features, style.color, style.halo)
+        }
     }
 
     /// An icon placed: its picture, its rectangle unturned, and how it is painted.
@@ -519,6 +556,26 @@ final class StyledLabels {
         var opacity: Double, color: Color
         /// Its turn (radians, clockwise) about `anchor`.
         var rotation: Double, anchor: (x: Double, y: Double)
+
+        init(_ placed: PlacedIcon, _ icon: SymbolIcon, anchor: (x: Double, y: Double)) {
+            (image, rect, opacity, color, rotation, self.anchor) = (placed.image, placed.rect, icon.opacity, icon.color, icon.rotation,
+                                                                   anchor)
+        }
+    }
+
+    /// A symbol's icon where its anchor puts it: its picture, its rectangle unturned, the box around it turned.
+    typealias PlacedIcon = (image: StyleSprite.Icon, rect: Box, box: Box)
+
+    /// An icon with its anchor at a point of the frame (nil, and counted missing: not in the sprite).
+    private func placedIcon(_ i: SymbolIcon, at a: (x: Double, y: Double)) -> PlacedIcon? {
+        guard let image = sprite?.icon(i.name, scale: scale) else {
+            missingIcons.insert(i.name)
+            return nil
+        }
+        let w = image.width * i.size * scale, h = image.height * i.size * scale
+        let (x, y) = Self.corner(i.anchor, x: a.x + i.offset.x * scale, y: a.y + i.offset.y * scale, width: w, height: h)
+        let rect = Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
+        return (image, rect, Self.turned(rect, i.rotation, about: a))
     }
 
     /// The labels `place` placed in the last frame, in the order they are painted.
@@ -549,11 +606,17 @@ final class StyledLabels {
                 guard let glyphs = LineLabels.place(run, scale: factor, on: line.path, at: line.at, maxAngle: line.maxAngle, pad: pad),
                       glyphs.contains(where: { $0.box.maxX > 0 && $0.box.maxY > 0 && $0.box.minX < width && $0.box.minY < height })
                 else { continue }
-                let glyphBoxes = glyphs.map(\.box)
+                // An icon at the anchor (turned with the line), under the glyphs: one symbol, its boxes all placed or none.
+                let icon = c.icon.flatMap { placedIcon($0, at: (c.x, c.y)) }
+                let glyphBoxes = glyphs.map(\.box) + (icon.map { [Self.widened($0.box, by: pad)] } ?? [])
                 if glyphBoxes.contains(where: { blocked.hits($0) }) { continue }
                 if !c.allowOverlap, glyphBoxes.contains(where: { grid.hits($0) }) { continue }
                 if !c.ignorePlacement { for b in glyphBoxes { grid.add(b) } }
                 boxes += glyphBoxes
+                if let icon, let i = c.icon {
+                    painted.append(Painted(kind: .point(icon: PaintedIcon(icon, i, anchor: (c.x, c.y)), text: nil), style: c.style,
+                                           ink: Self.widened(icon.box, by: 1)))
+                }
                 shown[c.text, default: []].append((c.x, c.y))
                 let outlines = LineLabels.outlines(run, scale: factor, glyphs)
                 var ink = Box.empty
@@ -561,7 +624,8 @@ final class StyledLabels {
                 painted.append(Painted(kind: .along(outlines: outlines), style: c.style,
                                        ink: Self.widened(ink, by: c.style.haloWidth * scale / 2 + 1)))
                 placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
-                                            boxes: glyphBoxes, path: line.path, glyphs: glyphs))
+                                            boxes: glyphBoxes, path: line.path, glyphs: glyphs, icon: icon?.box,
+                                            iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
                 placed += 1
                 continue
             }
@@ -575,17 +639,7 @@ final class StyledLabels {
                near.contains(where: { hypot($0.x - ax, $0.y - ay) < c.repeatDistance }) { continue }
             // The icon at the anchor, the text beside it: one box, padded, around both.
             // (`rect` unturned, `box` around it as turned about the anchor.)
-            var icon: (image: StyleSprite.Icon, rect: Box, box: Box)?
-            if let i = c.icon {
-                if let image = sprite?.icon(i.name, scale: scale) {
-                    let w = image.width * i.size * scale, h = image.height * i.size * scale
-                    let (x, y) = Self.corner(i.anchor, x: ax + i.offset.x * scale, y: ay + i.offset.y * scale, width: w, height: h)
-                    let rect = Box(minX: x, minY: y, maxX: x + w, maxY: y + h)
-                    icon = (image, rect, Self.turned(rect, i.rotation, about: (ax, ay)))
-                } else {
-                    missingIcons.insert(i.name)
-                }
-            }
+            var icon = c.icon.flatMap { placedIcon($0, at: (ax, ay)) }
             let l = c.text.isEmpty ? nil : try text.layout(c.text, c.style, scale: scale, in: cr)
             guard l != nil || icon != nil else { continue }
             var ink = icon?.box ?? Box.empty, at = (x: 0.0, y: 0.0)
@@ -608,21 +662,17 @@ final class StyledLabels {
             if !c.ignorePlacement { grid.add(box) }
             boxes.append(box)
             if c.repeatDistance > 0 { shown[repeatKey, default: []].append((ax, ay)) }
-            var paintedIcon: PaintedIcon?
-            var paintedInk = Box.empty
-            if let icon, let i = c.icon {
-                paintedIcon = PaintedIcon(image: icon.image, rect: icon.rect, opacity: i.opacity, color: i.color,
-                                          rotation: i.rotation, anchor: (ax, ay))
-                // (The picture's filter reaches a pixel beyond its rectangle.)
-                paintedInk = Self.widened(icon.box, by: 1)
-            }
+            let paintedIcon = icon.flatMap { icon in c.icon.map { PaintedIcon(icon, $0, anchor: (ax, ay)) } }
+            // (The picture's filter reaches a pixel beyond its rectangle.)
+            var paintedInk = icon.map { Self.widened($0.box, by: 1) } ?? Box.empty
             if let l {
                 // As `TextCache.movingMark` bounds a label's picture: its logical and ink boxes, the halo round them.
                 let (w, h) = l.size, r = l.inkRect, halo = c.style.haloWidth * scale / 2 + 1
                 paintedInk.add(at.x + min(0, r.x) - halo, at.y + min(0, r.y) - halo)
                 paintedInk.add(at.x + max(w, r.x + r.width) + halo, at.y + max(h, r.y + r.height) + halo)
             }
-            painted.append(Painted(kind: .point(icon: paintedIcon, text: l.map { ($0, at.x, at.y) }), style: c.style,
+            painted.append(Painted(kind: .point(icon: paintedIcon, text: l.map { ($0, at.x, at.y, SpriteName(c.text, c.style)) }),
+                                   style: c.style,
                                    ink: paintedInk))
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
                                         icon: icon?.box, iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
@@ -652,7 +702,14 @@ final class StyledLabels {
                         cr.restore()
                     }
                 }
-                if let l { text.draw(l.layout, p.style, x: l.x, y: l.y, scale: scale, in: cr) }
+                guard let l else { continue }
+                // The text and its halo drawn once (at each half-pixel phase its top left takes) and
+                // painted every frame after: the same picture on every path, preview's included.
+                if let mark = try? text.movingMark(l.layout, p.style, key: l.sprite, x: l.x, y: l.y, scale: scale) {
+                    mark.paint(in: cr)
+                } else {
+                    text.draw(l.layout, p.style, x: l.x, y: l.y, scale: scale, in: cr)
+                }
             }
         }
         drawAlong(along, in: cr)

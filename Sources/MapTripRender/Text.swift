@@ -87,9 +87,15 @@ final class TextCache {
         return l
     }
 
-    /// Labels that move with the map, drawn once each (see `Sprites`), within `spriteLimit` bytes.
-    private let sprites = Sprites(limitBytes: TextCache.spriteLimit)
+    /// Labels that move with the map, drawn once each (see `Sprites`), within `spriteLimit` bytes (a
+    /// cache's own limit when made with one: a styled map's labels are many more than the trip's).
+    private let sprites: Sprites
     static let spriteLimit = 2 << 20
+
+    init(spriteLimit: Int = TextCache.spriteLimit) {
+        sprites = Sprites(limitBytes: spriteLimit)
+    }
+
     /// The bytes of the labels' pictures kept, and how many were drawn.
     var spriteBytes: Int { sprites.bytes }
     var spritesDrawn: Int { sprites.drawn }

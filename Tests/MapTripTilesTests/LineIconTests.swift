@@ -14,9 +14,11 @@ import TestSupport
 struct LineIconTests {
     /// `transportation_name`'s lines with the sprite's "wide" icon (named through `coalesce` of
     /// images: the first the sprite has), and their names over it when `text`; upright, or turned
-    /// with the line (`icon-rotation-alignment` auto) when not `upright`.
-    static func style(spacing: Double, text: Bool, upright: Bool = true, keepUpright: Bool = false) -> String {
-        let alignment = upright ? #", "icon-rotation-alignment": "viewport""# : keepUpright ? #", "icon-keep-upright": true"# : ""
+    /// with the line (`icon-rotation-alignment` auto) when not `upright`; the text upright too (as a
+    /// shield's) unless `textAlong`.
+    static func style(spacing: Double, text: Bool, upright: Bool = true, keepUpright: Bool = false, textAlong: Bool = false) -> String {
+        let alignment = (upright ? #", "icon-rotation-alignment": "viewport""# : keepUpright ? #", "icon-keep-upright": true"# : "")
+            + (textAlong ? "" : #", "text-rotation-alignment": "viewport""#)
         let textKeys = text ? #", "text-field": "{name}", "text-size": 10, "text-font": ["Noto Sans Regular"], "icon-text-fit": "both", "icon-text-fit-padding": [2, 3, 2, 3]"# : ""
         return """
             {"version": 8, "sprite": "sprites/test", "sources": {"osm": {"type": "vector"}}, "layers": [
@@ -148,6 +150,46 @@ struct LineIconTests {
                     }
                 }
                 #expect(along, "an icon at \(p.x), \(p.y) along no street there")
+            }
+        }
+    }
+
+    @Test("A text the map aligns (text-rotation-alignment auto) is set along the line, over its icon")
+    func textAlongTheLineOverTheIcon() throws {
+        try TemporaryFolder.with("line-icons") { dir in
+            let (map, s, v) = try Self.render(Self.style(spacing: 250, text: true, upright: false, textAlong: true), in: dir)
+            #expect(map.warnings.isEmpty, "\(map.warnings)")
+            let symbols = map.labels.placements.filter { $0.icon != nil && !$0.text.isEmpty }
+            #expect(symbols.count >= 4, "symbols placed: \(symbols.count)")
+            #expect(!map.labels.placements.contains { !$0.text.isEmpty && $0.kind != .line }, "a text set upright")
+            let streets = try StyledLabelTests.decoded("transportation_name", in: v).flatMap(\.parts)
+                .map { LinePath(xs: $0.map(\.x), ys: $0.map(\.y)) }
+            var turned = 0
+            for p in symbols {
+                // Its glyphs along a street through the anchor, one a character or cluster, and the icon at the anchor.
+                #expect(p.kind == .line && p.glyphs.count >= p.text.count / 2, "\(p.text): \(p.kind), \(p.glyphs.count) glyphs")
+                for g in p.glyphs {
+                    let d = streets.map { $0.distance(from: g.x, g.y) }.min() ?? .infinity
+                    #expect(d < 1, "\(p.text): a glyph \(d) px from any street")
+                }
+                let icon = p.icon!
+                #expect(abs((icon.minX + icon.maxX) / 2 - p.x) < 1e-6 && abs((icon.minY + icon.maxY) / 2 - p.y) < 1e-6)
+                if p.glyphs.contains(where: { abs(sin($0.angle)) > 0.3 }) { turned += 1 }
+                // The text's boxes and the icon's, one symbol: each in the placed boxes.
+                #expect(p.boxes.count == p.glyphs.count + 1 && p.boxes.last!.contains(icon), "\(p.text): \(p.boxes.count) boxes")
+                guard icon.minX > 0, icon.minY > 0, icon.maxX < 1280, icon.maxY < 720 else { continue }
+                #expect(Self.isBlue(s, Int(icon.minX + 2), Int(p.y)) || Self.isBlue(s, Int(icon.maxX - 2), Int(p.y))
+                        || (0..<Int(icon.maxX - icon.minX)).contains { Self.isBlue(s, Int(icon.minX) + $0, Int(p.y)) },
+                        "\(p.text): no blue across its icon")
+            }
+            // Set along the streets, not upright: some run steeply.
+            #expect(turned >= 1, "\(turned) texts along a steep street")
+            // No two symbols' boxes meet (a symbol's own glyphs lie over its icon).
+            let placed = map.labels.placements
+            for i in placed.indices {
+                for j in placed.indices where j > i {
+                    #expect(!placed[i].boxes.contains { a in placed[j].boxes.contains { a.intersects($0) } })
+                }
             }
         }
     }
