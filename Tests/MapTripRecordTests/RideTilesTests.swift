@@ -7,7 +7,7 @@ import MapTripRender
 import Testing
 import TestSupport
 
-/// Issue 59's ride in small: a loop round central Helsinki ridden twice, followed heading-up over the
+/// Issue 59's ride in small: a loop round central Helsinki ridden twice, followed heading-up (zoom 16) over the
 /// vector tiles, rendered as `maptrip render` renders it. The raster cache is given room for every tile
 /// the trip shows (`FastPaths.keptTiles`): each tile is drawn once, however often the loop comes back
 /// to it; with one frame's room, as before, the second lap draws its tiles again. Both renders encode
@@ -34,7 +34,7 @@ import TestSupport
             {"video": {"width": 640, "height": 360, "fps": 10},
              "map": {"tiles": \(Trip.quoted(tiles)), "attribution": "© OpenStreetMap contributors"},
              "tracks": [{"file": "loop.gpx", "name": "loop", "color": "#e4572e"}], "playback": {"speed": 150},
-             "camera": {"follow": "loop", "zoom": 15, "headingUp": true, "intro": 0}}
+             "camera": {"follow": "loop", "zoom": 16, "headingUp": true, "intro": 0}}
             """
             let scene = dir.appendingPathComponent("loop.json")
             try Data(json.utf8).write(to: scene)
