@@ -27,17 +27,8 @@ import TestSupport
 
     @Test func aRideRoundALoopDrawsEachTileOnce() throws {
         try Trip.withDirectory("ride-tiles") { dir in
-            try Self.loop().gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent("loop.gpx"), atomically: true,
-                                                                  encoding: .utf8)
-            let tiles = Trip.assets.appendingPathComponent("tiles/helsinki.pmtiles").path
-            let json = """
-            {"video": {"width": 640, "height": 360, "fps": 10},
-             "map": {"tiles": \(Trip.quoted(tiles)), "attribution": "© OpenStreetMap contributors"},
-             "tracks": [{"file": "loop.gpx", "name": "loop", "color": "#e4572e"}], "playback": {"speed": 150},
-             "camera": {"follow": "loop", "zoom": 16, "headingUp": true, "intro": 0}}
-            """
-            let scene = dir.appendingPathComponent("loop.json")
-            try Data(json.utf8).write(to: scene)
+            let scene = try StyledPlanarTests.chase(Self.loop(), named: "loop", zoom: 16, width: 640, height: 360, speed: 150,
+                                                    in: dir)
             LibraryLogging.configure(verbose: false)
             func render(_ name: String, keptTiles: Bool) throws -> (frames: [[UInt8]], tiles: RasterCacheStatistics) {
                 var environment = RenderEnvironment(assets: Trip.assets)
