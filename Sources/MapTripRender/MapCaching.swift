@@ -62,11 +62,12 @@ public final class MapCaching {
     public var rasterBreakEven = 0.6
 
     /// The most the raster cache's bound is raised to (bytes of BGRA tiles; planar tiles take 3/8 of
-    /// theirs): `plan` gives the cache room for every tile the trip's frames show, one frame's picture
-    /// beside them, so that each is drawn (or read back) once per render, where that fits under this; a
-    /// trip showing more keeps this bound, and its tiles shown again soonest. Never below the room one
-    /// frame's tiles need (`RasterCache.defaultLimit`). 256 MB: a 1080p world tour's 578 tiles, a
-    /// two-hour ride's loop round Helsinki (measured in the README); 0: that smallest bound always.
+    /// theirs, held within 0.57 of the bound, `RasterCache.tileRoom`: 146 MB at most). `plan` gives the
+    /// cache room for every tile the trip's frames show, one frame's picture beside them, so that each
+    /// is drawn (or read back) once per render, where that fits under this; a trip showing more keeps
+    /// this bound, and its tiles shown again soonest. Never below the room one frame's tiles need
+    /// (`RasterCache.defaultLimit`). 256 MB holds a 1080p world tour's 578 tiles (154 MB as BGRA), the
+    /// two-hour ride's 337 (90 MB); 0: that smallest bound always.
     public var tileMemoryCap: Int
 
     /// `tileMemoryCap`'s default.
