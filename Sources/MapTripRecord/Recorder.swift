@@ -48,6 +48,8 @@ public struct RecordSummary: Sendable {
     public var duration: Double
     public var seconds: Double
     public var warnings: [String]
+    /// What the base map's raster cache did (nil: it has none).
+    public var rasterCache: RasterCacheStatistics? = nil
 }
 
 /// The recorder: runs the timeline's virtual clock frame by frame, draws each new picture with the
@@ -194,7 +196,7 @@ public final class Recorder {
         }
         return RecordSummary(frames: total, drawnFrames: drawn, duration: Double(total) / Double(timeline.fps),
                              seconds: elapsed(),
-                             warnings: renderer.baseMap.warnings)
+                             warnings: renderer.baseMap.warnings, rasterCache: renderer.baseMap.rasterCacheStatistics)
     }
 }
 

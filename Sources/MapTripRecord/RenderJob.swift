@@ -387,7 +387,8 @@ public enum BaseMaps {
             let map = try ShapefileBaseMap(assets: environment.assets, style: MapStyle(scene.style), store: environment.shapefiles,
                                            geometryCache: environment.geometryCache,
                                            caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
-                                                               drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
+                                                               drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil,
+                                                               tileMemoryCap: fast.keptTiles ? MapCaching.defaultTileMemoryCap : 0))
             // (No place close enough for a town: the gazetteer is not read.)
             if scene.towns, scene.places.contains(where: { $0.zoom >= TownsLayer.shownFrom }) {
                 do {
@@ -417,7 +418,8 @@ public enum BaseMaps {
             return try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: sceneDirectory,
                                        assets: environment.assets, http: http,
                                        caching: MapCaching(cachesRasters: fast.rasterCache, holdsStills: fast.stills,
-                                                           drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil))
+                                                           drawnTiles: fast.drawnTileCache ? environment.drawnTiles : nil,
+                                                           tileMemoryCap: fast.keptTiles ? MapCaching.defaultTileMemoryCap : 0))
         }
         if let style = source.style {
             throw Diagnostic.error("map.style \"\(style)\" is for vector tiles, but map.tiles holds raster tiles"

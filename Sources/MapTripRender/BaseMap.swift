@@ -30,6 +30,8 @@ public protocol BaseMap: AnyObject {
     var attributionWarning: String? { get }
     /// Problems that did not stop the render (failed tiles, ...), to report once at the end.
     var warnings: [String] { get }
+    /// What the map's raster cache did so far (nil: it has none).
+    var rasterCacheStatistics: RasterCacheStatistics? { get }
 }
 
 extension BaseMap {
@@ -41,6 +43,7 @@ extension BaseMap {
     public var attribution: String? { nil }
     public var attributionWarning: String? { nil }
     public var warnings: [String] { [] }
+    public var rasterCacheStatistics: RasterCacheStatistics? { nil }
 }
 
 /// No map: every frame starts fully transparent, for overlays laid over other footage
@@ -61,6 +64,9 @@ public final class TransparentBaseMap: BaseMap {
 /// held cameras' pictures made (of them, those copied from tiles), and frames copied from them.
 public struct RasterCacheStatistics: Sendable, Equatable {
     public var tilesDrawn: Int
+    /// Of `tilesDrawn`, tiles the cache had drawn (or read back) before in the render: evicted by the
+    /// bound and wanted again.
+    public var tilesDrawnAgain: Int = 0
     public var framesComposited: Int
     public var peakBytes: Int
     public var limitBytes: Int

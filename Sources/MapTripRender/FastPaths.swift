@@ -23,6 +23,10 @@ public struct FastPaths: Sendable, Equatable, CustomStringConvertible {
     public var rasterCache = true
     /// The raster cache's tiles kept on disk between renders (`DrawnTileCache`).
     public var drawnTileCache = true
+    /// The raster cache given room for every tile the trip shows (within `MapCaching.tileMemoryCap`),
+    /// each drawn once per render, rather than room for about one frame's tiles, the rest drawn again
+    /// whenever the trip comes back to them (a ride round a loop).
+    public var keptTiles = true
     /// Work for coming frames (labels, tiles) done while the drawing waits for the encoder.
     public var drawAhead = true
 
@@ -30,12 +34,13 @@ public struct FastPaths: Sendable, Equatable, CustomStringConvertible {
     public static let all = FastPaths()
     /// None: every frame drawn whole from the vectors in BGRA, converted, and encoded.
     public static let none = FastPaths(planar: false, marks: false, lines: false, stills: false, rasterCache: false,
-                                       drawnTileCache: false, drawAhead: false)
+                                       drawnTileCache: false, keptTiles: false, drawAhead: false)
 
     /// The names `MAPTRIP_FAST_PATHS` takes, each with its switch.
     public static var names: [(name: String, path: WritableKeyPath<FastPaths, Bool>)] { [
         ("planar", \.planar), ("marks", \.marks), ("lines", \.lines), ("stills", \.stills),
-        ("raster-cache", \.rasterCache), ("drawn-tile-cache", \.drawnTileCache), ("draw-ahead", \.drawAhead),
+        ("raster-cache", \.rasterCache), ("drawn-tile-cache", \.drawnTileCache), ("kept-tiles", \.keptTiles),
+        ("draw-ahead", \.drawAhead),
     ] }
 
     /// The environment variable that switches them.

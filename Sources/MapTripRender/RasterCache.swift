@@ -28,12 +28,18 @@ import YUV
 ///   fading in) is not cached: its frames are drawn from the vectors, whose opacity follows the zoom.
 ///   Layers that fade by level (`MapLayer.fadesByLevel`: the province lines) are drawn into each
 ///   level's tiles at the opacity of its zoom instead.
-/// * **Memory.** Tiles are evicted least recently used first, within `limitBytes`.
+/// * **Memory.** Tiles are evicted within `limitBytes`, the one next shown furthest ahead first
+///   (`schedule`; without one, the least recently used). `MapCaching.plan` sets the bound to hold
+///   every tile the trip's frames show where that fits its cap (`MapCaching.tileMemoryCap`): each
+///   tile is then drawn once per render.
 final class RasterCache {
     let tileSize: Int
     let stepsPerZoom: Int
     let crossFade: Double
-    let limitBytes: Int
+    /// The bytes tiles may take (see `tileRoom`); lowered, the tiles over it go at once.
+    var limitBytes: Int {
+        didSet { if limitBytes < oldValue, bytes > tileRoom { evict(toFit: 0, keeping: []) } }
+    }
 
     /// A tile: level, column (wrapped into the world), row.
     struct TileID: Hashable {
@@ -101,6 +107,11 @@ final class RasterCache {
     private(set) var peakBytes = 0
     /// Tiles drawn from the vectors so far (a tile evicted and needed again counts again).
     private(set) var tilesDrawn = 0
+    /// Of those, tiles drawn although this cache had made them before (drawn or read back) since its
+    /// levels were set: each an eviction the bound forced, and drawing done twice.
+    private(set) var tilesDrawnAgain = 0
+    /// The tiles made so far (drawn or read back), for `tilesDrawnAgain`.
+    private var made = Set<TileID>()
     /// Tiles read back from `store` instead (counted the same way).
     private(set) var tilesRead = 0
     /// Planar tiles found flat and kept as their samples (counted the same way).
@@ -177,6 +188,7 @@ final class RasterCache {
         complete = nil
         spare = []
         bytes = 0
+        made = []
     }
 
     /// The first level whose world is at least `worldSize` pixels wide.
@@ -264,6 +276,9 @@ final class RasterCache {
         let rows = max(0, Int((y0 / Double(tileSize)).rounded(.down)))...min(n - 1, Int((y1 / Double(tileSize)).rounded(.down)))
         guard !rows.isEmpty else { return [] }
         var out: [(Int, Int)] = []
+        // A turned frame's box holds tiles in its corners that the frame misses (at 45 degrees, about
+        // as many as it shows): only tiles whose square meets the frame, a pixel wider each way.
+        let meets = viewport.isRotated ? FrameQuad(viewport, levelWidth: width) : nil
         // Unwrapped columns: world copy m, column c -> m * n + c.
         let first = Int((x0 / width).rounded(.down)), last = Int((x1 / width).rounded(.down))
         for m in first...last {
@@ -271,9 +286,46 @@ final class RasterCache {
             let c0 = max(0, Int((left / Double(tileSize)).rounded(.down)))
             let c1 = min(n - 1, Int((right / Double(tileSize)).rounded(.down)))
             if c0 > c1 { continue }
-            for row in rows { for c in c0...c1 { out.append((m * n + c, row)) } }
+            for row in rows {
+                for c in c0...c1 {
+                    if let meets {
+                        let u0 = Double(m) * width + Double(c * tileSize), v0 = Double(row * tileSize)
+                        let u1 = min(u0 + Double(tileSize), Double(m + 1) * width), v1 = min(v0 + Double(tileSize), width)
+                        guard meets.square(u0, v0, u1, v1) else { continue }
+                    }
+                    out.append((m * n + c, row))
+                }
+            }
         }
         return out
+    }
+
+    /// A turned frame (a pixel wider each way) against squares of a level's pixels: whether they meet,
+    /// by separating axes (the frame's two, the squares' two turned).
+    private struct FrameQuad {
+        /// Level pixels to frame pixels.
+        let t: PixelTransform
+        let width: Double, height: Double
+
+        init(_ viewport: Viewport, levelWidth: Double) {
+            t = viewport.transform.inUnits(levelWidth)
+            width = Double(viewport.width)
+            height = Double(viewport.height)
+        }
+
+        func square(_ u0: Double, _ v0: Double, _ u1: Double, _ v1: Double) -> Bool {
+            let xs = [t.x(u0, v0), t.x(u1, v0), t.x(u1, v1), t.x(u0, v1)]
+            let ys = [t.y(u0, v0), t.y(u1, v0), t.y(u1, v1), t.y(u0, v1)]
+            // The frame's axes.
+            guard xs.max()! >= -1, xs.min()! <= width + 1, ys.max()! >= -1, ys.min()! <= height + 1 else { return false }
+            // The square's edges' normals (its sides turned: along u, (a, c); along v, (b, d)).
+            let frame = [(-1.0, -1.0), (width + 1, -1), (width + 1, height + 1), (-1, height + 1)]
+            for (nx, ny) in [(-t.c, t.a), (-t.d, t.b)] {
+                let square = zip(xs, ys).map { $0 * nx + $1 * ny }, box = frame.map { $0.0 * nx + $0.1 * ny }
+                if square.max()! < box.min()! || box.max()! < square.min()! { return false }
+            }
+            return true
+        }
     }
 
     /// The tiles of level k a viewport shows, their columns wrapped.
@@ -389,6 +441,7 @@ final class RasterCache {
         for (job, outcome) in zip(jobs, outcomes) {
             tick &+= 1
             if outcome.read { tilesRead += 1 } else { tilesDrawn += 1 }
+            if !made.insert(job.key).inserted && !outcome.read { tilesDrawnAgain += 1 }
             // A flat planar tile is kept as its samples: the cache's room goes to tiles with pixels
             // to resample, and a flight finds more of them still at hand.
             var raster = job.raster
@@ -410,6 +463,20 @@ final class RasterCache {
         let w = min(tileSize, width - id.column * tileSize) + 2 * border
         let h = min(tileSize, width - id.row * tileSize) + 2 * border
         return planar ? ((w + 1) & ~1, (h + 1) & ~1) : (w, h)
+    }
+
+    /// The bytes the distinct tiles of `frames` take as BGRA (with a BGRA tile's border): what holding
+    /// all of them at once takes within `limitBytes` (their I420 planes take 3/8 of it, within `tileRoom`'s
+    /// share for planar tiles).
+    func bytesToHold(_ frames: [[TileID]]) -> Int {
+        var seen = Set<TileID>(), total = 0
+        for ids in frames {
+            for id in ids where seen.insert(id).inserted {
+                let width = levelWidth(id.level)
+                total += (min(tileSize, width - id.column * tileSize) + 2) * (min(tileSize, width - id.row * tileSize) + 2) * 4
+            }
+        }
+        return total
     }
 
     /// Bytes a tile's raster takes (with its border).

@@ -74,7 +74,8 @@ public final class StyledMap: BaseMap, CacheableMap {
         let keepsTiles = rasterMaps.isEmpty && styleIdentity != nil
             && vectorSources.values.allSatisfy { Self.fileIdentity($0.vectorSet.source.label) != nil }
         self.caching = (rasterMaps.isEmpty || !caching.cachesRasters) && (keepsTiles || caching.drawnTiles == nil) ? caching
-            : MapCaching(cachesRasters: caching.cachesRasters && rasterMaps.isEmpty, holdsStills: caching.holdsStills)
+            : MapCaching(cachesRasters: caching.cachesRasters && rasterMaps.isEmpty, holdsStills: caching.holdsStills,
+                         tileMemoryCap: caching.tileMemoryCap)
         layers = style.layers.filter { $0.visible && [.background, .fill, .line].contains($0.type) }.map { layer in
             MapLayer(name: layer.id, source: layer.source ?? "", minZoom: (layer.minzoom ?? -1) + 1,
                      maxZoom: (layer.maxzoom ?? 98) + 1, symbolizer: .fill(.transparent))

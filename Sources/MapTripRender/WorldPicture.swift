@@ -264,4 +264,6 @@ public final class PictureBaseMap: BaseMap {
     }
 
     public var warnings: [String] { tiles.warnings + vector.warnings }
+    /// The vector map's: the world picture's tiles are not cached.
+    public var rasterCacheStatistics: RasterCacheStatistics? { vector.rasterCacheStatistics }
 }

@@ -198,9 +198,14 @@ func capture(_ scenePath: String, _ framesPath: String, _ flagsPath: String) thr
     let media = try SceneMedia.load(for: scene, sceneFile: sceneURL, assets: try assetsURL())
     let recorder = try Recorder(scene: scene, baseMap: map, media: media)
     let sink = try CaptureSink(path: framesPath, width: scene.video.width, height: scene.video.height)
-    _ = try recorder.record(to: sink)
+    let summary = try recorder.record(to: sink)
     try Data(sink.flags).write(to: URL(fileURLWithPath: flagsPath))
-    print("{\"frames\":\(sink.flags.count),\"drawn\":\(sink.flags.filter { $0 == 1 }.count)}")
+    // The raster cache's tiles, all drawn here (no drawn tile cache): how many, how many again.
+    let tiles = summary.rasterCache
+    print("{\"frames\":\(sink.flags.count),\"drawn\":\(sink.flags.filter { $0 == 1 }.count),"
+          + "\"tilesDrawn\":\(tiles?.tilesDrawn ?? 0),\"tilesAgain\":\(tiles?.tilesDrawnAgain ?? 0),"
+          + "\"composited\":\(tiles?.framesComposited ?? 0),\"cachePeakMB\":\(Double(tiles?.peakBytes ?? 0) / 1e6),"
+          + "\"cacheLimitMB\":\(Double(tiles?.limitBytes ?? 0) / 1e6)}")
 }
 
 /// Encodes the captured pictures (read back from FRAMES, repeated as FLAGS says) with `settings` into
@@ -326,8 +331,10 @@ func pipeline(_ scenePath: String, _ preset: String, threads: Int? = nil, clock:
     let seconds = now() - start - ahead.seconds
     clock?.end = now()
     try clock?.write()
+    let made = summary.rasterCache
     print("{\"seconds\":\(seconds),\"frames\":\(summary.frames),\"drawn\":\(summary.drawnFrames),\"peakMB\":\(peakMB()),"
-          + "\"cpu\":\(cpuSeconds() - ahead.cpu)}")
+          + "\"cpu\":\(cpuSeconds() - ahead.cpu),\"tilesDrawn\":\(made?.tilesDrawn ?? 0),\"tilesAgain\":\(made?.tilesDrawnAgain ?? 0),"
+          + "\"tilesRead\":\(made?.tilesRead ?? 0),\"cachePeakMB\":\(Double(made?.peakBytes ?? 0) / 1e6)}")
 }
 
 /// How long decoding the clips ahead took (`decodedAhead`).
@@ -528,6 +535,9 @@ func median(_ xs: [Double]) -> Double {
 struct Capture {
     let framesPath: String, flagsPath: String
     let frames: Int, drawn: Int
+    /// What the capture's raster cache did (`capture`): tiles drawn, of them drawn again, frames
+    /// composited, peak and bound in MB.
+    let tiles: [String: Double]
 
     init(_ scenePath: String, tag: String) throws {
         let tmp = NSTemporaryDirectory() + "maptrip-bench-\(getpid())-\(tag)"
@@ -536,6 +546,15 @@ struct Capture {
         let cap = try child(["capture", scenePath, framesPath, flagsPath])
         frames = Int(cap["frames"] ?? 0)
         drawn = Int(cap["drawn"] ?? 0)
+        tiles = cap
+    }
+
+    /// The raster cache's line: its tiles drawn, once or again, within what memory.
+    var tilesLine: String {
+        let drawn = Int(tiles["tilesDrawn"] ?? 0), again = Int(tiles["tilesAgain"] ?? 0)
+        return String(format: "raster cache: %d tiles drawn, %d distinct (%d drawn again); %d frames composited; "
+                      + "peak %.1f MB of a %.1f MB bound", drawn, drawn - again, again, Int(tiles["composited"] ?? 0),
+                      tiles["cachePeakMB"] ?? 0, tiles["cacheLimitMB"] ?? 0)
     }
 
     func remove() {
@@ -1533,8 +1552,12 @@ func ridePhase(runs: Int, thousand: Bool) throws {
     do {
         let cap = try Capture(ridePath, tag: "ride")
         defer { cap.remove() }
+        print(cap.tilesLine)
+        // The map's first render (its drawn tiles kept by none before) and a later one (kept by the one before).
+        try keepDrawnTiles(ridePath)
         try encoderRatio(ridePath, capture: cap, runs: runs,
-                         label: "a 2-hour ride at 60x, a heading-up chase camera, Helsinki vector tiles", target: 1.10)
+                         label: "a 2-hour ride at 60x, a heading-up chase camera, Helsinki vector tiles", target: 1.10,
+                         tiles: [.cold, .warm])
     }
     guard thousand else { return }
     var tracks: [[String: Any]] = []
@@ -1568,27 +1591,40 @@ func ridePhase(runs: Int, thousand: Bool) throws {
 }
 
 /// The render of `scenePath` against the encoder alone on its captured frames at veryfast, `runs`
-/// rounds alternated: the seconds, CPU and peak memory of each, and their ratio.
-func encoderRatio(_ scenePath: String, capture cap: Capture, runs: Int, label: String, target: Double?) throws {
+/// rounds alternated: the seconds, CPU and peak memory of each, and their ratio. `tiles`: the kinds of
+/// render timed (see `TileCacheRun`; `warm`, as `maptrip render` renders a map it rendered before),
+/// each against the encoder, in time and in CPU.
+func encoderRatio(_ scenePath: String, capture cap: Capture, runs: Int, label: String, target: Double?,
+                  tiles: [TileCacheRun] = [.warm]) throws {
     let v = try loadScene(scenePath).video
     print("maptrip-bench: \(label): \(v.width)x\(v.height) @ \(v.fps) fps, \(cap.frames) frames (\(cap.drawn) drawn); "
           + "veryfast; \(runs) rounds alternated, medians [range]")
-    var enc: [[String: Double]] = [], pipe: [[String: Double]] = []
+    var enc: [[String: Double]] = []
+    var pipes = [[[String: Double]]](repeating: [], count: tiles.count)
     for round in 0..<runs {
-        let kinds: [() throws -> Void] = [
+        var kinds: [() throws -> Void] = [
             { enc.append(try child(["encoder", cap.framesPath, cap.flagsPath, "\(v.width)", "\(v.height)", "\(v.fps)", "veryfast"])) },
-            { pipe.append(try child(["pipeline", scenePath, "veryfast", "--tiles", "warm"])) },
         ]
+        for (i, run) in tiles.enumerated() {
+            kinds.append { pipes[i].append(try child(["pipeline", scenePath, "veryfast", "--tiles", run.rawValue])) }
+        }
         for k in 0..<kinds.count { try kinds[(round + k) % kinds.count]() }
     }
-    let r = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
     let frames = Double(cap.frames)
-    print(String(format: "encoder alone   %7.2f s  %6.1f fps   CPU %6.2f s   peak %4.0f MB", median(enc.map { $0["seconds"]! }),
-                 frames / median(enc.map { $0["seconds"]! }), median(enc.map { $0["cpu"]! }), median(enc.map { $0["peakMB"]! })))
-    print(String(format: "pipeline        %7.2f s  %6.1f fps   CPU %6.2f s   peak %4.0f MB", median(pipe.map { $0["seconds"]! }),
-                 frames / median(pipe.map { $0["seconds"]! }), median(pipe.map { $0["cpu"]! }), median(pipe.map { $0["peakMB"]! })))
-    print(String(format: "pipeline / encoder time %7.3f [%.3f-%.3f]", median(r), r.min()!, r.max()!)
-          + (target.map { String(format: "   (target: within %.2f)", $0) } ?? ""))
+    func line(_ name: String, _ xs: [[String: Double]]) {
+        print(String(format: "%@ %7.2f s  %6.1f fps   CPU %6.2f s   peak %4.0f MB", name.padding(toLength: 15, withPad: " ", startingAt: 0),
+                     median(xs.map { $0["seconds"]! }), frames / median(xs.map { $0["seconds"]! }), median(xs.map { $0["cpu"]! }),
+                     median(xs.map { $0["peakMB"]! })))
+    }
+    line("encoder alone", enc)
+    for (run, pipe) in zip(tiles, pipes) { line(tiles == [.warm] ? "pipeline" : "pipeline, \(run.rawValue)", pipe) }
+    for (run, pipe) in zip(tiles, pipes) {
+        let r = zip(pipe, enc).map { $0["seconds"]! / $1["seconds"]! }
+        let c = zip(pipe, enc).map { $0["cpu"]! / $1["cpu"]! }
+        print(String(format: "pipeline%@ / encoder time %7.3f [%.3f-%.3f], CPU %.3f", tiles == [.warm] ? "" : " (\(run.rawValue))",
+                     median(r), r.min()!, r.max()!, median(c))
+              + (target.map { String(format: "   (target: within %.2f)", $0) } ?? ""))
+    }
 }
 
 /// What `--help` prints: the phases and their options. Anything else starting with `--` is refused.

@@ -31,16 +31,23 @@ import TestSupport
     static func chase(in dir: URL) throws -> URL {
         let walk = TrackFixture.walk(seed: 5904, count: 40, start: LonLat(lon: 24.942, lat: 60.168), stepKm: 0.025,
                                      turn: 12, heading: 60)
-        try walk.gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent("walk.gpx"), atomically: true,
-                                                      encoding: .utf8)
+        return try chase(walk, named: "walk", zoom: 16.5, width: 1280, height: 720, speed: 30, in: dir)
+    }
+
+    /// A scene following `track` (written as NAME.gpx, the scene NAME.json beside it) heading-up over
+    /// the Helsinki vector tiles at `zoom`, 10 frames a second, played back `speed` times.
+    static func chase(_ track: TrackFixture, named name: String, zoom: Double, width: Int, height: Int, speed: Double,
+                      in dir: URL) throws -> URL {
+        try track.gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent(name + ".gpx"), atomically: true,
+                                                       encoding: .utf8)
         let tiles = Trip.assets.appendingPathComponent("tiles/helsinki.pmtiles").path
         let json = """
-        {"video": {"width": 1280, "height": 720, "fps": 10},
+        {"video": {"width": \(width), "height": \(height), "fps": 10},
          "map": {"tiles": \(Trip.quoted(tiles)), "attribution": "© OpenStreetMap contributors"},
-         "tracks": [{"file": "walk.gpx", "name": "walk", "color": "#e4572e"}], "playback": {"speed": 30},
-         "camera": {"follow": "walk", "zoom": 16.5, "headingUp": true, "intro": 0}}
+         "tracks": [{"file": "\(name).gpx", "name": "\(name)", "color": "#e4572e"}], "playback": {"speed": \(speed)},
+         "camera": {"follow": "\(name)", "zoom": \(zoom), "headingUp": true, "intro": 0}}
         """
-        let url = dir.appendingPathComponent("chase.json")
+        let url = dir.appendingPathComponent(name == "walk" ? "chase.json" : name + ".json")
         try Data(json.utf8).write(to: url)
         return url
     }

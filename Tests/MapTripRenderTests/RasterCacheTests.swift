@@ -346,14 +346,15 @@ import TestBasics
             // A rest at every other stop: its picture of the map is held within the same bound.
             cameras += cameras.count % 2 == 0 ? Array(leg) + [leg.last!, leg.last!] : Array(leg.dropLast())
         }
-        let map = try ShapefileBaseMap(assets: assets)
+        // The bound of one frame's tiles (not raised to hold the whole trip's): tiles must go.
+        let map = try ShapefileBaseMap(assets: assets, caching: MapCaching(tileMemoryCap: 0))
         let viewports = cameras.map { Viewport(camera: $0, width: width, height: height) }
         try map.prepare(for: viewports)
         map.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let surface = try ImageSurface(width: width, height: height)
         // Late in the trip, tiles are drawn over the surfaces of evicted ones: those frames are the
         // same, byte for byte, as a fresh cache draws them.
-        let fresh = try ShapefileBaseMap(assets: assets)
+        let fresh = try ShapefileBaseMap(assets: assets, caching: MapCaching(tileMemoryCap: 0))
         try fresh.prepare(for: viewports)
         fresh.plan(frames: cameras, format: FrameFormat(width: width, height: height, fps: 30, scale: 1))
         let other = try ImageSurface(width: width, height: height)
