@@ -131,7 +131,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "MapTripRenderTests", dependencies: ["MapTripRender", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                                                "MapTripSupport", "Cairo", "FFmpeg", "Proj", "RasterKernels", "YUV",
-                                                               "TestSupport"]),
+                                                               "MapTripTracks", "TestSupport"]),
         .testTarget(name: "MapTripTilesTests",
                     dependencies: ["MapTripTiles", "MapTripRender", "MapTripRecord", "MapTripTime", "MapTripScene", "MapTripGeometry",
                                    "MapTripSupport", "MapTripOutput", "MapTripStyle", "VectorTile", "Cairo", "FFmpeg", "SQLite", "Zlib", "TileServerFixture",

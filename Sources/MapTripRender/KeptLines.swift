@@ -45,6 +45,14 @@ final class KeptLines {
     /// The last frame drawn, what for, and its run's first frame.
     private var seen: (key: Key, start: Int, frame: Int)?
 
+    /// Whether `draw` may draw `frame`'s lines as layers: a frame of the trip (not one drawn alone) whose
+    /// camera shares its view with a neighbouring frame's.
+    static func mayKeep(_ frame: FrameContext) -> Bool {
+        guard let n = frame.number, frame.frameAt != nil, let count = frame.frameCount, let view = frame.viewportAt
+        else { return false }
+        return (n > 0 && view(n - 1) == frame.viewport) || (n + 1 < count && view(n + 1) == frame.viewport)
+    }
+
     /// Draws the frame's travelled lines in `cr` (device pixels, the frame's); false, nothing drawn,
     /// where they are not drawn as layers (see above).
     func draw(_ frame: FrameContext, routes: [RouteLine], width: Double, in cr: Context) throws -> Bool {

@@ -10,7 +10,7 @@ import Pango
 /// see `KeptLines`), the mover at its position (a dot in its colour, under its
 /// vehicle's icon turned to its smoothed heading, when it has one) and its name beside it. A mover that
 /// has finished its recording is drawn faded at its last point.
-public final class MoverOverlay: Overlay {
+public final class MoverOverlay: OverlayFastPaths {
     /// The travelled line's width, the dot's diameter and the icon's side, in layout units.
     public static let lineWidth = 5.0
     public static let dot = 20.0
@@ -41,6 +41,38 @@ public final class MoverOverlay: Overlay {
         let made = tracks.map { RouteLine(track: $0.geometry.points, times: $0.geometry.times) }
         lines = (tracks, made)
         return made
+    }
+
+    /// Each mover's travelled line as the frame shows it, for the last frame asked about (a frame drawn
+    /// into I420 draws this layer once per band of rows).
+    private var travelled: (viewport: Viewport, progress: [Double], privacy: [PrivacyZone], pieces: [[[(x: Double, y: Double)]]])?
+
+    /// The travelled line of each of the frame's movers, clipped to the frame and out of privacy zones.
+    private func travelledPieces(_ frame: FrameContext, routes: [RouteLine]) -> [[[(x: Double, y: Double)]]] {
+        let movers = frame.values.movers, progress = movers.map(\.vehicle.progress)
+        if let travelled, travelled.viewport == frame.viewport, travelled.progress == progress,
+           travelled.privacy == frame.scene.privacy { return travelled.pieces }
+        let pieces = movers.map { mover in
+            mover.track < routes.count ? frame.visibleLines(routes[mover.track].prefix(mover.vehicle.progress)) : []
+        }
+        travelled = (frame.viewport, progress, frame.scene.privacy, pieces)
+        return pieces
+    }
+
+    /// For the travelled lines of a camera that moves, the cells they may ink: a frame drawn into I420
+    /// then strokes them on each band with maptrip's own stroker, as preview draws them, where recording
+    /// Cairo's stroke and replaying it cost a seventh of a heading-up ride's CPU. Nil where the layer
+    /// draws the movers, where a line is coloured by a value, or where the lines may be kept from frame
+    /// to frame (`KeptLines`: the camera rests, drawn once a frame).
+    public func inkCells(_ frame: FrameContext) throws -> InkCells? {
+        guard drawsLines, !drawsMovers, !KeptLines.mayKeep(frame),
+              colors.colors(frame.scene).tracks.allSatisfy({ $0 == nil }) else { return nil }
+        var cells = InkCells(width: frame.viewport.width, height: frame.viewport.height)
+        let reach = frame.layout.size(Self.lineWidth) * Self.casingWidth / 2 + 1
+        for pieces in travelledPieces(frame, routes: lines(frame.scene.tracks)) {
+            for line in pieces where line.count > 1 { cells.mark(line, radius: reach) }
+        }
+        return cells
     }
 
     /// Strokes the lines in one colour with Cairo.
@@ -84,9 +116,9 @@ public final class MoverOverlay: Overlay {
         // Lines in their tracks' colours where the camera rests: every casing under every colour, kept
         // from frame to frame (`KeptLines`); else, and for lines coloured by a value, mover by mover.
         let layered = try drawsLines && colored.allSatisfy { $0 == nil } && kept.draw(frame, routes: routes, width: width, in: cr)
-        for mover in movers where drawsLines && !layered && mover.track < tracks.count {
-            let prefix = routes[mover.track].prefix(mover.vehicle.progress)
-            let pieces = frame.visibleLines(prefix)
+        let travelled = drawsLines && !layered ? travelledPieces(frame, routes: routes) : []
+        for (k, mover) in movers.enumerated() where drawsLines && !layered && mover.track < tracks.count {
+            let pieces = travelled[k]
             let coloring = mover.track < colored.count ? colored[mover.track] : nil
             if coloring == nil, target != nil {
                 waiting.append((pieces.filter { $0.count > 1 }, tracks[mover.track].color))
@@ -96,6 +128,7 @@ public final class MoverOverlay: Overlay {
             stroke(pieces, casing, width * Self.casingWidth)
             if let coloring {
                 // Coloured by a value: one stroke per colour step.
+                let prefix = routes[mover.track].prefix(mover.vehicle.progress)
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
                     stroke(runs.flatMap { frame.visibleLines($0) }, coloring.coloring.color(bucket: bucket), width)
                 }

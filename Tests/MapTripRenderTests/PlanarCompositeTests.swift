@@ -9,6 +9,7 @@ import Testing
 import YUV
 import TestSupport
 import RasterKernels
+import MapTripTracks
 
 /// Frames drawn straight into I420 (the raster cache's planar tiles, the overlays blended over them)
 /// against the same frames drawn in BGRA and converted by libyuv, as every other frame is.
@@ -770,5 +771,53 @@ struct PlanarCompositeTests {
         let route = try #require(try RouteOverlay().inkCells(frame)), graticule = try #require(try GraticuleOverlay().inkCells(frame))
         #expect(area(route) > 0 && area(route) < 640 * 360 / 3)
         #expect(area(graticule) > 0 && area(graticule) < 640 * 360 / 2)
+    }
+}
+
+extension PlanarCompositeTests {
+    @Test func aChasesTravelledLineIsStrokedInItsCellsAsPreviewStrokesIt() throws {
+        // A heading-up chase: the camera moves every frame, so the travelled line is not kept from frame
+        // to frame; a frame drawn into I420 strokes it on each band, in its cells, with the stroker
+        // preview uses, where it was recorded through Cairo and replayed (Cairo's edges, not preview's).
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chase-cells-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let walk = TrackFixture.walk(seed: 6203, count: 60, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.4, turn: 30)
+        try walk.gpx.write(to: dir.appendingPathComponent("ride.gpx"), atomically: true, encoding: .utf8)
+        let json = """
+            { "video": { "width": 640, "height": 360, "fps": 10 },
+              "tracks": [ { "file": "ride.gpx", "name": "ride", "color": "#1f5fa8" } ],
+              "playback": { "speed": 80, "clock": "none" },
+              "camera": { "follow": "ride", "zoom": 11, "headingUp": true, "intro": 0 }, "outro": 0 }
+            """
+        try json.write(to: dir.appendingPathComponent("ride.json"), atomically: true, encoding: .utf8)
+        let report = SceneLoader.check(contentsOf: dir.appendingPathComponent("ride.json"), tracks: TrackFileCheck())
+        let sc = try #require(report.scene, "\(report.errors)")
+        let timeline = Timeline(scene: sc)
+        let lines = MoverOverlay(drawsMovers: false)
+        let renderers = try [[lines as Overlay], [Recorded(MoverOverlay(drawsMovers: false))]].map {
+            try Self.cachingRenderer(sc, timeline: timeline, overlays: $0)
+        }
+        var compared = 0, inCells = 0, recordedWorse = 0
+        for n in stride(from: 5, to: timeline.frameCount - 5, by: 6) {
+            let values = timeline.values(at: n)
+            try renderers[0].render(values, frame: n)
+            let expected = try Picture(converting: renderers[0].surface)
+            let pictures = (0..<2).map { _ in Picture(width: 640, height: 360) }
+            let drawn = try zip(renderers, pictures).map { r, p in try p.with { try r.renderPlanar(values, frame: n, into: $0) } }
+            guard drawn.allSatisfy({ $0 }) else { continue }
+            compared += 1
+            let frame = FrameContext(scene: sc, values: values, viewport: renderers[0].viewport(values.camera),
+                                     layout: renderers[0].layout, baseMap: renderers[0].baseMap,
+                                     routes: Timeline.routes(for: sc), media: SceneMedia())
+            if try lines.inkCells(frame) != nil { inCells += 1 }
+            // Blending rounds once more than drawing over the map and converting: a level of luma.
+            let d = pictures[0].difference(expected), r = pictures[1].difference(expected)
+            #expect(d[0].worst <= 2 && d[0].mean < 0.01, "frame \(n): Y \(d[0]) in cells, \(r[0]) recorded")
+            if r[0].worst > d[0].worst { recordedWorse += 1 }
+        }
+        #expect(compared >= 5 && inCells == compared, "\(inCells) of \(compared) frames told their cells")
+        // The test can tell: Cairo's replayed stroke is further from preview's line.
+        #expect(recordedWorse * 2 > compared, "recorded further from preview in \(recordedWorse) of \(compared) frames")
     }
 }
