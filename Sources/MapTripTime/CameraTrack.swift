@@ -103,6 +103,10 @@ public struct FollowCamera: Sendable {
     let hidden: [Hidden]
     let glideFrames: Int
     let zones: [PrivacyZone]
+    /// Under `headingUp`, each playback frame's direction of travel (`heading(at:)`) as a unit vector
+    /// (east, north), worked out once: a frame's bearing averages about a hundred of them, and a frame
+    /// asks for the cameras of its neighbours too.
+    let directions: [(x: Double, y: Double)]
 
     init(clock: PlaybackClock, track: Int, camera: SceneCamera, overview: Camera, frameCount: Int, viewSize: Double,
          viewShort: Double, projection: Projection, privacy: [PrivacyZone] = []) {
@@ -132,6 +136,11 @@ public struct FollowCamera: Sendable {
         glideFrames = max(1, FrameGrid.frames(seconds: Self.privacyGlide, fps: clock.fps))
         hidden = privacy.isEmpty ? [] : Self.hidden(clock: clock, track: track, zones: privacy)
         zones = privacy
+        let line = line
+        directions = !camera.headingUp ? [] : (0..<clock.frameCount).map { n in
+            let h = Self.heading(line, progress: clock.progress(track, at: clock.time(atFrame: n))) * .pi / 180
+            return (sin(h), cos(h))
+        }
     }
 
     /// `c` with its centre moved out of the privacy zone it lies in, if any, to the point just outside the
@@ -240,9 +249,12 @@ public struct FollowCamera: Sendable {
             total += w
             let held = shown(m)
             if headingUp {
-                let h = heading(at: held) * .pi / 180
-                x += w * sin(h)
-                y += w * cos(h)
+                let d = directions.indices.contains(held) ? directions[held] : {
+                    let h = heading(at: held) * .pi / 180
+                    return (sin(h), cos(h))
+                }()
+                x += w * d.x
+                y += w * d.y
             }
             if zoom == .speed { z += w * zoom(forSpeed: speed(at: held)) }
         }
@@ -283,7 +295,11 @@ public struct FollowCamera: Sendable {
 
     /// The direction of travel at frame n along the line (smoothed over distance only).
     public func heading(at n: Int) -> Double {
-        line.smoothedHeading(at: progress(at: n), windowKm: line.headingWindowKm)
+        Self.heading(line, progress: progress(at: n))
+    }
+
+    static func heading(_ line: RouteLine, progress: Double) -> Double {
+        line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
     }
 
     /// Metres per second at frame n: the ground covered over `speedWindow` recorded seconds (or half a
