@@ -62,9 +62,10 @@ final class KeptLines {
             if let pair, pair.width == viewport.width, pair.height == viewport.height { return pair }
             return try LinePair(width: viewport.width, height: viewport.height)
         }
-        // Drawn alone (without the trip's frames), the lines are stroked mover by mover.
-        guard let n = frame.number, let at = frame.frameAt, let count = frame.frameCount,
-              let view = frame.viewportAt else { return false }
+        // Drawn alone (without the trip's frames), the lines are stroked mover by mover; so are a moving
+        // camera's (its view shared with neither neighbour): the layers would cost it more than they give.
+        guard Self.mayKeep(frame), let n = frame.number, let at = frame.frameAt, let view = frame.viewportAt
+        else { return false }
         let key = Key(viewport: viewport, width: width, tracks: routes.count)
         let keeps = frame.fastPaths.lines
         // The run's first frame: the last drawn frame's where every frame since has the viewport (a
@@ -77,9 +78,6 @@ final class KeptLines {
             while start > 0, view(start - 1) == viewport { start -= 1 }
         }
         seen = (key, start, n)
-        // A frame of a moving camera (its view shared with neither neighbour) strokes its lines mover
-        // by mover too: the layers would cost it more than they give.
-        if start == n, n + 1 >= count || view(n + 1) != viewport { return false }
         let checkpoint = start + Self.every * ((n - start) / Self.every)
         let kept = try layers(kept)
         self.kept = kept
