@@ -63,9 +63,6 @@ extension Timeline {
         self.cues = cues
     }
 
-    /// The playback's own camera: `lines` and `places` framed, north up, on the frame's pixel grid, the
-    /// room for the readouts' panel (`readouts`) below them; centred outside `zones` (the box widened
-    /// about a centre moved out of one).
     /// The camera over the whole playback: what is drawn of it (the routes outside the privacy zones)
     /// and its places framed, centred clear of every zone (`framing`), so that neither the frame's
     /// extent nor its centre tells where a hidden stretch goes.
@@ -76,6 +73,9 @@ extension Timeline {
                        projection: projection, clearOf: scene.privacy)
     }
 
+    /// The playback's own camera: `lines` and `places` framed, north up, on the frame's pixel grid, the
+    /// room for the readouts' panel (`readouts`) below them; centred outside `zones` (the box widened
+    /// about a centre moved out of one).
     static func framing(_ lines: [RouteLine], places: [LonLat], readouts: Bool, format: FrameFormat,
                         projection: Projection, clearOf zones: [PrivacyZone] = []) -> Camera {
         // Every track and place framed, north up, on the frame's pixel grid on a flat map; each box on
