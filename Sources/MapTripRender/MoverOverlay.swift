@@ -52,8 +52,12 @@ public final class MoverOverlay: OverlayFastPaths {
         let movers = frame.values.movers, progress = movers.map(\.vehicle.progress)
         if let travelled, travelled.viewport == frame.viewport, travelled.progress == progress,
            travelled.privacy == frame.scene.privacy { return travelled.pieces }
+        let width = frame.layout.size(Self.lineWidth) * Self.casingWidth
         let pieces = movers.map { mover in
-            mover.track < routes.count ? frame.visibleLines(routes[mover.track].prefix(mover.vehicle.progress)) : []
+            mover.track < routes.count
+                ? frame.strokedLines(frame.visibleLines(routes[mover.track].prefix(mover.vehicle.progress)),
+                                     width: width)
+                : []
         }
         travelled = (frame.viewport, progress, frame.scene.privacy, pieces)
         return pieces

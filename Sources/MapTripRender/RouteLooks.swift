@@ -94,6 +94,20 @@ extension FrameContext {
         return PrivacyClipping.visible(points, outside: scene.privacy).flatMap { viewport.lines($0) }
     }
 
+    /// Solid lines cut down to the runs a stroke `width` pixels wide can ink on the frame (the caps and
+    /// joins left out fall outside it, see `PolylineCulling`): the stroker's set-up walks every segment
+    /// once per band of rows, and a recorded track may run far off the frame.
+    func strokedLines(_ lines: [[(x: Double, y: Double)]], width: Double) -> [[(x: Double, y: Double)]] {
+        let box = strokeBox(width: width)
+        return lines.flatMap { PolylineCulling.runs($0, meeting: box) }
+    }
+
+    /// The frame grown by more than half a stroke's width: what a line beyond it cannot ink.
+    func strokeBox(width: Double) -> Box {
+        let m = width / 2 + 2
+        return Box(minX: -m, minY: -m, maxX: Double(viewport.width) + m, maxY: Double(viewport.height) + m)
+    }
+
     /// Where the legend of a coloured route sits (nil: the scene colours none): labels keep clear of it.
     var legendBox: Box? { scene.hasRouteLegend ? layout.legendBox : nil }
 }

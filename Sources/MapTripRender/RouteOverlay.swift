@@ -73,9 +73,7 @@ public final class RouteOverlay: OverlayFastPaths {
                     // Only what the frame shows is stroked: a leg runs thousands of kilometres in steps of
                     // 25, most of them off the frame at the zooms routes are seen at. (A dashed line keeps
                     // all of it: its dashes are counted from its start.)
-                    let m = (style.outline != nil ? outlineWidth : width) / 2 + 2
-                    let box = Box(minX: -m, minY: -m, maxX: Double(frame.viewport.width) + m,
-                                  maxY: Double(frame.viewport.height) + m)
+                    let box = frame.strokeBox(width: style.outline != nil ? outlineWidth : width)
                     lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
                 }
                 if thins {
