@@ -138,8 +138,7 @@ public struct FollowCamera: Sendable {
         zones = privacy
         let line = line
         directions = !camera.headingUp ? [] : (0..<clock.frameCount).map { n in
-            let h = Self.heading(line, progress: clock.progress(track, at: clock.time(atFrame: n))) * .pi / 180
-            return (sin(h), cos(h))
+            Self.direction(line, progress: Self.progress(clock, track, at: n))
         }
     }
 
@@ -249,10 +248,7 @@ public struct FollowCamera: Sendable {
             total += w
             let held = shown(m)
             if headingUp {
-                let d = directions.indices.contains(held) ? directions[held] : {
-                    let h = heading(at: held) * .pi / 180
-                    return (sin(h), cos(h))
-                }()
+                let d = directions.indices.contains(held) ? directions[held] : Self.direction(line, progress: progress(at: held))
                 x += w * d.x
                 y += w * d.y
             }
@@ -290,6 +286,10 @@ public struct FollowCamera: Sendable {
 
     /// The fraction of the mover's line covered at frame n.
     func progress(at n: Int) -> Double {
+        Self.progress(clock, track, at: n)
+    }
+
+    static func progress(_ clock: PlaybackClock, _ track: Int, at n: Int) -> Double {
         clock.progress(track, at: clock.time(atFrame: n))
     }
 
@@ -300,6 +300,13 @@ public struct FollowCamera: Sendable {
 
     static func heading(_ line: RouteLine, progress: Double) -> Double {
         line.smoothedHeading(at: progress, windowKm: line.headingWindowKm)
+    }
+
+    /// The direction of travel as a unit vector (east, north): bearings averaged as vectors turn the
+    /// short way round north.
+    static func direction(_ line: RouteLine, progress: Double) -> (x: Double, y: Double) {
+        let h = heading(line, progress: progress) * .pi / 180
+        return (sin(h), cos(h))
     }
 
     /// Metres per second at frame n: the ground covered over `speedWindow` recorded seconds (or half a
