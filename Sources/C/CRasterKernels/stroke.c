@@ -20,6 +20,7 @@
 typedef struct {
     float ax, ay, bx, by;  // ends
     float dx, dy, inv_len2;
+    float inv_dy;          // 1 / dy (0 for a level segment)
     int row0, row1;        // rows [row0, row1)
 } seg_t;
 
@@ -102,6 +103,8 @@ static int stroke_begin(stroke_t *k, int clip_x0, int clip_y0, int clip_x1, int 
         for (int i = 0; i + 1 < counts[l]; i++) {
             double ax = p[2 * i], ay = p[2 * i + 1], bx = p[2 * i + 2], by = p[2 * i + 3];
             if (!isfinite(ax) || !isfinite(ay) || !isfinite(bx) || !isfinite(by)) continue;
+            // Rows first, before the clip's divisions: a band of rows meets few of a long line's segments.
+            if (fmax(ay, by) < clip_y0 - widest - 2.0 || fmin(ay, by) > clip_y1 + widest + 2.0) continue;
             // Cut to the clip widened by more than the widest reach (in double: a line may run millions of
             // pixels off the frame, beyond float's precision); an end cut there shows no cap.
             if (!clip_segment(&ax, &ay, &bx, &by, clip_x0 - widest - 2.0, clip_y0 - widest - 2.0,
@@ -112,6 +115,7 @@ static int stroke_begin(stroke_t *k, int clip_x0, int clip_y0, int clip_x1, int 
             s->dx = s->bx - s->ax; s->dy = s->by - s->ay;
             const float len2 = s->dx * s->dx + s->dy * s->dy;
             s->inv_len2 = len2 > 0 ? 1 / len2 : 0;
+            s->inv_dy = s->dy != 0 ? 1 / s->dy : 0;
             const float y0 = fminf(s->ay, s->by) - widest, y1 = fmaxf(s->ay, s->by) + widest;
             if (!(y1 > (float)clip_y0 && y0 < (float)clip_y1)) continue;  // also drops NaNs
             s->row0 = (int)fmaxf(floorf(y0), (float)clip_y0);
@@ -165,7 +169,9 @@ __attribute__((target("avx2"))) static void stroke_row(stroke_t *k, int row, uin
         // The segment's part within the rows cy +- reach, widened by the reach: the capsule's row.
         float t0 = 0, t1 = 1;
         if (s->dy != 0) {
-            float ta = (cy - reach - s->ay) / s->dy, tb = (cy + reach - s->ay) / s->dy;
+            // (By the reciprocal: t only bounds the pixels looked at, and a pixel it leaves out by a
+            // rounding is at the reach or beyond, where the cover is 0.)
+            float ta = (cy - reach - s->ay) * s->inv_dy, tb = (cy + reach - s->ay) * s->inv_dy;
             if (ta > tb) { float t = ta; ta = tb; tb = t; }
             t0 = fmaxf(ta, 0); t1 = fminf(tb, 1);
             if (t0 > t1) continue;
@@ -206,12 +212,18 @@ __attribute__((target("avx2"))) static void stroke_row(stroke_t *k, int row, uin
     for (int pass = 0; pass < k->np; pass++) {
         const pass_t *q = &k->ps[pass];
         const __m256 rv = _mm256_set1_ps(q->r), nrv = _mm256_set1_ps(-q->r);
+        // Beyond this squared distance a pixel's cover in the pass is 0 (its distance is past the
+        // reach, with room for rounding): a row of a track that loops over the frame spans most of
+        // it, and most of its eight-pixel blocks are none of the line's.
+        const __m256 none = _mm256_set1_ps(q->reach * q->reach * 1.0001f + 1e-3f);
         const solid8_t color = solid8_from(q->color);
         // Eight pixels at a time while they are within the clip, then one by one: the source at
         // each pixel's cover over what is there (a cover of 0 leaves a pixel exactly as it was).
         int x = lo;
         for (; x + 8 <= end; x += 8) {
-            const __m256 dd = _mm256_sqrt_ps(_mm256_loadu_ps(cover + (x - clip_x0)));
+            const __m256 dd2 = _mm256_loadu_ps(cover + (x - clip_x0));
+            if (_mm256_movemask_ps(_mm256_cmp_ps(dd2, none, _CMP_LT_OQ)) == 0) continue;
+            const __m256 dd = _mm256_sqrt_ps(dd2);
             const __m256 v = _mm256_sub_ps(_mm256_min_ps(_mm256_add_ps(dd, half), rv), _mm256_max_ps(_mm256_sub_ps(dd, half), nrv));
             const __m256i m8 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(v, zero), one), f255));
             const __m256i px = _mm256_loadu_si256((const __m256i *)(d + x));
