@@ -37,9 +37,7 @@ extension FrameLayout {
             var reserved: [Box] = []
             if let p = presenter, p.overlaps(cornerBox(corner)) { reserved.append(p) }
             if corner == .topLeft, scene.distance { reserved.append(counterBox(clearOf: presenter)) }
-            if corner == .bottomLeft, scene.isPlayback, scene.playback.clock != .none {
-                reserved.append(Box(minX: safe.minX, minY: safe.maxY - size(64), maxX: safe.minX + size(250), maxY: safe.maxY))
-            }
+            if corner == .bottomLeft, scene.isPlayback, scene.playback.clock != .none { reserved.append(clockBox) }
             if corner == .topRight, scene.hasRouteLegend { reserved.append(legendBox) }
             if corner == .bottomRight, scene.isPlayback, let panel = readoutBox(scene.shownReadouts, clearOf: presenter) {
                 reserved.append(panel)
@@ -64,6 +62,11 @@ extension FrameLayout {
         if let bar = f.scaleBar { out.scaleBar = place(bar.corner, scaleBarSize.width, scaleBarSize.height) }
         if let arrow = f.northArrow { out.northArrow = place(arrow.corner, northArrowSize, northArrowSize) }
         return out
+    }
+
+    /// The box a playback's clock takes at most, at the bottom left of the safe area.
+    public var clockBox: Box {
+        Box(minX: safe.minX, minY: safe.maxY - size(64), maxX: safe.minX + size(250), maxY: safe.maxY)
     }
 
     /// A watermark's size in pixels: its longer side `size` of the frame's shorter side.
@@ -117,4 +120,22 @@ extension FrameContext {
 
     /// What cards keep clear of: the presenter (while it shows) and the furniture.
     public var cornerBoxes: [Box] { [presenterBox].compactMap { $0 } + furnitureBoxes.all }
+
+    /// What sits over the map in its own place on this frame, for the map's labels to keep clear of:
+    /// the distance counter, a playback's clock, the readout panel, a coloured route's legend, the
+    /// presenter and the furniture (the credit is its overlay's to tell).
+    var overlayBoxes: [Box] {
+        var boxes = cornerBoxes
+        if values.distanceKm != nil { boxes.append(layout.counterBox(clearOf: presenterBox)) }
+        if let clock = values.clock, clock.opacity > 0 {
+            var box = layout.clockBox
+            let bottom = clockBottom(width: box.maxX - box.minX)
+            box.minY -= box.maxY - bottom
+            box.maxY = bottom
+            boxes.append(box)
+        }
+        if let panel = readoutBox { boxes.append(panel) }
+        if let legend = legendBox { boxes.append(legend) }
+        return boxes
+    }
 }

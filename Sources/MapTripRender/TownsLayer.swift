@@ -197,7 +197,7 @@ public final class TownsLayer {
 public final class TownsOverlay: OverlayFastPaths {
     private let text = TextCache()
     private let pictures = Sprites(limitBytes: 4 << 20)
-    /// Whose pins and labels the towns keep clear of.
+    /// Whose pins and labels the towns keep clear of (with `FrameContext.overlayBoxes`).
     public let places: PlacesOverlay?
 
     public init(places: PlacesOverlay?) { self.places = places }
@@ -211,7 +211,8 @@ public final class TownsOverlay: OverlayFastPaths {
     public func placed(_ frame: FrameContext) throws -> [PlacedTown] {
         guard let layer = (frame.baseMap as? ShapefileBaseMap)?.towns else { return [] }
         let ts = layer.style.textStyle, unit = frame.layout.unit
-        let obstacles = try places?.tripBoxes(frame) ?? []
+        // Clear of the trip's pins and labels, and of what sits over the map (the counter, the clock...).
+        let obstacles = try (places?.tripBoxes(frame) ?? []) + frame.overlayBoxes
         let viewport = frame.viewport
         if let last = lastPlacementLock.withLock({ lastPlacement }), last.viewport == viewport, last.unit == unit,
            last.obstacles == obstacles {

@@ -13,12 +13,21 @@ extension StyledMap: AvoidsTripMarks {
 
 extension FrameRenderer {
     /// Tells a map that places labels (`AvoidsTripMarks`) where the trip's pins and labels go on this
-    /// frame, once the overlays' preparation is done (the first places overlay's `tripBoxes`); nothing for other maps.
+    /// frame, once the overlays' preparation is done (the first places overlay's `tripBoxes`), and what
+    /// else sits over the map there (the counter, the clock, the readouts, the furniture, the credit:
+    /// a map label under them could not be read); nothing for other maps.
     func tellMapTripMarks(_ frame: FrameContext) throws {
         guard let map = baseMap as? AvoidsTripMarks else { return }
         // The places overlay's text is laid out by its preparation until then.
         waitForOverlays()
         let places = overlays.lazy.compactMap { $0 as? PlacesOverlay }.first
-        map.avoid(try places?.tripBoxes(frame) ?? [])
+        let credit = overlays.lazy.compactMap { $0 as? AttributionOverlay }.first
+        let creditBoxes = try credit?.marks(frame)?.map(\.box) ?? []
+        map.avoid(try (places?.tripBoxes(frame) ?? []) + frame.overlayBoxes + creditBoxes)
     }
+}
+
+extension Mark {
+    /// The frame's pixels it covers, as a box.
+    var box: Box { Box(minX: Double(x), minY: Double(y), maxX: Double(x + picture.width), maxY: Double(y + picture.height)) }
 }

@@ -57,4 +57,48 @@ struct StyledTripMarksTests {
             }
         }
     }
+
+    /// Nor do they go under what sits over the map in its own place: the distance counter (top left),
+    /// a scale bar and a north arrow (bottom left), the credit (bottom right).
+    @Test func noMapLabelGoesUnderTheCounterTheFurnitureOrTheCredit() throws {
+        var scene = Self.scene
+        scene.distance = true
+        scene.furniture = Furniture(scaleBar: .init(corner: .bottomLeft), northArrow: .init(corner: .bottomLeft))
+        try TemporaryFolder.with("styled-hud") { dir in
+            let source = MapSource(tiles: StyledMapTests.pmtiles.path, attribution: "© OpenStreetMap contributors")
+            let tiles = try TileSources.make(source, sceneDirectory: dir)
+            let map = try StyledMaps.make(tiles: tiles, map: source, scene: scene, sceneDirectory: dir,
+                                          assets: StyledMapTests.assets)
+            let renderer = try FrameRenderer(scene: scene, baseMap: map)
+            let timeline = Timeline(scene: scene)
+            var met = 0
+            for n in [timeline.slots[0].arriveFrame, timeline.slots[1].arriveFrame + 6] {
+                let values = timeline.values(at: n)
+                let viewport = renderer.viewport(values.camera)
+                try map.prepare(for: [viewport])
+                let frame = FrameContext(scene: scene, values: values, viewport: viewport, layout: renderer.layout,
+                                         baseMap: map, routes: timeline.routes, media: SceneMedia())
+                let credit = try #require(renderer.overlays.compactMap { $0 as? AttributionOverlay }.first)
+                let hud = frame.overlayBoxes + (try credit.marks(frame) ?? []).map(\.box)
+                #expect(hud.count >= 4, "the counter, the scale bar, the arrow and the credit: \(hud)")
+
+                // Told nothing, some map label goes under them (so the test can fail).
+                map.avoid([])
+                let s = try ImageSurface(width: viewport.width, height: viewport.height)
+                try s.withContext { try map.draw(viewport, in: $0) }
+                met += map.labels.boxes.filter { b in hud.contains { Self.overlaps(b, $0) } }.count
+
+                // As a render draws the frame: none does.
+                try renderer.render(values)
+                let placed = map.labels.placements
+                #expect(!placed.isEmpty)
+                for p in placed {
+                    for b in p.boxes {
+                        for h in hud { #expect(!Self.overlaps(b, h), "\(p.text) at \(b) goes under \(h) at frame \(n)") }
+                    }
+                }
+            }
+            #expect(met > 0, "no map label went under the counter, the furniture or the credit when told nothing")
+        }
+    }
 }
