@@ -174,6 +174,24 @@ static int span_plane_avx2(uint8_t *out, int count, const uint8_t *src, ptrdiff_
     return j;
 }
 
+// The pixels (clamped as the samples' are) a group's first sample (at 16.16 position ua, va) and its
+// sample `last` steps on lie in: columns x0 to x1, rows y0 to y1. The positions move one way, so
+// every sample's between lies within.
+static inline void group_box(int32_t ua, int32_t va, int32_t dfu, int32_t dfv, int last, int maxx, int maxy, int *x0,
+                             int *x1, int *y0, int *y1) {
+    const int32_t ub = (int32_t)((uint32_t)ua + (uint32_t)last * (uint32_t)dfu);
+    const int32_t vb = (int32_t)((uint32_t)va + (uint32_t)last * (uint32_t)dfv);
+    int xa = ua >> 16, xb = ub >> 16, ya = va >> 16, yb = vb >> 16;
+    xa = xa < 0 ? 0 : xa > maxx ? maxx : xa;
+    xb = xb < 0 ? 0 : xb > maxx ? maxx : xb;
+    ya = ya < 0 ? 0 : ya > maxy ? maxy : ya;
+    yb = yb < 0 ? 0 : yb > maxy ? maxy : yb;
+    *x0 = xa < xb ? xa : xb;
+    *x1 = xa < xb ? xb : xa;
+    *y0 = ya < yb ? ya : yb;
+    *y1 = ya < yb ? yb : ya;
+}
+
 // Sixteen samples at a time, no gather: a rotation's sixteen consecutive samples lie within a few
 // source rows and 64 columns, so each of those rows is loaded whole (64 bytes from the group's
 // leftmost column, masked to the row: no read past the plane) and the samples whose top row it is
@@ -199,28 +217,16 @@ static int span_plane_avx512(uint8_t *out, int count, const uint8_t *src, ptrdif
     int j = 0;
     for (; j < count; j += 16) {
         const int left = count - j, last = left < 16 ? left - 1 : 15;
-        // The group's first and last samples' pixels, clamped as the lanes' are: the positions move
-        // one way, so every lane's lies between.
-        const int32_t ua = (int32_t)((uint32_t)fu + (uint32_t)j * (uint32_t)dfu), ub = (int32_t)((uint32_t)ua + (uint32_t)last * (uint32_t)dfu);
-        const int32_t va = (int32_t)((uint32_t)fv + (uint32_t)j * (uint32_t)dfv), vb = (int32_t)((uint32_t)va + (uint32_t)last * (uint32_t)dfv);
-        int xa = ua >> 16, xb = ub >> 16, ya = va >> 16, yb = vb >> 16;
-        xa = xa < 0 ? 0 : xa > maxx ? maxx : xa;
-        xb = xb < 0 ? 0 : xb > maxx ? maxx : xb;
-        ya = ya < 0 ? 0 : ya > maxy ? maxy : ya;
-        yb = yb < 0 ? 0 : yb > maxy ? maxy : yb;
-        const int x0 = xa < xb ? xa : xb, x1 = xa < xb ? xb : xa, y0 = ya < yb ? ya : yb, y1 = ya < yb ? yb : ya;
+        const int32_t ua = (int32_t)((uint32_t)fu + (uint32_t)j * (uint32_t)dfu), va = (int32_t)((uint32_t)fv + (uint32_t)j * (uint32_t)dfv);
+        int x0, x1, y0, y1;
+        group_box(ua, va, dfu, dfv, last, maxx, maxy, &x0, &x1, &y0, &y1);
         if (x1 - x0 > 62 || y1 - y0 > 32) break;
         // The rows of the group after next asked of the caches now: a turned row walks through a
         // tile's rows faster than the hardware's prefetchers follow.
         if (j + 32 < count) {
-            const int32_t uc = (int32_t)((uint32_t)ua + 32u * (uint32_t)dfu), vc = (int32_t)((uint32_t)va + 32u * (uint32_t)dfv);
-            const int32_t ud = (int32_t)((uint32_t)uc + 15u * (uint32_t)dfu), vd = (int32_t)((uint32_t)vc + 15u * (uint32_t)dfv);
-            int xc = uc >> 16, xd = ud >> 16, yc = vc >> 16, yd = vd >> 16;
-            xc = xc < 0 ? 0 : xc > maxx ? maxx : xc;
-            xd = xd < 0 ? 0 : xd > maxx ? maxx : xd;
-            yc = yc < 0 ? 0 : yc > maxy ? maxy : yc;
-            yd = yd < 0 ? 0 : yd > maxy ? maxy : yd;
-            const int px = xc < xd ? xc : xd, py0 = yc < yd ? yc : yd, py1 = yc < yd ? yd : yc;
+            int px, px1, py0, py1;
+            group_box((int32_t)((uint32_t)ua + 32u * (uint32_t)dfu), (int32_t)((uint32_t)va + 32u * (uint32_t)dfv), dfu, dfv, 15,
+                      maxx, maxy, &px, &px1, &py0, &py1);
             for (int y = py0; y <= py1 + 1 && y <= py0 + 33; y++) {
                 const char *q = (const char *)src + (ptrdiff_t)y * stride + px;
                 _mm_prefetch(q, _MM_HINT_T0);
