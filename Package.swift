@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "maptrip-bench",
                          dependencies: ["MapTripRecord", "MapTripRender", "MapTripTiles", "MapTripOutput", "MapTripTime",
                                         "MapTripScene", "MapTripGeometry", "MapTripSupport", "MapTripGazetteer", "MapTripBatch",
-                                        "FFmpeg", "YUV", "Cairo", "Heap"]),
+                                        "FFmpeg", "YUV", "Cairo", "Heap", "RasterKernels"]),
 
         .testTarget(name: "MapTripGeometryTests", dependencies: ["MapTripGeometry", "MapTripSupport", "TestSupport"]),
         .testTarget(name: "MapTripSceneTests", dependencies: ["MapTripScene", "MapTripTime", "MapTripGeometry", "MapTripSupport",

@@ -42,19 +42,20 @@ extension Kernels {
     /// (a x + b y + c, d x + e y + f) of frame point (x, y)) takes into the square [u0, u1) x [v0, v1),
     /// sampled bilinearly (6-bit weights down, 7 across). Neighbouring squares share the frame's
     /// pixels out exactly. For a chroma plane of I420, all of it in the plane's own pixels (see
-    /// `halved(_:)`). BGRA tiles have a border of 1. `vector` false: the plain C path alone (for the
-    /// tests that compare the two). False when it cannot (positions beyond its fixed point): paint the
-    /// tile otherwise.
+    /// `halved(_:)`). BGRA tiles have a border of 1. `level` (a plane's only): 0 the plain C path
+    /// alone, 1 AVX2's gathers, 2 AVX-512's permutes (at most `planeLevel`; for the tests
+    /// and the benchmark that compare them); nil the best this CPU has. False when it cannot
+    /// (positions beyond its fixed point): paint the tile otherwise.
     public static func resampleTurned(_ tile: PixelPlane, bytesPerPixel: Int = 4, border: Int = 1,
                                       into target: PixelPlane, firstRow: Int, rows: Range<Int>,
                                       inverse: [Double], u0: Double, v0: Double, u1: Double, v1: Double,
-                                      vector: Bool = true) -> Bool {
+                                      level: Int? = nil) -> Bool {
         precondition(inverse.count == 6, "an affine map has six coefficients")
         let begin = max(rows.lowerBound, firstRow), end = min(rows.upperBound, firstRow + target.height)
         if end <= begin { return true }
         return inverse.withUnsafeBufferPointer { m in
             if bytesPerPixel == 4 {
-                guard border == 1, vector else { return false }
+                guard border == 1, level == nil else { return false }
                 return maptrip_resample_affine(target.data, target.stride, Int32(target.width), Int32(firstRow),
                                                Int32(begin), Int32(end), tile.data, tile.stride, Int32(tile.width),
                                                Int32(tile.height), m.baseAddress, u0, v0, u1, v1) == 1
@@ -62,7 +63,7 @@ extension Kernels {
             return maptrip_resample_affine_plane(target.data, target.stride, Int32(target.width), Int32(firstRow),
                                                  Int32(begin), Int32(end), tile.data, tile.stride, Int32(tile.width),
                                                  Int32(tile.height), m.baseAddress, u0, v0, u1, v1, Int32(border),
-                                                 vector ? 1 : 0) == 1
+                                                 Int32(level ?? -1)) == 1
         }
     }
 

@@ -1650,6 +1650,7 @@ let usage = """
                      (--scene defaults to Scenes/voices.json here)
       --clips        a 1080p clip in the cards and a presenter against the encoder alone; decoding apart  --runs 3
       --ride         a 2-hour ride at 60x followed heading-up against the encoder alone  --runs 3
+      --turned       the turned plane kernel alone: ns per sample for each kernel this CPU has  --runs 3
       --vector       Helsinki vector tiles: a frame against raster tiles of it, tiles decoded, render vs encoder  --runs 3
                      --thousand: then 1,000 tracks at once
       --scene FILE   the scene (default Scenes/world.json)
@@ -1661,7 +1662,7 @@ let knownOptions: [String: Bool] = [
     "--scene": true, "--presets": true, "--runs": true, "--scale": true, "--scenes": true, "--codecs": false,
     "--quick": false, "--json": false, "--no-4k": false, "--no-codecs": false, "--profile": false,
     "--quality": false, "--projections": false, "--stretches": false, "--paged-out": false, "--batch": false,
-    "--designer": false, "--cinematics": false, "--sound": false, "--clips": false, "--vector": false, "--ride": false, "--thousand": false, "--help": false, "-h": false,
+    "--designer": false, "--cinematics": false, "--sound": false, "--clips": false, "--vector": false, "--turned": false, "--ride": false, "--thousand": false, "--help": false, "-h": false,
 ]
 
 func main() throws {
@@ -1736,6 +1737,10 @@ func main() throws {
     }
     if args.contains("--vector") {
         try vectorPhase(runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 3)
+        return
+    }
+    if args.contains("--turned") {
+        try turnedKernelPhase(runs: option("--runs", in: args).flatMap { Int($0) }.map { max(1, $0) } ?? 3)
         return
     }
     if args.contains("--ride") {

@@ -173,6 +173,111 @@ static int span_plane_avx2(uint8_t *out, int count, const uint8_t *src, ptrdiff_
     }
     return j;
 }
+
+// The pixels (clamped as the samples' are) a group's first sample (at 16.16 position ua, va) and its
+// sample `last` steps on lie in: columns x0 to x1, rows y0 to y1. The positions move one way, so
+// every sample's between lies within.
+static inline void group_box(int32_t ua, int32_t va, int32_t dfu, int32_t dfv, int last, int maxx, int maxy, int *x0,
+                             int *x1, int *y0, int *y1) {
+    const int32_t ub = (int32_t)((uint32_t)ua + (uint32_t)last * (uint32_t)dfu);
+    const int32_t vb = (int32_t)((uint32_t)va + (uint32_t)last * (uint32_t)dfv);
+    int xa = ua >> 16, xb = ub >> 16, ya = va >> 16, yb = vb >> 16;
+    xa = xa < 0 ? 0 : xa > maxx ? maxx : xa;
+    xb = xb < 0 ? 0 : xb > maxx ? maxx : xb;
+    ya = ya < 0 ? 0 : ya > maxy ? maxy : ya;
+    yb = yb < 0 ? 0 : yb > maxy ? maxy : yb;
+    *x0 = xa < xb ? xa : xb;
+    *x1 = xa < xb ? xb : xa;
+    *y0 = ya < yb ? ya : yb;
+    *y1 = ya < yb ? yb : ya;
+}
+
+// Sixteen samples at a time, no gather: a rotation's sixteen consecutive samples lie within a few
+// source rows and 64 columns, so each of those rows is loaded whole (64 bytes from the group's
+// leftmost column, masked to the row: no read past the plane) and the samples whose top row it is
+// take their four bytes (top left, bottom left, top right, bottom right) from it and the row below
+// by one two-table byte permute (vpermi2b), written only into their own bytes. Then the AVX2 path's
+// arithmetic on sixteen lanes, and a masked store of the last group's samples (no scalar tail).
+// Returns where it stopped: a group reaching over more than 63 columns or 32 rows (a far zoom) is
+// left to the gathers.
+__attribute__((target("avx512f,avx512bw,avx512vbmi,bmi2")))
+static int span_plane_avx512(uint8_t *out, int count, const uint8_t *src, ptrdiff_t stride, int src_width, int32_t fu,
+                             int32_t fv, int32_t dfu, int32_t dfv, int maxx, int maxy) {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i u = _mm512_add_epi32(_mm512_set1_epi32(fu), _mm512_mullo_epi32(lane, _mm512_set1_epi32(dfu)));
+    __m512i v = _mm512_add_epi32(_mm512_set1_epi32(fv), _mm512_mullo_epi32(lane, _mm512_set1_epi32(dfv)));
+    const __m512i du = _mm512_set1_epi32((int32_t)((uint32_t)dfu * 16)), dv = _mm512_set1_epi32((int32_t)((uint32_t)dfv * 16));
+    const __m512i xmask = _mm512_set1_epi32((1 << ACROSS_BITS) - 1), ymask = _mm512_set1_epi32((1 << DOWN_BITS) - 1);
+    const __m512i xone = _mm512_set1_epi32(1 << ACROSS_BITS), yone = _mm512_set1_epi32(1 << DOWN_BITS);
+    const __m512i zero = _mm512_setzero_si512(), mx = _mm512_set1_epi32(maxx), my = _mm512_set1_epi32(maxy);
+    const __m512i round = _mm512_set1_epi32(1 << (DOWN_BITS + ACROSS_BITS - 1));
+    // A lane's value in each of its four bytes; and the bytes' picks: column +0, +0, +1, +1 of the
+    // first table (the top row) and the second (+64: the row below).
+    const __m512i spread = _mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0), picks = _mm512_set1_epi32(0x41014000);
+    int j = 0;
+    for (; j < count; j += 16) {
+        const int left = count - j, last = left < 16 ? left - 1 : 15;
+        const int32_t ua = (int32_t)((uint32_t)fu + (uint32_t)j * (uint32_t)dfu), va = (int32_t)((uint32_t)fv + (uint32_t)j * (uint32_t)dfv);
+        int x0, x1, y0, y1;
+        group_box(ua, va, dfu, dfv, last, maxx, maxy, &x0, &x1, &y0, &y1);
+        if (x1 - x0 > 62 || y1 - y0 > 32) break;
+        // The rows of the group after next asked of the caches now: a turned row walks through a
+        // tile's rows faster than the hardware's prefetchers follow.
+        if (j + 32 < count) {
+            int px, px1, py0, py1;
+            group_box((int32_t)((uint32_t)ua + 32u * (uint32_t)dfu), (int32_t)((uint32_t)va + 32u * (uint32_t)dfv), dfu, dfv, 15,
+                      maxx, maxy, &px, &px1, &py0, &py1);
+            for (int y = py0; y <= py1 + 1 && y <= py0 + 33; y++) {
+                const char *q = (const char *)src + (ptrdiff_t)y * stride + px;
+                _mm_prefetch(q, _MM_HINT_T0);
+                _mm_prefetch(q + 63, _MM_HINT_T0);
+            }
+        }
+        const __m512i sx = _mm512_srai_epi32(u, 16), sy = _mm512_srai_epi32(v, 16);
+        const __m512i cx = _mm512_min_epi32(_mm512_max_epi32(sx, zero), mx);
+        const __m512i cy = _mm512_min_epi32(_mm512_max_epi32(sy, zero), my);
+        // Clamped as the scalar path clamps: below 0, weight 0; past the last pair, its right sample.
+        __m512i wx = _mm512_and_si512(_mm512_srai_epi32(u, 16 - ACROSS_BITS), xmask);
+        __m512i wy = _mm512_and_si512(_mm512_srai_epi32(v, 16 - DOWN_BITS), ymask);
+        wx = _mm512_mask_mov_epi32(wx, _mm512_cmplt_epi32_mask(sx, zero), zero);
+        wx = _mm512_mask_mov_epi32(wx, _mm512_cmpgt_epi32_mask(sx, mx), xmask);
+        wy = _mm512_mask_mov_epi32(wy, _mm512_cmplt_epi32_mask(sy, zero), zero);
+        wy = _mm512_mask_mov_epi32(wy, _mm512_cmpgt_epi32_mask(sy, my), ymask);
+        // Each byte's pick within its two rows, and its top row (from y0) in all four of a lane's bytes.
+        const __m512i picked = _mm512_add_epi8(_mm512_shuffle_epi8(_mm512_sub_epi32(cx, _mm512_set1_epi32(x0)), spread), picks);
+        const __m512i rows = _mm512_shuffle_epi8(_mm512_sub_epi32(cy, _mm512_set1_epi32(y0)), spread);
+        const int reach = src_width - x0, n = y1 - y0;
+        const __mmask64 within = reach >= 64 ? ~(__mmask64)0 : _bzhi_u64(~0ULL, (unsigned)reach);
+        const uint8_t *p = src + (ptrdiff_t)y0 * stride + x0;
+        // The lanes of top row r: their bytes' picks replaced by the bytes picked; even and odd rows
+        // into two registers (two chains of permutes, not one), put together after.
+        __m512i here = _mm512_maskz_loadu_epi8(within, p), even = picked, odd = picked;
+        int r = 0;
+        for (; r < n; r += 2) {
+            const __m512i below = _mm512_maskz_loadu_epi8(within, p + (ptrdiff_t)(r + 1) * stride);
+            const __m512i after = _mm512_maskz_loadu_epi8(within, p + (ptrdiff_t)(r + 2) * stride);
+            even = _mm512_mask2_permutex2var_epi8(here, even, _mm512_cmpeq_epi8_mask(rows, _mm512_set1_epi8((char)r)), below);
+            odd = _mm512_mask2_permutex2var_epi8(below, odd, _mm512_cmpeq_epi8_mask(rows, _mm512_set1_epi8((char)(r + 1))), after);
+            here = after;
+        }
+        if (r == n) {
+            const __m512i below = _mm512_maskz_loadu_epi8(within, p + (ptrdiff_t)(r + 1) * stride);
+            even = _mm512_mask2_permutex2var_epi8(here, even, _mm512_cmpeq_epi8_mask(rows, _mm512_set1_epi8((char)r)), below);
+        }
+        const __m512i pairs = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(rows, _mm512_set1_epi8(1)), even, odd);
+        // Down: bytes (top, bottom) weighted (64 - wy, wy), for the left and the right sample.
+        const __m512i wyb = _mm512_or_si512(_mm512_sub_epi32(yone, wy), _mm512_slli_epi32(wy, 8));
+        const __m512i words = _mm512_maddubs_epi16(pairs, _mm512_or_si512(wyb, _mm512_slli_epi32(wyb, 16)));
+        // Across: words (left, right) weighted (128 - wx, wx).
+        const __m512i wxw = _mm512_or_si512(_mm512_sub_epi32(xone, wx), _mm512_slli_epi32(wx, 16));
+        const __m512i values = _mm512_srai_epi32(_mm512_add_epi32(_mm512_madd_epi16(words, wxw), round), DOWN_BITS + ACROSS_BITS);
+        _mm512_mask_storeu_epi8(out + j, _bzhi_u64(0xffff, (unsigned)(last + 1)),
+                                _mm512_castsi128_si512(_mm512_cvtusepi32_epi8(values)));
+        u = _mm512_add_epi32(u, du);
+        v = _mm512_add_epi32(v, dv);
+    }
+    return j < count ? j : count;
+}
 #endif
 
 // Both kernels: `bytes` 4 (BGRA) or 1 (a plane of samples); the tile's pixel 0 is level pixel u0 - border.
@@ -188,7 +293,10 @@ static int resample_affine(int bytes, int border, int vector, int fill, uint8_t 
     const int32_t dfu = (int32_t)lrint(ia * 65536), dfv = (int32_t)lrint(id * 65536);
     const int maxx = src_width - 2, maxy = src_height - 2;
 #if defined(__x86_64__)
-    const int avx2 = vector && maptrip_resample_available();
+    // `vector`: -1 the best this CPU has (or beyond it), 0 plain C, 1 AVX2 (gathers), 2 AVX-512 (permutes, then gathers).
+    const int best = maptrip_resample_plane_level();
+    const int level = vector < 0 || vector > best ? best : vector;
+    const int avx2 = level >= 1 && maptrip_resample_available(), avx512 = level == 2;
 #else
     const int avx2 = 0;
 #endif
@@ -235,7 +343,12 @@ static int resample_affine(int bytes, int border, int vector, int fill, uint8_t 
         } else {
             uint8_t *out = dst + (ptrdiff_t)(r - first_row) * dst_stride + first;
 #if defined(__x86_64__)
-            if (avx2) j = span_plane_avx2(out, count, src, src_stride, src_width, fu, fv, dfu, dfv, maxx, maxy);
+            if (avx512) j = span_plane_avx512(out, count, src, src_stride, src_width, fu, fv, dfu, dfv, maxx, maxy);
+            if (avx2 && j < count) {
+                const int32_t ju = (int32_t)((uint32_t)fu + (uint32_t)j * (uint32_t)dfu);
+                const int32_t jv = (int32_t)((uint32_t)fv + (uint32_t)j * (uint32_t)dfv);
+                j += span_plane_avx2(out + j, count - j, src, src_stride, src_width, ju, jv, dfu, dfv, maxx, maxy);
+            }
 #endif
             for (; j < count; j++) out[j] = sample_plane_scalar(src, src_stride, fu + j * dfu, fv + j * dfv, maxx, maxy);
         }

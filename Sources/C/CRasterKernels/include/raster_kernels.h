@@ -73,7 +73,9 @@ int maptrip_resample_affine(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, i
 /// The same for one plane of 8-bit samples (an I420 tile's Y, U or V): the tile's pixel 0 is level
 /// pixel (u0 - border, v0 - border), in the plane's own pixels (a chroma plane's square, inverse and
 /// border are the luma's halved: its inverse (a, b, c / 2, d, e, f / 2)). The same arithmetic, sample
-/// for sample, as the BGRA kernel's per channel. `vector` 0: plain C alone (what AVX2 must equal).
+/// for sample, as the BGRA kernel's per channel. `vector` 0: plain C alone (what the others must
+/// equal); 1: AVX2 (32-bit gathers); 2: AVX-512 VBMI (rows loaded whole and picked by byte permutes,
+/// gathers where a group of samples reaches too far); -1 (or one beyond this CPU): the best it has.
 /// Returns 1 when done, 0 as the BGRA kernel (or for a border beyond 16).
 int maptrip_resample_affine_plane(uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int first_row, int row_begin,
                                   int row_end, const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
