@@ -73,9 +73,11 @@ final class GlyphPictures {
         let px = Int(hx) - ix * Self.steps, py = Int(hy) - iy * Self.steps
         let key = Key(glyph: cluster.glyph, size: sizeSteps, turn: Int16(turn), pen: pen, phase: Int16(px + Self.steps * py))
         tick &+= 1
-        if let p = pictures[key] {
-            pictures[key]!.tick = tick
+        // (One look-up: the entry's tick set through its index.)
+        if let i = pictures.index(forKey: key) {
+            pictures.values[i].tick = tick
             reused += 1
+            let p = pictures.values[i]
             return Mark(picture: p.surface, x: ix + p.x0, y: iy + p.y0, alpha: 1)
         }
         let angle = Double(turn) * Self.turnStep, f = Double(sizeSteps) * Self.sizeStep / GlyphRuns.reference
@@ -83,9 +85,10 @@ final class GlyphPictures {
         let outlines = cluster.contours.map { $0.map { (x: cosA * $0.x - sinA * $0.y, y: sinA * $0.x + cosA * $0.y) } }
         let pen = penList[Int(pen)]
         let extent = Self.extent(outlines, margin: pen.width / 2)
-        // A transparent pixel or more on every side.
-        let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
-        let x1 = Int(extent.maxX.rounded(.up)) + 2, y1 = Int(extent.maxY.rounded(.up)) + 2
+        // Every pixel the ink meets, moved by the phase (under a pixel): painted at whole pixels, no
+        // filter reaches past them (a margin was a fifth of a glyph's pixels blended each frame).
+        let x0 = Int(extent.minX.rounded(.down)), y0 = Int(extent.minY.rounded(.down))
+        let x1 = Int(extent.maxX.rounded(.up)) + 1, y1 = Int(extent.maxY.rounded(.up)) + 1
         let surface = try ImageSurface(width: max(1, x1 - x0), height: max(1, y1 - y0))
         try surface.withContext { sc in
             sc.translate(Double(-x0) + Double(px) / n, Double(-y0) + Double(py) / n)

@@ -125,7 +125,7 @@ struct PixelTarget {
         }
     }
 
-    /// Paints `marks` (pictures at whole pixels of user space) within the clip, each over the ones
+    /// Paints `marks` (pictures at whole pixels of user space, flushed when drawn) within the clip, each over the ones
     /// before, all of them at `alpha` over the surface: as Cairo paints them into a group painted at that
     /// opacity (`Kernels.over`, the same bytes as pixman's), so that marks of one translucent colour
     /// that overlap (the halos of neighbouring letters) are painted once where they meet, not darkened.
@@ -152,7 +152,6 @@ struct PixelTarget {
         func over(_ m: Mark, onto plane: PixelPlane, at origin: (x: Int, y: Int), alpha: Int32) {
             let r = within(m)
             guard r.x1 > r.x0, r.y1 > r.y0 else { return }
-            m.picture.flush()
             Kernels.over(m.picture.pixels(x: r.x0 - m.x - ox, y: r.y0 - m.y - oy, width: r.x1 - r.x0, height: r.y1 - r.y0),
                          alpha: alpha,
                          onto: plane.rectangle(x: r.x0 - origin.x, y: r.y0 - origin.y, width: r.x1 - r.x0, height: r.y1 - r.y0,
