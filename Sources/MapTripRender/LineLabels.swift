@@ -13,6 +13,8 @@ struct GlyphRun {
         var center: Double, advance: Double
         /// Its glyphs' outlines, closed, around (centre, middle of the text's height).
         var contours: [[(x: Double, y: Double)]]
+        /// What names its outlines (the same outlines in any text: the same number, see `GlyphRuns`).
+        var glyph = 0
     }
 
     var clusters: [Cluster]
@@ -32,6 +34,27 @@ final class GlyphRuns {
     static let reference = 24.0
 
     private var runs: [Key: GlyphRun] = [:]
+    /// The numbers given to clusters' outlines (in 1/64 px at the reference size), and the next one:
+    /// a letter with the same outlines in two street names is one glyph, its pictures shared.
+    private var glyphs: [[Int32]: Int] = [:]
+    private var nextGlyph = 0
+
+    private func glyph(_ contours: [[(x: Double, y: Double)]]) -> Int {
+        var key: [Int32] = []
+        for c in contours {
+            key.append(Int32(clamping: c.count))
+            for p in c {
+                key.append(Int32(clamping: Int((p.x * 64).rounded())))
+                key.append(Int32(clamping: Int((p.y * 64).rounded())))
+            }
+        }
+        if let known = glyphs[key] { return known }
+        // (Numbers are never given twice: a number always names the same outlines.)
+        if glyphs.count >= 4 * Self.limit { glyphs.removeAll(keepingCapacity: true) }
+        nextGlyph += 1
+        glyphs[key] = nextGlyph
+        return nextGlyph
+    }
     /// A context to take the glyphs' outlines on (untransformed, as `TextCache`'s layouts are made for).
     private lazy var scratch: Result<Context, Error> = Result {
         let cr = try Context(surface: try ImageSurface(width: 1, height: 1))
@@ -77,6 +100,7 @@ final class GlyphRuns {
                 clusters[best].contours.append(outline.map { (x: $0.x - c, y: $0.y - height / 2) })
             }
         }
+        for i in clusters.indices { clusters[i].glyph = glyph(clusters[i].contours) }
         let run = GlyphRun(clusters: clusters, width: width, height: height)
         if runs.count >= Self.limit { runs.removeAll(keepingCapacity: true) }
         runs[key] = run
@@ -202,18 +226,6 @@ enum LineLabels {
             if abs(sum) > maxAngle { return false }
         }
         return true
-    }
-
-    /// The outlines of the placed clusters (sizes times `scale`), in frame pixels.
-    static func outlines(_ run: GlyphRun, scale f: Double = 1, _ glyphs: [Glyph]) -> [[(x: Double, y: Double)]] {
-        var out: [[(x: Double, y: Double)]] = []
-        for (c, g) in zip(run.clusters, glyphs) {
-            let cosA = cos(g.angle) * f, sinA = sin(g.angle) * f
-            for contour in c.contours {
-                out.append(contour.map { (x: g.x + cosA * $0.x - sinA * $0.y, y: g.y + sinA * $0.x + cosA * $0.y) })
-            }
-        }
-        return out
     }
 
     /// Distances along a line in tile units where its labels are anchored: its middle and, for

@@ -125,6 +125,52 @@ struct PixelTarget {
         }
     }
 
+    /// Paints `marks` (pictures at whole pixels of user space, flushed when drawn) within the clip, each over the ones
+    /// before, all of them at `alpha` over the surface: as Cairo paints them into a group painted at that
+    /// opacity (`Kernels.over`, the same bytes as pixman's), so that marks of one translucent colour
+    /// that overlap (the halos of neighbouring letters) are painted once where they meet, not darkened.
+    /// False, nothing done, where user space is not moved by whole pixels.
+    func paint(_ marks: [Mark], alpha: Double) -> Bool {
+        guard dx == dx.rounded(), dy == dy.rounded(), abs(dx) < 1e9, abs(dy) < 1e9 else { return false }
+        let ox = Int(dx), oy = Int(dy)
+        // Each mark's pixels within the clip, in the surface's pixels.
+        func within(_ m: Mark) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+            (max(m.x + ox, clip.x0), max(m.y + oy, clip.y0), min(m.x + ox + m.picture.width, clip.x1),
+             min(m.y + oy + m.picture.height, clip.y1))
+        }
+        var all = (x0: clip.x1, y0: clip.y1, x1: clip.x0, y1: clip.y0)
+        for m in marks {
+            let r = within(m)
+            guard r.x1 > r.x0, r.y1 > r.y0 else { continue }
+            all = (min(all.x0, r.x0), min(all.y0, r.y0), max(all.x1, r.x1), max(all.y1, r.y1))
+        }
+        guard all.x1 > all.x0, all.y1 > all.y0 else { return true }
+        // Cairo's opacity as pixman gets it: 16 bits, rounded, then their top 8.
+        let a = Int32(Int((min(max(alpha, 0), 1) * 65535 + 0.5).rounded(.down)) >> 8)
+        surface.flush()
+        defer { surface.markDirty() }
+        func over(_ m: Mark, onto plane: PixelPlane, at origin: (x: Int, y: Int), alpha: Int32) {
+            let r = within(m)
+            guard r.x1 > r.x0, r.y1 > r.y0 else { return }
+            Kernels.over(m.picture.pixels(x: r.x0 - m.x - ox, y: r.y0 - m.y - oy, width: r.x1 - r.x0, height: r.y1 - r.y0),
+                         alpha: alpha,
+                         onto: plane.rectangle(x: r.x0 - origin.x, y: r.y0 - origin.y, width: r.x1 - r.x0, height: r.y1 - r.y0,
+                                               bytesPerPixel: 4))
+        }
+        if a >= 255 {
+            for m in marks { over(m, onto: surface.pixels, at: (0, 0), alpha: 255) }
+            return true
+        }
+        let w = all.x1 - all.x0, h = all.y1 - all.y0
+        let group = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h * 4)
+        defer { group.deallocate() }
+        group.initialize(repeating: 0, count: w * h * 4)
+        let plane = PixelPlane(data: group, stride: w * 4, width: w, height: h)
+        for m in marks { over(m, onto: plane, at: (all.x0, all.y0), alpha: 255) }
+        Kernels.over(plane, alpha: a, onto: surface.pixels(x: all.x0, y: all.y0, width: w, height: h))
+        return true
+    }
+
     /// Paints the ring between radii `inner` and `outer` about (cx, cy) (user space; `inner` 0: the
     /// disc) over the clip in a concentric radial gradient of `stops` (offset, colour) from radius
     /// `from` to `to` (`Kernels.radialOver`): painted whole, or (no AVX2, a position that is not a

@@ -82,6 +82,8 @@ final class StyledLabels {
     private let text = TextCache(spriteLimit: StyledLabels.spriteLimit)
     static let spriteLimit = 24 << 20
     private let runs = GlyphRuns()
+    /// The line labels' glyphs drawn once as pictures (see `GlyphPictures`).
+    let glyphPictures = GlyphPictures()
     /// The frame's pixel ratio and size (the context may be a band of it).
     private var scale = 1.0, width = 0.0, height = 0.0
     /// Labels placed in the last frame drawn, and the boxes they keep clear.
@@ -528,15 +530,37 @@ final class StyledLabels {
     }
 
     /// A label placed and ready to paint: a point or area label's icon and text, or a line label's
-    /// glyph outlines; and the box its ink stays within (frame pixels: halos and antialiasing in).
+    /// glyphs' pictures; and the box its ink stays within (frame pixels: halos and antialiasing in).
     struct Painted {
         enum Kind {
             case point(icon: PaintedIcon?, text: (layout: Layout, x: Double, y: Double, sprite: SpriteName)?)
-            case along(outlines: [[(x: Double, y: Double)]])
+            case along(Along)
         }
         var kind: Kind
         var style: TextStyle
         var ink: Box
+    }
+
+    /// A line label's glyphs as pictures placed (`GlyphPictures`): their halos in one pen, their texts in another.
+    struct Along {
+        var halos: [Mark], texts: [Mark]
+        var halo: GlyphPictures.Pen, text: GlyphPictures.Pen
+    }
+
+    /// The pictures of a line label's glyphs where `glyphs` places them (the run's clusters).
+    private func glyphMarks(_ run: GlyphRun, _ glyphs: [LineLabels.Glyph], style: TextStyle) throws -> Along {
+        let size = style.size * scale
+        let halo = GlyphPictures.Pen(color: style.halo, width: style.haloWidth * scale)
+        let text = GlyphPictures.Pen(color: style.color, width: 0)
+        let haloPen = halo.width > 0 ? glyphPictures.pen(halo) : nil, textPen = glyphPictures.pen(text)
+        var out = Along(halos: [], texts: [], halo: halo, text: text)
+        out.halos.reserveCapacity(haloPen == nil ? 0 : glyphs.count)
+        out.texts.reserveCapacity(glyphs.count)
+        for (cluster, g) in zip(run.clusters, glyphs) {
+            if let haloPen { out.halos.append(try glyphPictures.mark(cluster, at: g, size: size, pen: haloPen)) }
+            out.texts.append(try glyphPictures.mark(cluster, at: g, size: size, pen: textPen))
+        }
+        return out
     }
 
     /// What names a point label's picture (`TextCache.movingMark` adds its size and halo width).
@@ -618,11 +642,14 @@ final class StyledLabels {
                                            ink: Self.widened(icon.box, by: 1)))
                 }
                 shown[c.text, default: []].append((c.x, c.y))
-                let outlines = LineLabels.outlines(run, scale: factor, glyphs)
+                // Each glyph's halo and text as pictures, drawn once (`GlyphPictures`); the ink within them.
+                let along = try glyphMarks(run, glyphs, style: c.style)
                 var ink = Box.empty
-                for o in outlines { for p in o { ink.add(p.x, p.y) } }
-                painted.append(Painted(kind: .along(outlines: outlines), style: c.style,
-                                       ink: Self.widened(ink, by: c.style.haloWidth * scale / 2 + 1)))
+                for m in [along.halos, along.texts].joined() {
+                    ink.add(Double(m.x), Double(m.y))
+                    ink.add(Double(m.x + m.picture.width), Double(m.y + m.picture.height))
+                }
+                painted.append(Painted(kind: .along(along), style: c.style, ink: ink))
                 placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
                                             boxes: glyphBoxes, path: line.path, glyphs: glyphs, icon: icon?.box,
                                             iconRotation: icon == nil ? 0 : c.icon?.rotation ?? 0))
@@ -683,11 +710,11 @@ final class StyledLabels {
     /// Paints the labels `place` placed (`painted`'s indices, in order): point and area labels one by
     /// one, then the line labels' glyphs together (see `drawAlong`).
     func paint(_ indices: some Sequence<Int>, in cr: Context) {
-        var along: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)] = []
+        var along: [Along] = []
         for p in indices.map({ painted[$0] }) {
             switch p.kind {
-            case .along(let outlines):
-                along.append((outlines, p.style))
+            case .along(let glyphs):
+                along.append(glyphs)
             case .point(let icon, let l):
                 if let icon {
                     if icon.rotation == 0 {
@@ -766,68 +793,22 @@ final class StyledLabels {
         cr.restore()
     }
 
-    /// Draws the glyphs placed along lines: every halo, then every text, each colour's in one pass
-    /// (one stroke or fill a frame, not one a label: the placed labels do not overlap, and the
-    /// rasterisers' set-up is most of a small label's cost).
-    private func drawAlong(_ labels: [(outlines: [[(x: Double, y: Double)]], style: TextStyle)], in cr: Context) {
+    /// Paints the glyphs placed along lines: every halo, then every text, each colour's as one layer
+    /// (the halos of neighbouring letters meet: painted once where they do, not darkened).
+    private func drawAlong(_ labels: [Along], in cr: Context) {
         guard !labels.isEmpty else { return }
-        struct Pen: Hashable { var color: Color, width: Double }
-        var halos: [Pen: [[(x: Double, y: Double)]]] = [:], haloOrder: [Pen] = []
-        var texts: [Color: PixelPath] = [:], textOrder: [Color] = []
+        var halos: [GlyphPictures.Pen: [Mark]] = [:], haloOrder: [GlyphPictures.Pen] = []
+        var texts: [GlyphPictures.Pen: [Mark]] = [:], textOrder: [GlyphPictures.Pen] = []
         for l in labels {
-            if l.style.haloWidth > 0 {
-                let pen = Pen(color: l.style.halo, width: l.style.haloWidth * scale)
-                if halos[pen] == nil { haloOrder.append(pen) }
-                halos[pen, default: []] += l.outlines
+            if !l.halos.isEmpty {
+                if halos[l.halo] == nil { haloOrder.append(l.halo) }
+                halos[l.halo, default: []] += l.halos
             }
-            if texts[l.style.color] == nil { textOrder.append(l.style.color) }
-            var path = texts.removeValue(forKey: l.style.color) ?? PixelPath()
-            for o in l.outlines {
-                path.starts.append(path.xs.count)
-                path.xs += o.map(\.x)
-                path.ys += o.map(\.y)
-            }
-            texts[l.style.color] = path
+            if texts[l.text] == nil { textOrder.append(l.text) }
+            texts[l.text, default: []] += l.texts
         }
-        let target = PixelTarget(cr)
-        for pen in haloOrder {
-            guard let outlines = halos[pen], target?.stroke(outlines, passes: [(pen.color, pen.width)]) != true else { continue }
-            cr.save()
-            Self.append(outlines, to: cr)
-            cr.setSource(pen.color)
-            cr.setLineWidth(pen.width)
-            cr.setLineJoin(.round)
-            cr.stroke()
-            cr.restore()
-        }
-        for color in textOrder {
-            guard var path = texts[color] else { continue }
-            path.closed = true
-            guard target?.fill(path, color: color) != true else { continue }
-            cr.save()
-            cr.newPath()
-            for (n, start) in path.starts.enumerated() {
-                let end = n + 1 < path.starts.count ? path.starts[n + 1] : path.xs.count
-                guard start < end else { continue }
-                cr.move(to: path.xs[start], path.ys[start])
-                for i in (start + 1)..<end { cr.line(to: path.xs[i], path.ys[i]) }
-                cr.closePath()
-            }
-            cr.setFillRule(.winding)
-            cr.setSource(color)
-            cr.fill()
-            cr.restore()
-        }
-    }
-
-    private static func append(_ outlines: [[(x: Double, y: Double)]], to cr: Context) {
-        cr.newPath()
-        for o in outlines {
-            guard let first = o.first else { continue }
-            cr.move(to: first.x, first.y)
-            for p in o.dropFirst() { cr.line(to: p.x, p.y) }
-            cr.closePath()
-        }
+        for pen in haloOrder { GlyphPictures.paint(halos[pen] ?? [], alpha: pen.color.alpha, in: cr) }
+        for pen in textOrder { GlyphPictures.paint(texts[pen] ?? [], alpha: pen.color.alpha, in: cr) }
     }
 
     /// A Pango family and weight from a style's font stack ("Noto Sans Bold", "Open Sans Italic"):
