@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Mapbox Vector Tiles' protobuf (Sources/VectorTile/vector_tile.pb.swift, generated once and committed).
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        // KMZ tracks (zipped KML): a real ZIP reader, no C.
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // C libraries, each as Debian ships it.
@@ -54,6 +52,8 @@ let package = Package(
                        providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CExif", path: "Sources/C/CExif", pkgConfig: "libexif",
                        providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CZip", path: "Sources/C/CZip", pkgConfig: "libzip",
+                       providers: [.apt(["libzip-dev"])]),
 
         // One thin Swift wrapper per C library.
         .target(name: "Cairo", dependencies: ["CCairo"]),
@@ -67,9 +67,10 @@ let package = Package(
         .target(name: "Proj", dependencies: ["CProj"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
-        .target(name: "Zlib", dependencies: ["CZlibSystem"]),  // CZlibSystem: ZIPFoundation has a module CZlib of its own
+        .target(name: "Zlib", dependencies: ["CZlibSystem"]),
         .target(name: "LibXML2", dependencies: ["CLibXML2"]),  // GPX, TCX and KML tracks: SAX events with their positions
         .target(name: "Exif", dependencies: ["CExif"]),  // photos' EXIF: when and where they were taken
+        .target(name: "Zip", dependencies: ["CZip"]),  // KMZ tracks (zipped KML), read in memory
         // maptrip's own raster kernels (C: AVX2, AVX-512), imported by RasterKernels only: the one Swift
         // wrapper over them (the CPU check, the contract of "done" or "not done here").
         .target(name: "CRasterKernels", path: "Sources/C/CRasterKernels"),
@@ -83,8 +84,7 @@ let package = Package(
         .target(name: "MapTripTime", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport"]),  // timeline, fly-to, plan
         .target(name: "MapTripStyle", dependencies: ["MapTripScene", "MapTripSupport"]),  // MapLibre styles and expressions
         // Recorded tracks (GPX, TCX, FIT, KML/KMZ, GeoJSON) read into one checked model.
-        .target(name: "MapTripTracks", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "LibXML2", "Exif",
-                                                      .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(name: "MapTripTracks", dependencies: ["MapTripScene", "MapTripGeometry", "MapTripSupport", "LibXML2", "Exif", "Zip"]),
         // Mapbox Vector Tiles decoded (no C): swift-protobuf's generated types under a plain model.
         .target(name: "VectorTile", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 exclude: ["README.md", "vector_tile.proto"]),
@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "WrapperTests",
                     dependencies: ["Cairo", "Pango", "Rsvg", "FFmpeg", "YUV", "Shapefile", "Proj", "SQLite", "Curl",
-                                   "Zlib", "LibXML2", "Exif", "RasterKernels", "Heap", "TestBasics"]),
+                                   "Zlib", "Zip", "LibXML2", "Exif", "RasterKernels", "Heap", "TestBasics"]),
         .testTarget(name: "VectorTileTests", dependencies: ["VectorTile", "TestBasics"]),
         .testTarget(name: "MapTripTracksTests", dependencies: ["MapTripTracks", "MapTripGeometry", "MapTripSupport", "TestBasics"],
                     exclude: ["Fixtures"]),

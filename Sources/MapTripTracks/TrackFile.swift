@@ -1,6 +1,6 @@
 import Foundation
 import MapTripSupport
-import ZIPFoundation
+import Zip
 
 /// Reads recorded tracks: `TrackFile.read(contentsOf:)` recognises the format by the file's content
 /// (not its extension), reads it with that format's reader, checks the points (dropping, with
@@ -153,43 +153,29 @@ public enum TrackFile {
     /// The KML in a KMZ: `doc.kml` or else the first `.kml` entry at the top, inflated no further
     /// than `maximumInflatedBytes`.
     static func kmlInside(_ data: Data) throws(TrackProblem) -> (Data, String) {
-        // From a file, not from memory: ZIPFoundation's in-memory archive traps on some damaged ZIPs
-        // (a range past the end in MemoryFile.readData, found by the fuzzer); its file reading does not.
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("maptrip-kmz-\(UUID().uuidString).zip")
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let archive: Archive
+        let archive: ZipArchive
         do {
-            try data.write(to: temporary)
-            archive = try Archive(url: temporary, accessMode: .read)
+            archive = try ZipArchive(data: data)
         } catch {
-            throw TrackProblem("a ZIP file that cannot be opened (its directory is missing or damaged)",
+            throw TrackProblem("a damaged ZIP file (libzip: \(error.message.lowercased()))",
                                hint: "a KMZ is a ZIP archive with a .kml inside: export it again")
         }
-        let kmls = archive.filter { $0.type == .file && $0.path.lowercased().hasSuffix(".kml") }
+        let kmls = archive.entries.filter { !$0.isDirectory && $0.path.lowercased().hasSuffix(".kml") }
         guard let entry = kmls.first(where: { $0.path == "doc.kml" }) ?? kmls.min(by: { $0.path.count < $1.path.count }) else {
             throw TrackProblem("a ZIP file with no .kml inside, so not a KMZ", hint: "a KMZ holds its track in doc.kml")
         }
-        // The sizes the directory claims bound what extract reads: a compressed size past the file's
-        // end made ZIPFoundation read empty chunks for ever (a timeout the fuzzer found).
         guard entry.compressedSize <= UInt64(data.count) else {
             throw TrackProblem("\(entry.path) claims \(entry.compressedSize) compressed bytes in a \(data.count)-byte file",
                                hint: "the KMZ is damaged or cut short: export it again")
         }
-        guard entry.uncompressedSize <= UInt64(maximumInflatedBytes) else {
+        guard entry.size <= UInt64(maximumInflatedBytes) else {
             throw TrackProblem("\(entry.path) inflates to more than \(maximumInflatedBytes >> 20) MB", hint: "a track's KML is far smaller: the file is damaged or a ZIP bomb")
         }
-        var kml = Data()
-        struct TooLarge: Error {}
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
-                guard kml.count + chunk.count <= maximumInflatedBytes else { throw TooLarge() }
-                kml.append(chunk)
-            }
-        } catch is TooLarge {
-            throw TrackProblem("\(entry.path) inflates to more than \(maximumInflatedBytes >> 20) MB", hint: "a track's KML is far smaller: the file is damaged or a ZIP bomb")
+            // At most the size the directory claims (libzip refuses an entry longer or shorter than it).
+            return (try archive.read(entry, maxBytes: maximumInflatedBytes), entry.path)
         } catch {
-            throw TrackProblem("\(entry.path) cannot be inflated (\(error))", hint: "the KMZ is damaged: export it again")
+            throw TrackProblem("\(entry.path) cannot be inflated (libzip: \(error.message.lowercased()))", hint: "the KMZ is damaged: export it again")
         }
-        return (kml, entry.path)
     }
 }

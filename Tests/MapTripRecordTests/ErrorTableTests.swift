@@ -246,7 +246,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                   output: nil),
         ErrorCase(group: "Recorded tracks", what: "A KMZ that is a damaged ZIP", files: ["flight.kmz": [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 7, count: 40)],
                   arguments: ["track", "flight.kmz"],
-                  message: "maptrip: error: flight.kmz: a ZIP file that cannot be opened (its directory is missing or damaged) (a KMZ is a ZIP archive with a .kml inside: export it again)",
+                  message: "maptrip: error: flight.kmz: a damaged ZIP file (libzip: not a zip archive) (a KMZ is a ZIP archive with a .kml inside: export it again)",
                   output: nil),
         ErrorCase(group: "Recorded tracks", what: "GeoJSON with a trailing comma", files: ["walk.geojson": text("{\"type\": \"LineString\",\n \"coordinates\": [[1, 2],]}")],
                   arguments: ["track", "walk.geojson"],

@@ -48,7 +48,10 @@ import MapTripSupport
         Case(what: "a KMZ with no KML inside", name: "t.kmz", bytes: ErrorTests.zip(name: "readme.txt", "hello"),
              message: "t.kmz: a ZIP file with no .kml inside, so not a KMZ (a KMZ holds its track in doc.kml)"),
         Case(what: "a damaged KMZ", name: "t.kmz", bytes: [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 7, count: 40),
-             message: "t.kmz: a ZIP file that cannot be opened (its directory is missing or damaged) (a KMZ is a ZIP archive with a .kml inside: export it again)"),
+             message: "t.kmz: a damaged ZIP file (libzip: not a zip archive) (a KMZ is a ZIP archive with a .kml inside: export it again)"),
+        Case(what: "a KMZ whose KML does not match its CRC", name: "t.kmz",
+             bytes: ErrorTests.zip(name: "doc.kml", "<kml></kml>", endless: true, crc: 0x1234_5678),
+             message: "t.kmz: doc.kml cannot be inflated (libzip: crc error) (the KMZ is damaged: export it again)"),
         Case(what: "a KMZ whose directory claims more bytes than the file has", name: "t.kmz",
              bytes: ErrorTests.zip(name: "doc.kml", "<kml></kml>", claimed: 100_000),
              message: "t.kmz: doc.kml claims 100000 compressed bytes in a 123-byte file (the KMZ is damaged or cut short: export it again)"),
@@ -113,6 +116,19 @@ import MapTripSupport
         #expect(Fixtures.error(data, name: "t.kmz") != nil)
     }
 
+    /// A KMZ whose KML's deflate stream never ends: read as far as the entry's own bytes go (ZIPFoundation,
+    /// the reader before libzip, waited for the stream's end for ever). The fuzzer's such input is an error.
+    @Test(.timeLimit(.minutes(1))) func aDeflateStreamThatNeverEndsIsNoHang() throws {
+        let endless = ErrorTests.zip(name: "doc.kml", "<kml><Placemark><LineString><coordinates>1,2 3,4</coordinates></LineString></Placemark></kml>",
+                                     endless: true)
+        let reading = try TrackFile.read(Data(endless), name: "t.kmz")
+        #expect(reading.track.segments.flatMap { $0 }.map(\.longitude) == [1, 3])
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Corpus/trackxml/hang-zipfoundation-endless-inflate").standardizedFileURL
+        let message = try #require(Fixtures.error(Data(try Data(contentsOf: url).dropFirst()), name: "t.kmz"))
+        #expect(message == "t.kmz: doc.kml cannot be inflated (libzip: crc error) (the KMZ is damaged: export it again)")
+    }
+
     @Test func errorsAreDiagnostics() {
         let e = TrackError(file: "a.fit", location: TrackLocation(record: 7), message: "m", hint: "h")
         #expect(Diagnostic.from(e) == [Diagnostic(.error, message: "m", file: "a.fit", path: "record 7", hint: "h")])
@@ -126,20 +142,26 @@ import MapTripSupport
     /// A ZIP of one stored file (no compression), as `zip -0` writes it.
     /// `claimed`, `inflated`: the compressed and uncompressed sizes the central directory gives
     /// instead of the content's (a lying directory).
-    static func zip(name: String, _ content: String, claimed: UInt32? = nil, inflated: UInt32? = nil) -> [UInt8] {
+    /// `endless`: the entry deflated as one stored block not marked final, so its deflate stream never
+    /// ends (a reader waiting for the stream's end never returns); `crc`: a CRC other than the content's.
+    static func zip(name: String, _ content: String, claimed: UInt32? = nil, inflated: UInt32? = nil,
+                    endless: Bool = false, crc wrongCRC: UInt32? = nil) -> [UInt8] {
         let data = Array(content.utf8), fileName = Array(name.utf8)
         var crc: UInt32 = 0xFFFF_FFFF
         for b in data {
             crc ^= UInt32(b)
             for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
-        crc ^= 0xFFFF_FFFF
+        crc = wrongCRC ?? crc ^ 0xFFFF_FFFF
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         func le32(_ v: UInt32) -> [UInt8] { le16(Int(v & 0xFFFF)) + le16(Int(v >> 16)) }
-        let local = le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21) + le32(crc)
-            + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(fileName.count) + le16(0) + fileName + data
-        let central = le32(0x0201_4B50) + le16(20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21) + le32(crc)
-            + le32(claimed ?? UInt32(data.count)) + le32(inflated ?? claimed ?? UInt32(data.count)) + le16(fileName.count) + le16(0) + le16(0) + le16(0)
+        // Deflate (method 8): a stored block's header (BFINAL 0, BTYPE 00), LEN and NLEN, the bytes.
+        let method = endless ? 8 : 0
+        let body = endless ? [0] + le16(data.count) + le16(~data.count & 0xFFFF) + data : data
+        let local = le32(0x0403_4B50) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21) + le32(crc)
+            + le32(UInt32(body.count)) + le32(UInt32(data.count)) + le16(fileName.count) + le16(0) + fileName + body
+        let central = le32(0x0201_4B50) + le16(20) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21) + le32(crc)
+            + le32(claimed ?? UInt32(body.count)) + le32(inflated ?? claimed ?? UInt32(data.count)) + le16(fileName.count) + le16(0) + le16(0) + le16(0)
             + le16(0) + le32(0) + le32(0) + fileName
         let end = le32(0x0605_4B50) + le16(0) + le16(0) + le16(1) + le16(1) + le32(UInt32(central.count))
             + le32(UInt32(local.count)) + le16(0)
