@@ -69,6 +69,8 @@ public struct Mark {
 
     /// The frame's pixels it covers (before clipping to the frame).
     public var rect: InkCells.Rect { InkCells.Rect(x: x, y: y, width: picture.width, height: picture.height) }
+    /// The same pixels as a box.
+    var box: Box { Box(minX: Double(x), minY: Double(y), maxX: Double(x + picture.width), maxY: Double(y + picture.height)) }
 
     /// Paints it on `cr`, whose origin is the frame's.
     public func paint(in cr: Context) {

@@ -644,11 +644,7 @@ final class StyledLabels {
                 shown[c.text, default: []].append((c.x, c.y))
                 // Each glyph's halo and text as pictures, drawn once (`GlyphPictures`); the ink within them.
                 let along = try glyphMarks(run, glyphs, style: c.style)
-                var ink = Box.empty
-                for m in [along.halos, along.texts].joined() {
-                    ink.add(Double(m.x), Double(m.y))
-                    ink.add(Double(m.x + m.picture.width), Double(m.y + m.picture.height))
-                }
+                let ink = [along.halos, along.texts].joined().reduce(Box.empty) { $0.union($1.box) }
                 painted.append(Painted(kind: .along(along), style: c.style, ink: ink))
                 placements.append(Placement(kind: .line, text: c.text, layerIndex: c.layerIndex, x: c.x, y: c.y,
                                             boxes: glyphBoxes, path: line.path, glyphs: glyphs, icon: icon?.box,

@@ -26,8 +26,3 @@ extension FrameRenderer {
         map.avoid(try (places?.tripBoxes(frame) ?? []) + frame.overlayBoxes + creditBoxes)
     }
 }
-
-extension Mark {
-    /// The frame's pixels it covers, as a box.
-    var box: Box { Box(minX: Double(x), minY: Double(y), maxX: Double(x + picture.width), maxY: Double(y + picture.height)) }
-}
