@@ -13,12 +13,14 @@ import MapTripScene
 /// What may differ from the glyph drawn where it is, at its edge (r pixels from its centre, r at
 /// most about 12 at 1080p's 18 px text):
 /// - the turn is a step of `turnStep` (1 degree) off at most half of one: 12 x 0.0087 = 0.10 px;
-/// - the size a quarter pixel step, an eighth off: 12 x 0.125 / 18 = 0.08 px, the letters' spacing
-///   kept exact;
+/// - the size a half pixel step, a quarter off: 12 x 0.25 / 18 = 0.17 px, the letters' spacing kept
+///   exact (within the phase's quarter pixel: a flight's zoom changes a street's size all along, and
+///   quarter pixel steps drew 302 pictures a frame of a flight over Helsinki at 720p, half pixel ones
+///   216, `LineLabelPicturesTests`);
 /// - the centre within a quarter pixel each way (half-pixel phases, as a point label's picture
 ///   lands, see `Sprites`; Cairo's hinted text puts each of its glyphs on a whole pixel, half a pixel off).
-/// A heading-up ride turns its map by a degree in a few frames and a flight changes a street's size by a
-/// quarter pixel in several, so each picture serves several frames.
+/// A heading-up ride turns its map by a degree in a few frames and a flight changes a street's size by
+/// half a pixel in a dozen or so, so each picture serves several frames.
 final class GlyphPictures {
     /// A halo's colour and width (pixels), or a text's colour (width 0).
     struct Pen: Hashable {
@@ -34,7 +36,7 @@ final class GlyphPictures {
 
     /// The step turns are drawn at (radians), and sizes (pixels).
     static let turnStep = Double.pi / 180
-    static let sizeStep = 0.25
+    static let sizeStep = 0.5
     /// Phases of a glyph's centre a pixel, each way.
     static let steps = 2
     /// Room for the pictures: a frame's few hundred glyphs at their four phases and a few turns or
