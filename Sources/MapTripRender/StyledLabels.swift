@@ -339,6 +339,10 @@ final class StyledLabels {
         }
         /// Lines of one text and icon (the icon "" but in a layer with icons).
         var groups: [(text: String, icon: String, feature: Int, lines: [Line])] = []
+        /// Each group's text style (nil: no text, or not seen) at the zoom the last frame asked for:
+        /// frames at one zoom (a walk, a pan) evaluate the style once, not each frame.
+        var styleZoom = Double.nan
+        var styles: [TextStyle?] = []
         init(features: [StyledFeature]) { self.features = features }
     }
 
@@ -385,8 +389,12 @@ final class StyledLabels {
                              ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2, maxAngle: maxAngle)
             return
         }
-        for group in lines.groups where !group.text.isEmpty {
-            guard let style = textStyle(layer, lines.features[group.feature], zoom: zoom) else { continue }
+        if lines.styleZoom != zoom {
+            lines.styles = lines.groups.map { $0.text.isEmpty ? nil : textStyle(layer, lines.features[$0.feature], zoom: zoom) }
+            lines.styleZoom = zoom
+        }
+        for (group, style) in zip(lines.groups, lines.styles) {
+            guard let style else { continue }
             // How far a label's glyphs may reach from its anchor, at most (for leaving out the frame's far side).
             let reach = Double(group.text.count) * style.size * scale
             for line in group.lines where line.length * k > style.size * scale {
