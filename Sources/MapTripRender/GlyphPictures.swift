@@ -168,6 +168,12 @@ final class GlyphPictures {
     static func paint(_ marks: [Mark], alpha: Double, in cr: Context) {
         guard !marks.isEmpty, alpha > 0 else { return }
         if let target = PixelTarget(cr), target.paint(marks, alpha: alpha) { return }
+        paintByCairo(marks, alpha: alpha, in: cr)
+    }
+
+    /// The same by Cairo (where maptrip's own blend does not draw): a translucent colour's pictures
+    /// painted into a group painted at its opacity.
+    static func paintByCairo(_ marks: [Mark], alpha: Double, in cr: Context) {
         cr.save()
         if alpha < 1 { cr.pushGroup() }
         for m in marks { m.paint(in: cr) }

@@ -296,13 +296,7 @@ struct PlanarCompositeTests {
             try cairo.withContext { cr in
                 cr.rectangle(2, 3, 110, 80)
                 cr.clip()
-                // (Opaque: painted one by one, as `GlyphPictures.paint` paints them.)
-                if alpha < 1 { cr.pushGroup() }
-                for m in marks { m.paint(in: cr) }
-                if alpha < 1 {
-                    cr.popGroupToSource()
-                    cr.paint(alpha: alpha)
-                }
+                GlyphPictures.paintByCairo(marks, alpha: alpha, in: cr)
             }
             ours.flush()
             cairo.flush()
