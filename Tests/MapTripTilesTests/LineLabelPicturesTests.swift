@@ -90,6 +90,21 @@ struct LineLabelPicturesTests {
         }
     }
 
+    @Test("A flight's frame drawn after the frames before it is the frame drawn alone")
+    func flightFrameAloneEqualsFrameInSequence() throws {
+        try TemporaryFolder.with("line-label-pictures-flight-alone") { dir in
+            let sequence = try StyledMapTests.map(style: Self.zoomSizedStyle, in: dir)
+            // Back and forth over zooms (the tiles' styles kept for the last zoom asked, pictures at other sizes made).
+            for k in [0, 5, 11, 7] { _ = try Self.render(sequence, Self.flight(k, of: 24)) }
+            let inSequence = try Self.render(sequence, Self.flight(12, of: 24))
+            let alone = try Self.render(try StyledMapTests.map(style: Self.zoomSizedStyle, in: dir), Self.flight(12, of: 24))
+            #expect(sequence.labels.placements.contains { $0.kind == .line })
+            inSequence.flush()
+            alone.flush()
+            #expect(memcmp(inSequence.data, alone.data, alone.stride * alone.height) == 0)
+        }
+    }
+
     @Test("A frame drawn after others is the frame drawn alone")
     func frameAloneEqualsFrameInSequence() throws {
         try TemporaryFolder.with("line-label-pictures-alone") { dir in
