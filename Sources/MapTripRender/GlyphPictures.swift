@@ -13,12 +13,18 @@ import MapTripScene
 /// What may differ from the glyph drawn where it is, at its edge (r pixels from its centre, r at
 /// most about 12 at 1080p's 18 px text):
 /// - the turn is a step of `turnStep` (1 degree) off at most half of one: 12 x 0.0087 = 0.10 px;
-/// - the size a quarter pixel step, an eighth off: 12 x 0.125 / 18 = 0.08 px, the letters' spacing
-///   kept exact;
+/// - the size a half pixel step, a quarter off: 12 x 0.25 / 18 = 0.17 px, the letters' spacing kept
+///   exact (within the phase's quarter pixel: a flight's zoom changes a street's size all along, and
+///   quarter pixel steps drew 302 pictures a frame of a flight over Helsinki at 720p, half pixel ones
+///   216, `LineLabelPicturesTests`);
 /// - the centre within a quarter pixel each way (half-pixel phases, as a point label's picture
-///   lands, see `Sprites`; Cairo's hinted text puts each of its glyphs on a whole pixel, half a pixel off).
-/// A heading-up ride turns its map by a degree in a few frames and a flight changes a street's size by a
-/// quarter pixel in several, so each picture serves several frames.
+///   lands, see `Sprites`; Cairo's hinted text puts each of its glyphs on a whole pixel, half a pixel off);
+///   a halo's within half a pixel (whole pixels: a halo 2 or 3 pixels wide each side, its ring a
+///   little wider on one side; one picture for its four phases, and a halo's stroke is most of a
+///   glyph's drawing). A flight over Helsinki at 720p drew 216 pictures a frame, 145 so; at 1080p
+///   its frames are 49-50 dB from those with halos at half pixels.
+/// A heading-up ride turns its map by a degree in a few frames and a flight changes a street's size by
+/// half a pixel in a dozen or so, so each picture serves several frames.
 final class GlyphPictures {
     /// A halo's colour and width (pixels), or a text's colour (width 0).
     struct Pen: Hashable {
@@ -34,9 +40,10 @@ final class GlyphPictures {
 
     /// The step turns are drawn at (radians), and sizes (pixels).
     static let turnStep = Double.pi / 180
-    static let sizeStep = 0.25
-    /// Phases of a glyph's centre a pixel, each way.
+    static let sizeStep = 0.5
+    /// Phases of a glyph's centre a pixel, each way: a text's, and a halo's.
     static let steps = 2
+    static let haloSteps = 1
     /// Room for the pictures: a frame's few hundred glyphs at their four phases and a few turns or
     /// sizes, a halo and a text each (about 3 KB a picture at 1080p).
     static let limitBytes = 32 << 20
@@ -67,11 +74,13 @@ final class GlyphPictures {
         var turn = Int((g.angle / Self.turnStep).rounded()) % 360
         if turn < 0 { turn += 360 }
         let sizeSteps = Int32(clamping: Int((size / Self.sizeStep).rounded()))
-        let n = Double(Self.steps)
+        // A halo (a pen with a width) at whole pixels, a text at half pixels (see `haloSteps`).
+        let steps = penList[Int(pen)].width > 0 ? Self.haloSteps : Self.steps
+        let n = Double(steps)
         let hx = (g.x * n).rounded(), hy = (g.y * n).rounded()
         let ix = Int((hx / n).rounded(.down)), iy = Int((hy / n).rounded(.down))
-        let px = Int(hx) - ix * Self.steps, py = Int(hy) - iy * Self.steps
-        let key = Key(glyph: cluster.glyph, size: sizeSteps, turn: Int16(turn), pen: pen, phase: Int16(px + Self.steps * py))
+        let px = Int(hx) - ix * steps, py = Int(hy) - iy * steps
+        let key = Key(glyph: cluster.glyph, size: sizeSteps, turn: Int16(turn), pen: pen, phase: Int16(px + steps * py))
         tick &+= 1
         // (One look-up: the entry's tick set through its index.)
         if let i = pictures.index(forKey: key) {
@@ -159,6 +168,12 @@ final class GlyphPictures {
     static func paint(_ marks: [Mark], alpha: Double, in cr: Context) {
         guard !marks.isEmpty, alpha > 0 else { return }
         if let target = PixelTarget(cr), target.paint(marks, alpha: alpha) { return }
+        paintByCairo(marks, alpha: alpha, in: cr)
+    }
+
+    /// The same by Cairo (where maptrip's own blend does not draw): a translucent colour's pictures
+    /// painted into a group painted at its opacity.
+    static func paintByCairo(_ marks: [Mark], alpha: Double, in cr: Context) {
         cr.save()
         if alpha < 1 { cr.pushGroup() }
         for m in marks { m.paint(in: cr) }

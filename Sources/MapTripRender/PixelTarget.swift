@@ -161,15 +161,45 @@ struct PixelTarget {
             for m in marks { over(m, onto: surface.pixels, at: (0, 0), alpha: 255) }
             return true
         }
+        // The group in strips of rows, each as wide as the marks that meet it: only those pixels
+        // cleared and composited (a street name along a diagonal fills a fraction of the box around
+        // it). A pixel of the group no mark covers is transparent, and painting it changes nothing,
+        // so the bytes are those of the whole box's group.
         let w = all.x1 - all.x0, h = all.y1 - all.y0
+        let strips = (h + Self.stripRows - 1) / Self.stripRows
+        var spans = [(x0: Int, x1: Int)](repeating: (all.x1, all.x0), count: strips)
+        for m in marks {
+            let r = within(m)
+            guard r.x1 > r.x0, r.y1 > r.y0 else { continue }
+            for k in (r.y0 - all.y0) / Self.stripRows...(r.y1 - 1 - all.y0) / Self.stripRows {
+                spans[k] = (min(spans[k].x0, r.x0), max(spans[k].x1, r.x1))
+            }
+        }
         let group = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h * 4)
         defer { group.deallocate() }
-        group.initialize(repeating: 0, count: w * h * 4)
         let plane = PixelPlane(data: group, stride: w * 4, width: w, height: h)
+        func strip(_ k: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+            let span = spans[k], y = all.y0 + k * Self.stripRows
+            guard span.x1 > span.x0 else { return nil }
+            return (span.x0, y, span.x1 - span.x0, min(Self.stripRows, all.y1 - y))
+        }
+        for k in 0..<strips {
+            guard let r = strip(k) else { continue }
+            for row in r.y..<(r.y + r.height) {
+                (group + (row - all.y0) * w * 4 + (r.x - all.x0) * 4).initialize(repeating: 0, count: r.width * 4)
+            }
+        }
         for m in marks { over(m, onto: plane, at: (all.x0, all.y0), alpha: 255) }
-        Kernels.over(plane, alpha: a, onto: surface.pixels(x: all.x0, y: all.y0, width: w, height: h))
+        for k in 0..<strips {
+            guard let r = strip(k) else { continue }
+            Kernels.over(plane.rectangle(x: r.x - all.x0, y: r.y - all.y0, width: r.width, height: r.height, bytesPerPixel: 4),
+                         alpha: a, onto: surface.pixels(x: r.x, y: r.y, width: r.width, height: r.height))
+        }
         return true
     }
+
+    /// The rows of a strip of `paint`'s group (a glyph's height or so at 1080p).
+    static let stripRows = 8
 
     /// Paints the ring between radii `inner` and `outer` about (cx, cy) (user space; `inner` 0: the
     /// disc) over the clip in a concentric radial gradient of `stops` (offset, colour) from radius

@@ -18,7 +18,7 @@ final class StyledLabels {
         var style: TextStyle
         /// The anchor in frame pixels (a line label's: the point its text is centred on).
         var x: Double, y: Double
-        var anchor: String
+        var anchor: SymbolAnchor
         var offset: (x: Double, y: Double)
         var padding: Double
         var allowOverlap: Bool
@@ -43,7 +43,7 @@ final class StyledLabels {
     struct SymbolIcon {
         var name: String
         var size: Double
-        var anchor: String
+        var anchor: SymbolAnchor
         var offset: (x: Double, y: Double)
         var opacity: Double
         var color: Color
@@ -248,7 +248,7 @@ final class StyledLabels {
         let offset = layer.numbers("icon-offset", zoom: zoom, feature: f.style)
         let anchor = layer.enumValue("icon-anchor", as: SymbolAnchor.self, zoom: zoom, feature: f.style) ?? .center
         let padding = layer.numbers("icon-text-fit-padding", zoom: zoom, feature: f.style)
-        return SymbolIcon(name: name, size: size, anchor: anchor.rawValue,
+        return SymbolIcon(name: name, size: size, anchor: anchor,
                           offset: offset.count == 2 ? (offset[0] * size, offset[1] * size) : (0, 0), opacity: opacity,
                           color: layer.color("icon-color", zoom: zoom, feature: f.style),
                           textFit: layer.string("icon-text-fit", zoom: zoom, feature: f.style),
@@ -281,7 +281,7 @@ final class StyledLabels {
             let size = style.size
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
             out.append(TileLabel(candidate: Candidate(
-                text: text?.text ?? "", style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                text: text?.text ?? "", style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style),
                 offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
                 padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0, icon: icon), feature: i))
         }
@@ -339,6 +339,10 @@ final class StyledLabels {
         }
         /// Lines of one text and icon (the icon "" but in a layer with icons).
         var groups: [(text: String, icon: String, feature: Int, lines: [Line])] = []
+        /// Each group's text style (nil: no text, or not seen) at the zoom the last frame asked for:
+        /// frames at one zoom (a walk, a pan) evaluate the style once, not each frame.
+        var styleZoom = Double.nan
+        var styles: [TextStyle?] = []
         init(features: [StyledFeature]) { self.features = features }
     }
 
@@ -385,8 +389,12 @@ final class StyledLabels {
                              ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2, maxAngle: maxAngle)
             return
         }
-        for group in lines.groups where !group.text.isEmpty {
-            guard let style = textStyle(layer, lines.features[group.feature], zoom: zoom) else { continue }
+        if lines.styleZoom != zoom {
+            lines.styles = lines.groups.map { $0.text.isEmpty ? nil : textStyle(layer, lines.features[$0.feature], zoom: zoom) }
+            lines.styleZoom = zoom
+        }
+        for (group, style) in zip(lines.groups, lines.styles) {
+            guard let style else { continue }
             // How far a label's glyphs may reach from its anchor, at most (for leaving out the frame's far side).
             let reach = Double(group.text.count) * style.size * scale
             for line in group.lines where line.length * k > style.size * scale {
@@ -399,7 +407,7 @@ final class StyledLabels {
                     guard let p = path else { break }
                     let at = p.along[a.segment] + a.fraction * (p.along[a.segment + 1] - p.along[a.segment])
                     candidates.append(Candidate(
-                        text: group.text, style: style, x: x, y: y, anchor: "center", offset: (0, 0),
+                        text: group.text, style: style, x: x, y: y, anchor: .center, offset: (0, 0),
                         padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: layerIndex,
                         line: (p, at, maxAngle, spacing * k / 2)))
                 }
@@ -431,7 +439,7 @@ final class StyledLabels {
             let c = Candidate(
                 text: style == nil ? "" : group.text,
                 style: style ?? TextStyle(size: 0, color: Color(red: 0, green: 0, blue: 0, alpha: 0), haloWidth: 0),
-                x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style).rawValue,
+                x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style),
                 offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0), padding: padding,
                 allowOverlap: (style == nil || allowOverlap) && (icon == nil || iconOverlap),
                 ignorePlacement: (style == nil || ignorePlacement) && (icon == nil || iconIgnore),
@@ -657,7 +665,8 @@ final class StyledLabels {
                 guard let p = project(c.x, c.y) else { continue }
                 (ax, ay) = p
             }
-            let repeatKey = c.text + "\u{1F}" + (c.icon?.name ?? "")
+            // (Made only for a symbol with a repeat distance: most labels have none.)
+            let repeatKey = c.repeatDistance > 0 ? c.text + "\u{1F}" + (c.icon?.name ?? "") : ""
             if c.repeatDistance > 0, let near = shown[repeatKey],
                near.contains(where: { hypot($0.x - ax, $0.y - ay) < c.repeatDistance }) { continue }
             // The icon at the anchor, the text beside it: one box, padded, around both.
@@ -744,10 +753,19 @@ final class StyledLabels {
 
     /// The top left corner of a box `width` x `height` whose `anchor` (`text-anchor`, `icon-anchor`)
     /// is at (x, y).
-    static func corner(_ anchor: String, x: Double, y: Double, width w: Double, height h: Double) -> (x: Double, y: Double) {
+    static func corner(_ anchor: SymbolAnchor, x: Double, y: Double, width w: Double, height h: Double) -> (x: Double, y: Double) {
         var x = x - w / 2, y = y - h / 2
-        if anchor.contains("left") { x += w / 2 } else if anchor.contains("right") { x -= w / 2 }
-        if anchor.hasPrefix("top") { y += h / 2 } else if anchor.hasPrefix("bottom") { y -= h / 2 }
+        // (An enum, not its name searched: a frame asks for every point label's corner.)
+        switch anchor {
+        case .left, .topLeft, .bottomLeft: x += w / 2
+        case .right, .topRight, .bottomRight: x -= w / 2
+        case .center, .top, .bottom: break
+        }
+        switch anchor {
+        case .top, .topLeft, .topRight: y += h / 2
+        case .bottom, .bottomLeft, .bottomRight: y -= h / 2
+        case .center, .left, .right: break
+        }
         return (x, y)
     }
 

@@ -246,7 +246,11 @@ public final class StyledMap: BaseMap, CacheableMap {
                     cr.rectangle(Double(r.x), Double(r.y), Double(r.width), Double(r.height))
                     cr.clip()
                     cr.translate(0, -Double(rows.lowerBound))
-                    labels.paint(area.labels, in: cr)
+                    // Only the labels whose ink meets these rows (an area in two bands: each its own).
+                    labels.paint(area.labels.filter {
+                        let ink = labels.painted[$0].ink
+                        return ink.maxY > Double(rows.lowerBound) && ink.minY < Double(rows.upperBound)
+                    }, in: cr)
                     cr.restore()
                 }
                 try cr.checkStatus("draw the styled map's labels")

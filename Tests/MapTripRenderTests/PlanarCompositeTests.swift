@@ -228,6 +228,84 @@ struct PlanarCompositeTests {
         }
     }
 
+    /// Random premultiplied pixels from a seeded generator: transparent, opaque and in between.
+    static func noise(_ surface: ImageSurface, _ rng: inout SplitMix64) {
+        for r in 0..<surface.height {
+            let row = surface.data + r * surface.stride
+            for x in 0..<surface.width {
+                let a = [0, 255, Int(rng.next() % 256)][Int(rng.next() % 3)]
+                for c in 0..<3 { row[4 * x + c] = UInt8(a == 0 ? 0 : Int(rng.next() % UInt64(a + 1))) }
+                row[4 * x + 3] = UInt8(a)
+            }
+        }
+        surface.markDirty()
+    }
+
+    /// Every width from 1 to 25 (the AVX2 path's masked tail of 1 to 7 pixels, after 0 to 3 whole
+    /// steps), at full opacity and faded: the bytes of the plain C path, rows past the width untouched.
+    @Test func overKernelsTailEqualsItsReference() throws {
+        var rng = SplitMix64(seed: 58)
+        for width in 1...25 {
+            let picture = try ImageSurface(width: width, height: 5)
+            Self.noise(picture, &rng)
+            for a in [255, 235, 128, 3] as [Int32] {
+                let band = try ImageSurface(width: 40, height: 7)
+                Self.noise(band, &rng)
+                let bytes = band.stride * band.height
+                var results: [[UInt8]] = []
+                for reference in [false, true] {
+                    var ours = Array(UnsafeBufferPointer(start: band.data, count: bytes))
+                    ours.withUnsafeMutableBufferPointer { d in
+                        let target = PixelPlane(data: d.baseAddress!, stride: band.stride, width: band.width, height: band.height)
+                            .rectangle(x: 3, y: 1, width: width, height: 5, bytesPerPixel: 4)
+                        if reference { Kernels.Reference.over(picture.pixels, alpha: a, onto: target) } else {
+                            Kernels.over(picture.pixels, alpha: a, onto: target)
+                        }
+                    }
+                    results.append(ours)
+                }
+                #expect(results[0] == results[1], "width \(width), alpha \(a)")
+            }
+        }
+    }
+
+    /// Marks of one translucent colour painted by maptrip (`PixelTarget.paint`: a group in strips of
+    /// rows) over a clip: Cairo's bytes, as it paints them into a group painted at that opacity.
+    /// Marks along a diagonal, overlapping their neighbours, some past the clip.
+    @Test func marksPaintedAsOneLayerMatchCairosGroup() throws {
+        var rng = SplitMix64(seed: 5958)
+        for alpha in [0.92, 0.5, 1.0] {
+            var marks: [Mark] = []
+            for k in 0..<14 {
+                let picture = try ImageSurface(width: 5 + Int(rng.next() % 14), height: 5 + Int(rng.next() % 17))
+                Self.noise(picture, &rng)
+                picture.flush()
+                marks.append(Mark(picture: picture, x: 9 * k - 12 + Int(rng.next() % 4), y: 7 * k - 10 + Int(rng.next() % 5), alpha: 1))
+            }
+            let ours = try ImageSurface(width: 120, height: 90), cairo = try ImageSurface(width: 120, height: 90)
+            Self.noise(ours, &rng)
+            ours.flush()
+            memcpy(cairo.data, ours.data, ours.stride * ours.height)
+            cairo.markDirty()
+            var painted = false
+            try ours.withContext { cr in
+                cr.rectangle(2, 3, 110, 80)
+                cr.clip()
+                painted = try #require(PixelTarget(cr)).paint(marks, alpha: alpha)
+            }
+            try cairo.withContext { cr in
+                cr.rectangle(2, 3, 110, 80)
+                cr.clip()
+                GlyphPictures.paintByCairo(marks, alpha: alpha, in: cr)
+            }
+            ours.flush()
+            cairo.flush()
+            #expect(painted)
+            let differing = (0..<(ours.stride * ours.height)).filter { ours.data[$0] != cairo.data[$0] }.count
+            #expect(differing == 0, "alpha \(alpha): \(differing) bytes differ")
+        }
+    }
+
     @Test func thePlaneKernelComputesWhatItsReferenceDoes() throws {
         // Noise, so that any sample taken from the wrong neighbour shows; widths on both sides of the
         // kernel's 32-sample steps, scales from enlarging to halving, positions before and past the edges.

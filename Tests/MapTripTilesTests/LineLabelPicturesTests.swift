@@ -49,6 +49,62 @@ struct LineLabelPicturesTests {
         }
     }
 
+    /// Street names sized by the zoom (as the bundled style sizes them), halos translucent.
+    static let zoomSizedStyle = """
+        {"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": [
+          \(StyledLabelTests.white)
+          {"id": "streets", "type": "symbol", "source": "osm", "source-layer": "transportation_name",
+           "layout": {"symbol-placement": "line", "text-field": ["coalesce", ["get", "name:latin"], ["get", "name"]],
+                      "text-size": ["interpolate", ["linear"], ["zoom"], 14, 9, 17, 12], "text-font": ["Noto Sans Regular"]},
+           "paint": {"text-color": "#2b2b2b", "text-halo-color": "#ffffffeb", "text-halo-width": 1.5}}
+        ]}
+        """
+
+    /// A flight's frames: zooming out a whole zoom over `frames` frames, the centre drifting by fractions of a pixel.
+    static func flight(_ k: Int, of frames: Int) -> Camera {
+        var c = StyledLabelTests.camera
+        c.zoom = 17 - Double(k) / Double(frames)
+        c.center = LonLat(lon: c.center.lon + 0.00001 * Double(k), lat: c.center.lat)
+        return c
+    }
+
+    @Test("A flight's changing text size draws few glyph pictures a frame")
+    func flightDrawsFewPictures() throws {
+        try TemporaryFolder.with("line-label-pictures-flight") { dir in
+            let map = try StyledMapTests.map(style: Self.zoomSizedStyle, in: dir)
+            let frames = 24
+            _ = try Self.render(map, Self.flight(0, of: frames))
+            let pictures = map.labels.glyphPictures
+            let first = pictures.drawn
+            var glyphs = 0
+            for k in 1...frames {
+                _ = try Self.render(map, Self.flight(k, of: frames))
+                glyphs += map.labels.placements.filter { $0.kind == .line }.reduce(0) { $0 + $1.glyphs.count }
+            }
+            let drawn = pictures.drawn - first
+            print("flight: \(first) pictures at first, \(drawn) drawn over \(frames) frames for \(glyphs) glyphs placed "
+                  + "(\(Double(drawn) / Double(frames)) a frame, \(Double(drawn) / Double(2 * glyphs)) a glyph's halo or text)")
+            #expect(glyphs >= 20 * frames, "\(glyphs) glyphs placed")
+            // A halo and a text a glyph placed: most of them painted from pictures drawn in frames before.
+            #expect(drawn * 5 <= 2 * glyphs, "\(drawn) pictures drawn for \(glyphs) glyphs placed")
+        }
+    }
+
+    @Test("A flight's frame drawn after the frames before it is the frame drawn alone")
+    func flightFrameAloneEqualsFrameInSequence() throws {
+        try TemporaryFolder.with("line-label-pictures-flight-alone") { dir in
+            let sequence = try StyledMapTests.map(style: Self.zoomSizedStyle, in: dir)
+            // Back and forth over zooms (the tiles' styles kept for the last zoom asked, pictures at other sizes made).
+            for k in [0, 5, 11, 7] { _ = try Self.render(sequence, Self.flight(k, of: 24)) }
+            let inSequence = try Self.render(sequence, Self.flight(12, of: 24))
+            let alone = try Self.render(try StyledMapTests.map(style: Self.zoomSizedStyle, in: dir), Self.flight(12, of: 24))
+            #expect(sequence.labels.placements.contains { $0.kind == .line })
+            inSequence.flush()
+            alone.flush()
+            #expect(memcmp(inSequence.data, alone.data, alone.stride * alone.height) == 0)
+        }
+    }
+
     @Test("A frame drawn after others is the frame drawn alone")
     func frameAloneEqualsFrameInSequence() throws {
         try TemporaryFolder.with("line-label-pictures-alone") { dir in
