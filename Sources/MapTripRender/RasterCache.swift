@@ -932,16 +932,25 @@ private struct PlanarCompositeJob: @unchecked Sendable {
         let targets = picture.planes
         let luma = transform.inverseCoefficients
         let beyond = transform.reachesPastTheWorld(width: width, height: height, levelWidth: levelWidth)
+        // Where the frame stays on the world and most of it is flat tiles of one colour (a map's empty
+        // land or sea around its data), the band is filled with that colour at once and those tiles
+        // skipped: filling them tile by tile works out each row's span in each tile (a sixth of a
+        // turned frame's composite in a ride over a small extract). Every pixel of a frame on the
+        // world is in some tile's square, so each pixel still shows its own tile's colour.
+        let common = beyond ? nil : Self.commonFlat(tiles)
         for plane in 0..<3 {
             let d = plane == 0 ? 1 : 2, target = targets[plane], first = firstRow / d
             let rows = first..<(first + target.height), inverse = plane == 0 ? luma : Kernels.halved(luma)
             if beyond {
                 picture.fill(rows: 0..<target.height, plane: plane, with: plane == 0 ? outside.y : plane == 1 ? outside.u : outside.v)
+            } else if let common {
+                picture.fill(rows: 0..<target.height, plane: plane, with: plane == 0 ? common.y : plane == 1 ? common.u : common.v)
             }
             let h = Double(d)
             for (tile, column, row) in tiles {
                 let (u0, v0, u1, v1) = tileSquare(column: column, row: row, n: n, levelWidth: levelWidth, tileSize: tileSize)
                 if let flat = tile.flat {
+                    if let common, flat == common { continue }
                     guard Kernels.fillTurned(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target,
                                              firstRow: first, rows: rows, inverse: inverse,
                                              u0: u0 / h, v0: v0 / h, u1: u1 / h, v1: v1 / h) else { return false }
@@ -953,6 +962,20 @@ private struct PlanarCompositeJob: @unchecked Sendable {
             }
         }
         return true
+    }
+}
+
+extension PlanarCompositeJob {
+    /// The colour of the flat tiles when they are most of the tiles (nil: fewer than half are flat
+    /// tiles of one colour).
+    static func commonFlat(_ tiles: [(PlanarTile, Int, Int)]) -> (y: UInt8, u: UInt8, v: UInt8)? {
+        var counts: [UInt32: Int] = [:]
+        for (tile, _, _) in tiles {
+            guard let f = tile.flat else { continue }
+            counts[UInt32(f.y) << 16 | UInt32(f.u) << 8 | UInt32(f.v), default: 0] += 1
+        }
+        guard let (key, count) = counts.max(by: { $0.value < $1.value }), count * 2 >= tiles.count else { return nil }
+        return (UInt8(key >> 16), UInt8(key >> 8 & 0xFF), UInt8(key & 0xFF))
     }
 }
 

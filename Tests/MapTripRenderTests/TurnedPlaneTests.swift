@@ -229,6 +229,43 @@ struct TurnedPlaneTests {
         #expect(d[1].mean < 5 && d[2].mean < 5, "U \(d[1]), V \(d[2])")
     }
 
+    /// A turned frame whose tiles are mostly flat, of one colour (a vector map's empty land around a
+    /// small extract): the band is filled with that colour at once and those tiles skipped; every pixel
+    /// still shows its own tile, against the frame composited in BGRA and converted. Seeded: which tiles
+    /// are chequered, the turn and the zoom.
+    @Test func aTurnedFrameOfMostlyFlatTilesComesOutAsConverted() throws {
+        var random = SplitMix64(seed: 59)
+        let chequer = Self.chequer(cell: 11)
+        let chequered = (0..<64).map { _ in Int.random(in: 0..<4, using: &random) == 0 }
+        let draw: RasterCache.TileDrawing = { surface, transforms, a, b in
+            let t = transforms[0]
+            let column = Int((-t.offsetX / 256).rounded()), row = Int((-t.offsetY / 256).rounded())
+            if chequered[abs(column * 7 + row * 3) % 64] { return try chequer(surface, transforms, a, b) }
+            for py in 0..<surface.height {
+                for px in 0..<surface.width { (surface.data + py * surface.stride + px * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = 0xFFD8_E4C8 } }
+            }
+            surface.markDirty()
+        }
+        for _ in 0..<3 {
+            let width = 640, height = 360
+            let camera = Camera(center: LonLat(lon: Double.random(in: -20...20, using: &random), lat: Double.random(in: -40...40, using: &random)),
+                                zoom: Double.random(in: 8...10, using: &random), bearing: Double.random(in: -170...170, using: &random))
+            let v = Viewport(camera: camera, width: width, height: height)
+            let outside = Color(red: 0.2, green: 0.3, blue: 0.4, alpha: 1)
+            let bgra = try ImageSurface(width: width, height: height)
+            try bgra.withContext { try RasterCache(limitBytes: 64 << 20).composite(v, outside: outside, in: $0, draw: draw) }
+            let expected = try PlanarCompositeTests.Picture(converting: bgra)
+            let picture = PlanarCompositeTests.Picture(width: width, height: height)
+            let planar = RasterCache(limitBytes: 64 << 20)
+            #expect(try picture.with { try planar.compositePlanar(v, outside: outside, into: $0, draw: draw) })
+            #expect(planar.flatTiles * 2 >= planar.tilesDrawn && planar.flatTiles < planar.tilesDrawn,
+                    "\(planar.flatTiles) flat of \(planar.tilesDrawn)")
+            let d = picture.difference(expected)
+            #expect(d[0].worst <= 2 && d[0].mean < 0.3, "Y \(d[0])")
+            #expect(d[1].mean < 5 && d[2].mean < 5, "U \(d[1]), V \(d[2])")
+        }
+    }
+
     /// A turning flight over the embedded map (a heading-up chase, a banking flight), and a turned
     /// frame reaching past the world's top: composited into I420 from planar tiles, against it
     /// composited in BGRA from BGRA tiles and converted, as `aFlightCompositedIntoI420...` for north up.
