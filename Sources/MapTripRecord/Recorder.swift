@@ -126,14 +126,19 @@ public final class Recorder {
     /// The memory for converted frames waiting for the encoder, given a drawn picture's `picture` bytes:
     /// a quarter more than a drawn picture; or, frames drawn straight into I420
     /// (`FrameRenderer.renderPlanar`), which touch a band of BGRA rows rather than the drawing surface,
-    /// that surface's memory too (6 frames, 19 MB at 1080p). At most 50 MB all the same: a larger frame
+    /// that surface's memory and as much again (12 frames, 37 MB at 1080p): while a place holds the
+    /// screen x264 encodes repeats and leaves a core half idle, and the drawing fills it with the next
+    /// flight's first frames rather than drawing them later against x264. Measured (the Helsinki walk,
+    /// 6 alternating rounds): 12 frames ahead took its time from 1.093 to 1.065 of x264 alone's, faster
+    /// in every round; 24 no further (1.077); the road trip and the world tour the same within their
+    /// noise (1.075 / 1.064, 1.071 / 1.072); the peak 18 MB higher. At most 50 MB all the same: a larger frame
     /// keeps x264 busy for longer, so fewer of them keep the drawing as far ahead (four at 4K, not six).
     /// The drawing runs as far ahead as it is let, so a render writes to every one of these frames: 4K
     /// at `veryfast`, four frames rather than six took the peak from 1034 to 1014 MB at the same speed
     /// (5 alternating runs of each: 0.99 the time). `makeConverters` makes at least two frames whatever
     /// their size.
     static func convertedFramesBudget(picture: Int, drawnIntoI420: Bool) -> Int {
-        min(drawnIntoI420 ? picture * 9 / 4 : picture * 5 / 4, 50 << 20)
+        min(drawnIntoI420 ? picture * 9 / 2 : picture * 5 / 4, 50 << 20)
     }
 
     /// Records the trip, or only its frames `frames` (a part of it: frame n of the part is frame n of

@@ -218,10 +218,10 @@ struct RecorderTests {
         let ahead = ConvertedAhead(width: w, height: h)
         let recorder = try Recorder(scene: scene, format: scene.i420, baseMap: try map())
         let summary = try recorder.record(to: ahead)
-        // Two and a quarter drawn pictures' memory: six 4:2:0 frames. Every frame was drawn into I420
+        // Four and a half drawn pictures' memory: twelve 4:2:0 frames. Every frame was drawn into I420
         // (held pictures and overlays through a band of rows): the drawing surface, whose memory those
         // frames take, was never drawn on.
-        #expect(ahead.converters == 6)
+        #expect(ahead.converters == 12)
         #expect(ahead.bgraWrites == 0)
         let surface = recorder.renderer.surface
         surface.flush()
