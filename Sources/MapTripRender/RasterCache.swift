@@ -651,13 +651,12 @@ final class RasterCache {
         let placed = try place(viewport, draw: draw)
         let use = placed[0].0, list = placed[0].1
         let width = Double(levelWidth(use.level))
+        // A column at a time: its tiles share the kernel's plan of their columns.
+        let tiles = list.map { ($0.raster.planarTile!, $0.column, $0.row) }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }
         let job = PlanarCompositeJob(transform: viewport.transform.inUnits(width), levelWidth: width,
-                                     n: tileCount(level: use.level),
-                                     // A column at a time: its tiles share the kernel's plan of their columns.
-                                     tiles: list.map { ($0.raster.planarTile!, $0.column, $0.row) }
-                                        .sorted { ($0.1, $0.2) < ($1.1, $1.2) },
+                                     n: tileCount(level: use.level), tiles: tiles,
                                      width: W, height: H, tileSize: tileSize, border: border,
-                                     outside: try samples(of: outside))
+                                     outside: try samples(of: outside), commonFlat: PlanarCompositeJob.commonFlat(tiles))
         let bands = picture.bands
         let painted = ConcurrentResults<Bool>(count: bands.count)
         DrawingThreads.perform(iterations: bands.count) { band in
@@ -883,6 +882,8 @@ private struct PlanarCompositeJob: @unchecked Sendable {
     let tiles: [(PlanarTile, Int, Int)]
     let width: Int, height: Int, tileSize: Int, border: Int
     let outside: (y: UInt8, u: UInt8, v: UInt8)
+    /// The colour most of the tiles are flat in (see `commonFlat(_:)`), found once for every band.
+    let commonFlat: (y: UInt8, u: UInt8, v: UInt8)?
 
     /// `picture`: the frame's rows from `firstRow` on. False when the kernel refused a tile.
     func paint(into picture: PlanarPicture, firstRow: Int) -> Bool {
@@ -937,7 +938,7 @@ private struct PlanarCompositeJob: @unchecked Sendable {
         // skipped: filling them tile by tile works out each row's span in each tile (a sixth of a
         // turned frame's composite in a ride over a small extract). Every pixel of a frame on the
         // world is in some tile's square, so each pixel still shows its own tile's colour.
-        let common = beyond ? nil : Self.commonFlat(tiles)
+        let common = beyond ? nil : commonFlat
         for plane in 0..<3 {
             let d = plane == 0 ? 1 : 2, target = targets[plane], first = firstRow / d
             let rows = first..<(first + target.height), inverse = plane == 0 ? luma : Kernels.halved(luma)

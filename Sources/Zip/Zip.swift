@@ -13,12 +13,6 @@ public struct ZipError: Error, CustomStringConvertible, Sendable, Equatable {
         self.message = message
         self.operation = operation
     }
-
-    static func code(_ code: Int32, _ operation: String) -> ZipError {
-        var text = [CChar](repeating: 0, count: 256)
-        maptrip_zip_strerror(code, &text, Int32(text.count))
-        return ZipError(message: String(cString: text), operation: operation)
-    }
 }
 
 /// A ZIP archive read from memory by libzip (Debian's), read only. libzip checks what it reads
