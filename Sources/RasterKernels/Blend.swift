@@ -1,7 +1,7 @@
 import CRasterKernels
 
 /// The blends of a frame's overlays: over an I420 picture (`blend`), and their pictures over a band of
-/// BGRA rows (`over`). Each has a plain C path besides the AVX2 one, with the same bytes (`Reference`).
+/// BGRA rows (`over`). Each has a plain C path besides the vector ones, with the same bytes (`Reference`).
 extension Kernels {
     /// Blends premultiplied BGRA `overlay` (the picture's size, transparent where nothing is drawn) over
     /// I420 `picture`, with the picture's matrix: each pixel's Y, and each 2x2 block's U and V with the
@@ -14,6 +14,16 @@ extension Kernels {
                                    Int32(picture.height), picture.coefficients.matrix) != 0
     }
 
+    /// The blend's best path on this CPU (2 AVX-512, 1 AVX2, 0 plain C).
+    public static let blendLevel = Int(maptrip_blend_overlay_i420_level())
+
+    /// `blend` along the path `level` (at most `blendLevel`): for tests, each path against plain C's bytes.
+    public static func blend(_ overlay: PixelPlane, over picture: YUVPlanes, level: Int) -> Bool {
+        maptrip_blend_overlay_i420_at(Int32(level), overlay.data, overlay.stride, picture.y.data, picture.y.stride,
+                                      picture.u.data, picture.u.stride, picture.v.data, picture.v.stride,
+                                      Int32(picture.width), Int32(picture.height), picture.coefficients.matrix) != 0
+    }
+
     /// Paints premultiplied BGRA `source` (all of its width x height) at opacity `alpha` (0...255) over
     /// the premultiplied BGRA pixels of `target` from its top-left corner, as pixman composites a picture
     /// painted with an opacity (OVER through a solid mask): the same bytes. Always done.
@@ -21,6 +31,12 @@ extension Kernels {
     public static func over(_ source: PixelPlane, alpha: Int32, onto target: PixelPlane) {
         _ = maptrip_over_bgra(target.data, target.stride, source.data, source.stride, Int32(source.width),
                               Int32(source.height), alpha)
+    }
+
+    /// `over` along the path `level` (as `blendLevel` numbers them): for tests.
+    public static func over(_ source: PixelPlane, alpha: Int32, onto target: PixelPlane, level: Int) {
+        _ = maptrip_over_bgra_at(Int32(level), target.data, target.stride, source.data, source.stride, Int32(source.width),
+                                 Int32(source.height), alpha)
     }
 
     /// The plain C paths, pixel by pixel, that the vector ones (taken where the CPU has AVX2) must

@@ -93,8 +93,8 @@ struct PlanarCompositeTests {
     @Test func theOverlayBlendComputesWhatItsReferenceDoes() throws {
         // Premultiplied overlays of every kind (clear stretches, faint and opaque pixels, lone pixels in
         // a block, alpha 255 over black and white) over noise, on widths on both sides of the vector
-        // path's 16-pixel steps: the AVX2 blend gives the plain C one's samples exactly, and clears the
-        // same pixels of the overlay.
+        // path's 16-pixel steps: each vector blend (AVX-512, AVX2) gives the plain C one's samples exactly,
+        // and clears the same pixels of the overlay.
         var state: UInt32 = 7
         func next() -> UInt32 {
             state = state &* 1_664_525 &+ 1_013_904_223
@@ -113,21 +113,25 @@ struct PlanarCompositeTests {
                 }
                 let picture = (0..<(width * height * 3 / 2)).map { _ in UInt8(truncatingIfNeeded: next()) }
                 for matrix in [YUVMatrix.bt601, .bt709] {
+                // The best path, then every vector path this CPU has (AVX-512's and AVX2's), then plain C.
                 var results: [([UInt8], [UInt8])] = []
-                for reference in [false, true] {
+                for path in [-1] + Array((1...max(1, Kernels.blendLevel)).reversed()) + [0] {
                     var o = overlay, pic = picture
                     let done = o.withUnsafeMutableBufferPointer { ov in
                         pic.withUnsafeMutableBufferPointer { pp in
                             let planes = Self.planes(at: pp.baseAddress!, width: width, height: height, matrix: matrix)
                             let layer = PixelPlane(data: ov.baseAddress!, stride: width * 4, width: width, height: height)
-                            return reference ? Kernels.Reference.blend(layer, over: planes) : Kernels.blend(layer, over: planes)
+                            return path < 0 ? Kernels.blend(layer, over: planes)
+                                : path == 0 ? Kernels.Reference.blend(layer, over: planes) : Kernels.blend(layer, over: planes, level: path)
                         }
                     }
                     #expect(done)
                     results.append((pic, o))
                 }
-                #expect(results[0].0 == results[1].0, "\(width)x\(height), \(density)%, \(matrix): samples")
-                #expect(results[0].1 == results[1].1, "\(width)x\(height), \(density)%, \(matrix): overlay left")
+                for (k, r) in results.enumerated().dropLast() {
+                    #expect(r.0 == results.last!.0, "\(width)x\(height), \(density)%, \(matrix), path \(k): samples")
+                    #expect(r.1 == results.last!.1, "\(width)x\(height), \(density)%, \(matrix), path \(k): overlay left")
+                }
                 #expect(results[0].1.allSatisfy { $0 == 0 })
                 if overlay.contains(where: { $0 != 0 }) { #expect(results[0].0 != picture) }
                 }
@@ -241,11 +245,12 @@ struct PlanarCompositeTests {
         surface.markDirty()
     }
 
-    /// Every width from 1 to 25 (the AVX2 path's masked tail of 1 to 7 pixels, after 0 to 3 whole
-    /// steps), at full opacity and faded: the bytes of the plain C path, rows past the width untouched.
+    /// Every width from 1 to 40 (the AVX2 path's masked tail of 1 to 7 pixels after 0 to 4 whole steps,
+    /// AVX-512's of 1 to 15 after 0 to 2), at full opacity and faded, along every path this CPU has: the
+    /// bytes of the plain C path, rows past the width untouched.
     @Test func overKernelsTailEqualsItsReference() throws {
         var rng = SplitMix64(seed: 58)
-        for width in 1...25 {
+        for width in 1...40 {
             let picture = try ImageSurface(width: width, height: 5)
             Self.noise(picture, &rng)
             for a in [255, 235, 128, 3] as [Int32] {
@@ -253,18 +258,21 @@ struct PlanarCompositeTests {
                 Self.noise(band, &rng)
                 let bytes = band.stride * band.height
                 var results: [[UInt8]] = []
-                for reference in [false, true] {
+                // The best path, each vector path, then plain C.
+                for path in [-1] + Array((1...max(1, Kernels.blendLevel)).reversed()) + [0] {
                     var ours = Array(UnsafeBufferPointer(start: band.data, count: bytes))
                     ours.withUnsafeMutableBufferPointer { d in
                         let target = PixelPlane(data: d.baseAddress!, stride: band.stride, width: band.width, height: band.height)
                             .rectangle(x: 3, y: 1, width: width, height: 5, bytesPerPixel: 4)
-                        if reference { Kernels.Reference.over(picture.pixels, alpha: a, onto: target) } else {
-                            Kernels.over(picture.pixels, alpha: a, onto: target)
+                        if path < 0 { Kernels.over(picture.pixels, alpha: a, onto: target) } else if path == 0 {
+                            Kernels.Reference.over(picture.pixels, alpha: a, onto: target)
+                        } else {
+                            Kernels.over(picture.pixels, alpha: a, onto: target, level: path)
                         }
                     }
                     results.append(ours)
                 }
-                #expect(results[0] == results[1], "width \(width), alpha \(a)")
+                for (k, r) in results.enumerated().dropLast() { #expect(r == results.last!, "width \(width), alpha \(a), path \(k)") }
             }
         }
     }

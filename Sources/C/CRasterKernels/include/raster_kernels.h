@@ -158,8 +158,14 @@ int maptrip_radial_over(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
                                const maptrip_yuv_matrix *m);
-/// The same, pixel by pixel in plain C: what the AVX2 path (taken where the CPU has it) must equal,
-/// for every premultiplied overlay (Cairo's ARGB32).
+/// The blend's best path on this CPU: 2 AVX-512, 1 AVX2, 0 plain C.
+int maptrip_blend_overlay_i420_level(void);
+/// The blend along the path `level` (at most the CPU's best): each must equal plain C's bytes.
+int maptrip_blend_overlay_i420_at(int level, uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
+                                  uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
+                                  const maptrip_yuv_matrix *m);
+/// The same, pixel by pixel in plain C: what the vector paths (taken where the CPU has them) must
+/// equal, for every premultiplied overlay (Cairo's ARGB32).
 int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                          uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width,
                                          int height, const maptrip_yuv_matrix *m);
@@ -169,7 +175,10 @@ int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uin
 /// bytes. For overlays' pictures painted on a band of a frame drawn into I420. Returns 1.
 int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride, int width,
                       int height, int alpha);
-/// The same, one pixel at a time (the reference the AVX2 path is tested against).
+/// The same along the path `level` (as `maptrip_blend_overlay_i420_level` numbers them).
+int maptrip_over_bgra_at(int level, uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
+                         int width, int height, int alpha);
+/// The same, one pixel at a time (the reference the vector paths are tested against).
 int maptrip_over_bgra_reference(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
                                 int width, int height, int alpha);
 
