@@ -10,13 +10,16 @@ import MapTripGeometry
 /// already puts each glyph on a whole pixel). A mark painted with an opacity fades as one picture.
 /// Least recently used pictures go first, within `limitBytes`.
 public final class Sprites {
-    private struct Key: Hashable {
-        var name: AnyHashable
-        /// Half-pixel offsets of the anchor: x + 2 y.
-        var phase: Int
+    /// A picture: its name (boxed once, when drawn) and phase (half-pixel offsets of the anchor: x + 2 y).
+    private struct Entry {
+        var name: AnyHashable, phase: Int
+        var surface: ImageSurface, x0: Int, y0: Int, tick: UInt64
     }
 
-    private var pictures: [Key: (surface: ImageSurface, x0: Int, y0: Int, tick: UInt64)] = [:]
+    /// The pictures by their name's hash and phase (a bucket holds the rare names that share one):
+    /// a frame looks up each of its marks, and boxing a name as `AnyHashable` for every look-up
+    /// copied and allocated a styled map's label names (their texts and style) hundreds of times a frame.
+    private var pictures: [Int: [Entry]] = [:]
     private var tick: UInt64 = 0
     public private(set) var bytes = 0
     /// Pictures drawn so far (one evicted and drawn again counts again).
@@ -29,15 +32,18 @@ public final class Sprites {
     /// marks without formatting strings) placed with its anchor at (x, y), at `alpha`. `extent`: a box
     /// around the anchor holding everything `draw` draws; `draw` draws the mark with its anchor at the
     /// origin. The picture has a transparent margin of a pixel or more on every side.
-    public func mark(_ name: some Hashable, x: Double, y: Double, extent: Box, alpha: Double = 1,
-                     draw: (Context) throws -> Void) throws -> Mark {
+    public func mark<Name: Hashable>(_ name: Name, x: Double, y: Double, extent: Box, alpha: Double = 1,
+                                     draw: (Context) throws -> Void) throws -> Mark {
         let hx = (x * 2).rounded(), hy = (y * 2).rounded()
         let ix = Int((hx / 2).rounded(.down)), iy = Int((hy / 2).rounded(.down))
         let fx = hx / 2 - Double(ix), fy = hy / 2 - Double(iy)
-        let key = Key(name: AnyHashable(name), phase: (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0))
+        let phase = (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0)
+        let bucket = name.hashValue &* 4 &+ phase
         tick &+= 1
-        if let p = pictures[key] {
-            pictures[key]!.tick = tick
+        if let entries = pictures[bucket],
+           let i = entries.firstIndex(where: { $0.phase == phase && ($0.name.base as? Name) == name }) {
+            pictures[bucket]![i].tick = tick
+            let p = entries[i]
             return Mark(picture: p.surface, x: ix + p.x0, y: iy + p.y0, alpha: alpha)
         }
         let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
@@ -50,13 +56,23 @@ public final class Sprites {
         surface.flush()
         drawn += 1
         let size = surface.byteCount
-        while bytes + size > limitBytes, let oldest = pictures.min(by: { $0.value.tick < $1.value.tick }) {
-            bytes -= oldest.value.surface.byteCount
-            pictures[oldest.key] = nil
+        while bytes + size > limitBytes, let oldest = oldest() {
+            bytes -= pictures[oldest.bucket]![oldest.index].surface.byteCount
+            pictures[oldest.bucket]!.remove(at: oldest.index)
+            if pictures[oldest.bucket]!.isEmpty { pictures[oldest.bucket] = nil }
         }
-        pictures[key] = (surface, x0, y0, tick)
+        pictures[bucket, default: []].append(Entry(name: AnyHashable(name), phase: phase, surface: surface, x0: x0, y0: y0, tick: tick))
         bytes += size
         return Mark(picture: surface, x: ix + x0, y: iy + y0, alpha: alpha)
+    }
+
+    /// The least recently used picture.
+    private func oldest() -> (bucket: Int, index: Int)? {
+        var best: (bucket: Int, index: Int, tick: UInt64)?
+        for (bucket, entries) in pictures {
+            for (i, e) in entries.enumerated() where best == nil || e.tick < best!.tick { best = (bucket, i, e.tick) }
+        }
+        return best.map { ($0.bucket, $0.index) }
     }
 }
 

@@ -29,6 +29,8 @@ final class StyledLabels {
         var line: (path: LinePath, at: Double, maxAngle: Double, repeatDistance: Double)?
         /// Whether it labels an area (at its pole).
         var area = false
+        /// Its text's picture's name, made once with the candidate (a tile's labels serve many frames).
+        var sprite: SpriteName?
         /// Its icon (`icon-image`), drawn at the anchor, the text beside it by `text-anchor` and
         /// `text-offset`; the two collide as one box.
         var icon: SymbolIcon?
@@ -280,10 +282,12 @@ final class StyledLabels {
             let style = text?.style ?? TextStyle(size: 0, color: Color(red: 0, green: 0, blue: 0, alpha: 0), haloWidth: 0)
             let size = style.size
             let offset = layer.numbers("text-offset", zoom: zoom, feature: f.style)
-            out.append(TileLabel(candidate: Candidate(
+            var candidate = Candidate(
                 text: text?.text ?? "", style: style, x: 0, y: 0, anchor: layer.textAnchor(zoom: zoom, feature: f.style),
                 offset: (offset.count == 2 ? offset[0] * size : 0, offset.count == 2 ? offset[1] * size : 0),
-                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0, icon: icon), feature: i))
+                padding: padding, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement, layerIndex: 0, icon: icon)
+            if let text { candidate.sprite = SpriteName(text.text, text.style) }
+            out.append(TileLabel(candidate: candidate, feature: i))
         }
         return out
     }
@@ -339,8 +343,8 @@ final class StyledLabels {
         }
         /// Lines of one text and icon (the icon "" but in a layer with icons).
         var groups: [(text: String, icon: String, feature: Int, lines: [Line])] = []
-        /// Each group's text style (nil: no text, or not seen) at the zoom the last frame asked for:
-        /// frames at one zoom (a walk, a pan) evaluate the style once, not each frame.
+        /// Each group's text style (nil: no text, or not seen) at the label zoom (`labelZoom`) the last
+        /// frame asked for: frames at one zoom (a walk, a pan) evaluate the style once, not each frame.
         var styleZoom = Double.nan
         var styles: [TextStyle?] = []
         init(features: [StyledFeature]) { self.features = features }
@@ -389,9 +393,12 @@ final class StyledLabels {
                              ignorePlacement: ignorePlacement, repeatDistance: spacing * k / 2, maxAngle: maxAngle)
             return
         }
-        if lines.styleZoom != zoom {
-            lines.styles = lines.groups.map { $0.text.isEmpty ? nil : textStyle(layer, lines.features[$0.feature], zoom: zoom) }
-            lines.styleZoom = zoom
+        // At the zoom point labels are worked out at (an eighth's step): a flight's frames evaluate the
+        // style once a step, not each frame, and its glyphs' pictures serve the step's frames.
+        let styleZoom = Self.labelZoom(zoom)
+        if lines.styleZoom != styleZoom {
+            lines.styles = lines.groups.map { $0.text.isEmpty ? nil : textStyle(layer, lines.features[$0.feature], zoom: styleZoom) }
+            lines.styleZoom = styleZoom
         }
         for (group, style) in zip(lines.groups, lines.styles) {
             guard let style else { continue }
@@ -572,13 +579,26 @@ final class StyledLabels {
     }
 
     /// What names a point label's picture (`TextCache.movingMark` adds its size and halo width).
+    /// (Its hash worked out once, when the label is collected: a frame looks up every label's picture,
+    /// and hashing four strings for each was most of the look-up.)
     struct SpriteName: Hashable {
-        var text: String, family: String, weight: String, features: String, color: Color, halo: Color
+        let text: String, family: String, weight: String, features: String, color: Color, halo: Color
+        private let hash: Int
 
         init(_ text: String, _ style: TextStyle) {
             self.text = text
             (family, weight, features, color, halo) = (style.family, style.weight, style.features, style.color, style.halo)
+            var h = Hasher()
+            h.combine(text)
+            h.combine(family)
+            h.combine(weight)
+            h.combine(features)
+            h.combine(color)
+            h.combine(halo)
+            hash = h.finalize()
         }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
     /// An icon placed: its picture, its rectangle unturned, and how it is painted.
@@ -703,7 +723,7 @@ final class StyledLabels {
                 paintedInk.add(at.x + min(0, r.x) - halo, at.y + min(0, r.y) - halo)
                 paintedInk.add(at.x + max(w, r.x + r.width) + halo, at.y + max(h, r.y + r.height) + halo)
             }
-            painted.append(Painted(kind: .point(icon: paintedIcon, text: l.map { ($0, at.x, at.y, SpriteName(c.text, c.style)) }),
+            painted.append(Painted(kind: .point(icon: paintedIcon, text: l.map { ($0, at.x, at.y, c.sprite ?? SpriteName(c.text, c.style)) }),
                                    style: c.style,
                                    ink: paintedInk))
             placements.append(Placement(kind: c.area ? .area : .point, text: c.text, layerIndex: c.layerIndex, x: ax, y: ay, boxes: [box],
