@@ -7,8 +7,9 @@ import Pango
 /// The distance travelled so far, counting up during flights, in the top-left of the safe area, in
 /// the trip's own unit: metres for a walk of under a kilometre, tenths of a kilometre under ten,
 /// whole kilometres beyond (chosen once for the whole trip, so the counter never changes unit).
-public final class DistanceOverlay: Overlay {
+public final class DistanceOverlay: OverlayFastPaths {
     private let text = TextCache()
+    private let pictures = Sprites(limitBytes: 1 << 20)
 
     public init() {}
 
@@ -52,10 +53,16 @@ public final class DistanceOverlay: Overlay {
     public static let fontFeatures = "tnum"
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        guard let km = frame.values.distanceKm, frame.values.readoutOpacity > 0 else { return }
+        try marks(frame)?.forEach { $0.paint(in: cr) }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
+        guard let km = frame.values.distanceKm, frame.values.readoutOpacity > 0 else { return [] }
         let unit = Unit(tripKm: frame.routes.reduce(0) { $0 + ($1?.lengthKm ?? 0) })
         let (x, y) = frame.layout.counterOrigin(clearOf: frame.presenterBox)
-        try ReadoutCard.draw(Self.format(km, unit: unit), text: text, frame: frame, left: x, top: y,
-                             alpha: frame.values.readoutOpacity, in: cr)
+        let words = Self.format(km, unit: unit)
+        let card = try ReadoutCard.card(words, text: text, frame: frame)
+        return [try ReadoutCard.mark(card, words, text: text, pictures: pictures, frame: frame, left: x, top: y,
+                                     alpha: frame.values.readoutOpacity)]
     }
 }

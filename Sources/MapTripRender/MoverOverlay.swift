@@ -192,35 +192,48 @@ public final class MoverOverlay: OverlayFastPaths {
 /// in a ghost race, the time since the start, on a card at the bottom left of the safe area (clear of
 /// the title at the top, the distance counter at the top left and the credit at the bottom right); it
 /// dips across a cut.
-public final class ClockOverlay: Overlay {
+public final class ClockOverlay: OverlayFastPaths {
     private let text = TextCache()
+    private let pictures = Sprites(limitBytes: 1 << 20)
 
     public init() {}
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        guard let clock = frame.values.clock, clock.opacity > 0 else { return }
+        try marks(frame)?.forEach { $0.paint(in: cr) }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
+        guard let clock = frame.values.clock, clock.opacity > 0 else { return [] }
         let since = frame.scene.playback.start == .together
         let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since,
                                             utcOffset: clock.utcOffset)
-        let left = frame.layout.safe.minX
-        let card = try ReadoutCard.card(words, text: text, frame: frame, in: cr)
-        card.draw(centerX: left + card.width / 2, top: frame.clockBottom(width: card.width) - card.height,
-                  background: frame.scene.style.caption.background, alpha: clock.opacity, unit: frame.layout.unit, text: text, in: cr)
+        let card = try ReadoutCard.card(words, text: text, frame: frame)
+        return [try ReadoutCard.mark(card, words, text: text, pictures: pictures, frame: frame, left: frame.layout.safe.minX,
+                                     top: frame.clockBottom(width: card.width) - card.height, alpha: clock.opacity)]
     }
 }
 
 /// A short readout on a card in the caption style, in a monospaced face (the distance counter, the clock).
 enum ReadoutCard {
-    /// Draws `words` on its card with its left edge at `left`, its top at `top` or its bottom at `bottom`.
-    static func draw(_ words: String, text: TextCache, frame: FrameContext, left: Double, top: Double? = nil,
-                     bottom: Double? = nil, alpha: Double = 1, in cr: Context) throws {
-        let counter = try card(words, text: text, frame: frame, in: cr)
-        counter.draw(centerX: left + counter.width / 2, top: top ?? ((bottom ?? 0) - counter.height),
-                     background: frame.scene.style.caption.background, alpha: alpha, unit: frame.layout.unit, text: text, in: cr)
+    /// The picture of `card` (the card of `words`) with its left edge at `left` and its top at `top`,
+    /// faded as one by `alpha`: drawn once a reading (a clock's minute holds for many frames) and
+    /// painted, by preview as by a frame drawn into I420, where replaying a recorded card each frame
+    /// was a twentieth of a walk's drawing.
+    static func mark(_ card: TextCard, _ words: String, text: TextCache, pictures: Sprites, frame: FrameContext, left: Double,
+                     top: Double, alpha: Double) throws -> Mark {
+        let extent = Box(minX: 0, minY: 0, maxX: card.width, maxY: card.height)
+        let background = frame.scene.style.caption.background
+        return try pictures.mark(Key(words: words, unit: frame.layout.unit, background: background), x: left, y: top,
+                                 extent: extent, alpha: alpha) { cr in
+            card.draw(centerX: card.width / 2, top: 0, background: background, unit: frame.layout.unit,
+                      text: text, in: cr)
+        }
     }
 
+    private struct Key: Hashable { var words: String, unit: Double, background: Color }
+
     /// The card of `words`, laid out.
-    static func card(_ words: String, text: TextCache, frame: FrameContext, in cr: Context) throws -> TextCard {
+    static func card(_ words: String, text: TextCache, frame: FrameContext, in cr: Context? = nil) throws -> TextCard {
         let layout = frame.layout, card = frame.scene.style.caption
         // The theme's own family, its figures all one width ("tnum"), so a number does not jitter as
         // it counts.

@@ -146,8 +146,12 @@ final class StyledLabels {
         var color = layer.color("text-color", zoom: zoom, feature: f.style)
         color.alpha *= layer.number("text-opacity", zoom: zoom, feature: f.style)
         guard color.alpha > 0 else { return nil }
-        let size = layer.number("text-size", zoom: zoom, feature: f.style)
+        // In half frame pixels, as glyphs' pictures are drawn (`GlyphPictures.sizeStep`): a flight's
+        // labels keep their layouts and pictures while the size moves within a step (a quarter pixel
+        // at most off), rather than being laid out and drawn again at each eighth of a zoom.
+        var size = layer.number("text-size", zoom: zoom, feature: f.style)
         guard size > 0 else { return nil }
+        if scale > 0 { size = max(GlyphPictures.sizeStep, (size * scale / GlyphPictures.sizeStep).rounded() * GlyphPictures.sizeStep) / scale }
         let halo = layer.color("text-halo-color", zoom: zoom, feature: f.style)
         let haloWidth = layer.number("text-halo-width", zoom: zoom, feature: f.style)
         let stack = layer.strings("text-font", zoom: zoom, feature: f.style)
