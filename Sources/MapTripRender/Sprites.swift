@@ -40,10 +40,11 @@ public final class Sprites {
         let phase = (fx > 0 ? 1 : 0) + (fy > 0 ? 2 : 0)
         let bucket = name.hashValue &* 4 &+ phase
         tick &+= 1
-        if let entries = pictures[bucket],
-           let i = entries.firstIndex(where: { $0.phase == phase && ($0.name.base as? Name) == name }) {
-            pictures[bucket]![i].tick = tick
-            let p = entries[i]
+        // (The bucket's array touched in place: a copy of it held across the tick's update would be copied.)
+        if let b = pictures.index(forKey: bucket),
+           let i = pictures.values[b].firstIndex(where: { $0.phase == phase && ($0.name.base as? Name) == name }) {
+            pictures.values[b][i].tick = tick
+            let p = pictures.values[b][i]
             return Mark(picture: p.surface, x: ix + p.x0, y: iy + p.y0, alpha: alpha)
         }
         let x0 = Int(extent.minX.rounded(.down)) - 1, y0 = Int(extent.minY.rounded(.down)) - 1
