@@ -9,13 +9,15 @@ extension Kernels {
     /// line), pass k `widths[k]` wide in one colour, `colors[4k...4k+3]` (straight red, green, blue and
     /// alpha, 0...1). The same pixels as whole strokes drawn one after the other. True when drawn (or
     /// nothing to draw); false, nothing drawn, when it cannot (no AVX2, no memory): stroke with Cairo.
+    /// `level`: the distance pass's kernel, 2 AVX-512 (sixteen pixels at a time), 1 AVX2 (eight), -1 (or
+    /// beyond `planeLevel`) the best this CPU has: the same pixels from each, for the tests that compare them.
     @inlinable
     public static func strokeRound(_ pixels: PixelPlane, clip: (x0: Int, y0: Int, x1: Int, y1: Int), xy: [Double],
-                                   counts: [Int32], widths: [Double], colors: [Double]) -> Bool {
+                                   counts: [Int32], widths: [Double], colors: [Double], level: Int = -1) -> Bool {
         guard isAvailable else { return false }
-        return maptrip_stroke_round(pixels.data, pixels.stride, Int32(clip.x0), Int32(clip.y0), Int32(clip.x1),
-                                    Int32(clip.y1), xy, counts, Int32(counts.count), widths, colors,
-                                    Int32(widths.count)) != 0
+        return maptrip_stroke_round_at(Int32(level), pixels.data, pixels.stride, Int32(clip.x0), Int32(clip.y0),
+                                       Int32(clip.x1), Int32(clip.y1), xy, counts, Int32(counts.count), widths, colors,
+                                       Int32(widths.count)) != 0
     }
 
     /// Strokes as `strokeRound` over the whole of an I420 `picture` (width and height even): each stroke

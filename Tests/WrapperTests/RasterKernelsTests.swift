@@ -1,3 +1,4 @@
+import Foundation
 import RasterKernels
 import Testing
 
@@ -88,5 +89,59 @@ import Testing
         let band = Buffer(width: 20, height: 4, bytesPerPixel: 1, value: 0)
         band.with { Kernels.fill(9, into: $0, firstRow: 12, x: 5, y: 10, width: 10, height: 10) }
         #expect(band.bytes == (0..<80).map { (5..<15).contains($0 % 20) ? 9 : 0 })
+    }
+
+    /// A GPS ride's travelled line: ten laps of a loop in steps of a few pixels, a little apart, drawn
+    /// as a casing and a line over it. The distance pass sixteen pixels at a time (AVX-512) gives the
+    /// bytes of eight at a time (AVX2), in clips that start and end anywhere.
+    @Test(.enabled(if: Kernels.planeLevel >= 2, "the sixteen-pixel distance pass needs AVX-512"))
+    func theStrokersDistancePassesGiveTheSameBytes() {
+        var seed: UInt64 = 59
+        func jitter() -> Double {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Double(seed >> 11) / Double(1 << 53) - 0.5
+        }
+        var xy: [Double] = []
+        let steps = 180
+        for lap in 0..<10 {
+            for i in 0...steps {
+                let a = Double(i) / Double(steps) * 2 * .pi
+                let r = 70 + Double(lap) * 0.3 + 1.5 * jitter()
+                xy += [150 + 1.6 * r * cos(a) + jitter(), 100 + r * sin(a) + jitter()]
+            }
+        }
+        let counts = [Int32(xy.count / 2)]
+        let widths = [9.0, 5.0], colors = [1, 1, 1, 0.9, 0.85, 0.2, 0.3, 1]
+        var inked = 0
+        for clip in [(0, 0, 300, 200), (3, 5, 297, 199), (37, 21, 151, 64), (140, 90, 300, 200)] {
+            let drawn = [1, 2].map { level -> [UInt8] in
+                let pixels = Buffer(width: 300, height: 200, bytesPerPixel: 4, value: 0)
+                let done = pixels.with {
+                    Kernels.strokeRound($0, clip: clip, xy: xy, counts: counts, widths: widths, colors: colors, level: level)
+                }
+                #expect(done)
+                return pixels.bytes
+            }
+            #expect(drawn[0] == drawn[1], "clip \(clip)")
+            inked += stride(from: 3, to: drawn[1].count, by: 4).filter { drawn[1][$0] != 0 }.count
+        }
+        // The line drawn: about its length times the casing's width in each clip.
+        #expect(inked > 10_000)
+        // A row's passes skip the stretches no segment reached (between the loop's two sides): the
+        // whole width at once gives the bytes of the same lines stroked in narrow columns side by side.
+        for level in [1, 2] {
+            let whole = Buffer(width: 300, height: 200, bytesPerPixel: 4, value: 0)
+            let columns = Buffer(width: 300, height: 200, bytesPerPixel: 4, value: 0)
+            _ = whole.with {
+                Kernels.strokeRound($0, clip: (0, 0, 300, 200), xy: xy, counts: counts, widths: widths, colors: colors, level: level)
+            }
+            for (x0, x1) in zip([0, 7, 40, 41, 97, 160, 229], [7, 40, 41, 97, 160, 229, 300]) {
+                _ = columns.with {
+                    Kernels.strokeRound($0, clip: (x0, 0, x1, 200), xy: xy, counts: counts, widths: widths, colors: colors,
+                                        level: level)
+                }
+            }
+            #expect(whole.bytes == columns.bytes, "level \(level)")
+        }
     }
 }

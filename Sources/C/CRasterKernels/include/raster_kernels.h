@@ -113,6 +113,12 @@ int maptrip_stroke_round(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int cli
                          const double *xy, const int *counts, int lines, const double *widths, const double *colors,
                          int passes);
 
+/// `maptrip_stroke_round` with the distance pass's kernel at `level`: 2 AVX-512 (sixteen pixels at a
+/// time), 1 AVX2 (eight), -1 (or beyond this CPU) the best it has; the same pixels at every level.
+int maptrip_stroke_round_at(int level, uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip_y0, int clip_x1,
+                            int clip_y1, const double *xy, const int *counts, int lines, const double *widths,
+                            const double *colors, int passes);
+
 /// Strokes as `maptrip_stroke_round` over the whole of an I420 picture (`width` x `height`, both even):
 /// the pixels of the strokes drawn in turn over a transparent BGRA overlay, which
 /// `maptrip_blend_overlay_i420` then blends, without that overlay (each pair of rows is drawn and
