@@ -14,10 +14,8 @@ extension Kernels {
                                    Int32(picture.height), picture.coefficients.matrix) != 0
     }
 
-    /// The blend's best path on this CPU (2 AVX-512, 1 AVX2, 0 plain C).
-    public static let blendLevel = Int(maptrip_blend_overlay_i420_level())
-
-    /// `blend` along the path `level` (at most `blendLevel`): for tests, each path against plain C's bytes.
+    /// `blend` along the path `level` (as `planeLevel` numbers them, at most it): for tests, each path
+    /// against plain C's bytes.
     public static func blend(_ overlay: PixelPlane, over picture: YUVPlanes, level: Int) -> Bool {
         maptrip_blend_overlay_i420_at(Int32(level), overlay.data, overlay.stride, picture.y.data, picture.y.stride,
                                       picture.u.data, picture.u.stride, picture.v.data, picture.v.stride,
@@ -33,7 +31,7 @@ extension Kernels {
                               Int32(source.height), alpha)
     }
 
-    /// `over` along the path `level` (as `blendLevel` numbers them): for tests.
+    /// `over` along the path `level` (as `planeLevel` numbers them): for tests.
     public static func over(_ source: PixelPlane, alpha: Int32, onto target: PixelPlane, level: Int) {
         _ = maptrip_over_bgra_at(Int32(level), target.data, target.stride, source.data, source.stride, Int32(source.width),
                                  Int32(source.height), alpha)

@@ -115,7 +115,7 @@ struct PlanarCompositeTests {
                 for matrix in [YUVMatrix.bt601, .bt709] {
                 // The best path, then every vector path this CPU has (AVX-512's and AVX2's), then plain C.
                 var results: [([UInt8], [UInt8])] = []
-                for path in [-1] + Array((1...max(1, Kernels.blendLevel)).reversed()) + [0] {
+                for path in [-1] + Array((1...max(1, Kernels.planeLevel)).reversed()) + [0] {
                     var o = overlay, pic = picture
                     let done = o.withUnsafeMutableBufferPointer { ov in
                         pic.withUnsafeMutableBufferPointer { pp in
@@ -259,7 +259,7 @@ struct PlanarCompositeTests {
                 let bytes = band.stride * band.height
                 var results: [[UInt8]] = []
                 // The best path, each vector path, then plain C.
-                for path in [-1] + Array((1...max(1, Kernels.blendLevel)).reversed()) + [0] {
+                for path in [-1] + Array((1...max(1, Kernels.planeLevel)).reversed()) + [0] {
                     var ours = Array(UnsafeBufferPointer(start: band.data, count: bytes))
                     ours.withUnsafeMutableBufferPointer { d in
                         let target = PixelPlane(data: d.baseAddress!, stride: band.stride, width: band.width, height: band.height)

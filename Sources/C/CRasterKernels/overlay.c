@@ -241,26 +241,14 @@ AVX512 static void blend_avx512(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, 
                blend_chunk16_avx512, m);
 }
 
-static int blend_avx512_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
 #endif
-
-int maptrip_blend_overlay_i420_level(void) {
-#if defined(__x86_64__)
-    if (maptrip_resample_available()) return blend_avx512_available() ? 2 : 1;
-#endif
-    return 0;
-}
 
 int maptrip_blend_overlay_i420_at(int level, uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                   uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
                                   const maptrip_yuv_matrix *m) {
     if (width <= 0 || height <= 0 || ((width | height) & 1)) return 0;
     if (!m) m = &maptrip_yuv_bt601;
-    const int best = maptrip_blend_overlay_i420_level();
+    const int best = maptrip_resample_plane_level();
     if (level > best) level = best;
 #if defined(__x86_64__)
     if (level == 2) {
@@ -278,7 +266,7 @@ int maptrip_blend_overlay_i420_at(int level, uint8_t *overlay, ptrdiff_t stride,
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
                                const maptrip_yuv_matrix *m) {
-    return maptrip_blend_overlay_i420_at(maptrip_blend_overlay_i420_level(), overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, m);
+    return maptrip_blend_overlay_i420_at(maptrip_resample_plane_level(), overlay, stride, y, y_stride, u, u_stride, v, v_stride, width, height, m);
 }
 
 // A picture over a band, as pixman's OVER with a solid mask: each channel of the source times the
@@ -415,7 +403,7 @@ int maptrip_over_bgra_at(int level, uint8_t *dst, ptrdiff_t dst_stride, const ui
                          int width, int height, int alpha) {
     if (alpha <= 0 || width <= 0 || height <= 0) return 1;
     if (alpha > 255) alpha = 255;
-    const int best = maptrip_blend_overlay_i420_level();
+    const int best = maptrip_resample_plane_level();
     if (level > best) level = best;
 #if defined(__x86_64__)
     if (level == 2) {
@@ -432,5 +420,5 @@ int maptrip_over_bgra_at(int level, uint8_t *dst, ptrdiff_t dst_stride, const ui
 
 int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride, int width,
                       int height, int alpha) {
-    return maptrip_over_bgra_at(maptrip_blend_overlay_i420_level(), dst, dst_stride, src, src_stride, width, height, alpha);
+    return maptrip_over_bgra_at(maptrip_resample_plane_level(), dst, dst_stride, src, src_stride, width, height, alpha);
 }

@@ -364,10 +364,13 @@ typedef struct {
 static _Thread_local plan_key_t kept_plan_key;
 static _Thread_local _Alignas(64) uint8_t kept_plan[sizeof(run32_t) * 40];
 
+// The AVX-512 every kernel's level 2 takes: the byte permutes (VBMI) the plane kernels use, and the
+// 256-bit forms (VL) and quadword conversions (DQ) the overlay blend uses (every CPU with VBMI has both).
 static int avx512_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vbmi");
+           __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq");
 }
 
 int maptrip_resample_plane_level(void) {

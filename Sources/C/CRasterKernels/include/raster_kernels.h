@@ -93,7 +93,8 @@ int maptrip_resample_plane(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
                            const uint8_t *src, ptrdiff_t src_stride, int src_width, int src_height,
                            int32_t x0, int32_t y0, int32_t dx, int32_t dy);
 
-/// Which kernel `maptrip_resample_plane` runs on this CPU: 2 AVX-512 (F, BW, VBMI), 1 AVX2, 0 none.
+/// Which kernel `maptrip_resample_plane` runs on this CPU: 2 AVX-512 (F, BW, VBMI, VL, DQ), 1 AVX2, 0 none;
+/// every kernel with an AVX-512 path (the overlay blend and OVER, the stroker) numbers its paths so.
 int maptrip_resample_plane_level(void);
 
 /// `maptrip_resample_plane` on the kernel of `level` (1 or 2, at most this CPU's): the same bytes from
@@ -164,9 +165,8 @@ int maptrip_radial_over(uint8_t *pixels, ptrdiff_t stride, int clip_x0, int clip
 int maptrip_blend_overlay_i420(uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride, uint8_t *u,
                                ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
                                const maptrip_yuv_matrix *m);
-/// The blend's best path on this CPU: 2 AVX-512, 1 AVX2, 0 plain C.
-int maptrip_blend_overlay_i420_level(void);
-/// The blend along the path `level` (at most the CPU's best): each must equal plain C's bytes.
+/// The blend along the path `level` (as `maptrip_resample_plane_level` numbers them, at most the CPU's
+/// best): each must equal plain C's bytes.
 int maptrip_blend_overlay_i420_at(int level, uint8_t *overlay, ptrdiff_t stride, uint8_t *y, ptrdiff_t y_stride,
                                   uint8_t *u, ptrdiff_t u_stride, uint8_t *v, ptrdiff_t v_stride, int width, int height,
                                   const maptrip_yuv_matrix *m);
@@ -181,7 +181,7 @@ int maptrip_blend_overlay_i420_reference(uint8_t *overlay, ptrdiff_t stride, uin
 /// bytes. For overlays' pictures painted on a band of a frame drawn into I420. Returns 1.
 int maptrip_over_bgra(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride, int width,
                       int height, int alpha);
-/// The same along the path `level` (as `maptrip_blend_overlay_i420_level` numbers them).
+/// The same along the path `level` (as `maptrip_resample_plane_level` numbers them).
 int maptrip_over_bgra_at(int level, uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
                          int width, int height, int alpha);
 /// The same, one pixel at a time (the reference the vector paths are tested against).
