@@ -19,6 +19,7 @@ struct VoiceSceneTests {
 
     static func load(_ voices: String, lengths: [String: Double]) throws -> SceneReport {
         let dir = try TemporaryFolder.make("voice-scene")
+        defer { try? FileManager.default.removeItem(at: dir) }
         for name in lengths.keys { try Data("sound".utf8).write(to: dir.appendingPathComponent(name)) }
         let text = """
         { "flight": 1, "opening": false, "closing": false,\(voices)
