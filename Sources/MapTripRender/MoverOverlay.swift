@@ -221,16 +221,9 @@ enum ReadoutCard {
     /// was a twentieth of a walk's drawing.
     static func mark(_ card: TextCard, _ words: String, text: TextCache, pictures: Sprites, frame: FrameContext, left: Double,
                      top: Double, alpha: Double) throws -> Mark {
-        let extent = Box(minX: 0, minY: 0, maxX: card.width, maxY: card.height)
-        let background = frame.scene.style.caption.background
-        return try pictures.mark(Key(words: words, unit: frame.layout.unit, background: background), x: left, y: top,
-                                 extent: extent, alpha: alpha) { cr in
-            card.draw(centerX: card.width / 2, top: 0, background: background, unit: frame.layout.unit,
-                      text: text, in: cr)
-        }
+        try card.mark(pictures: pictures, centerX: left + card.width / 2, top: top, background: frame.scene.style.caption.background,
+                      alpha: alpha, unit: frame.layout.unit, text: text)
     }
-
-    private struct Key: Hashable { var words: String, unit: Double, background: Color }
 
     /// The card of `words`, laid out.
     static func card(_ words: String, text: TextCache, frame: FrameContext, in cr: Context? = nil) throws -> TextCard {

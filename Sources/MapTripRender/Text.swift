@@ -6,7 +6,7 @@ import MapTripTime
 import Pango
 
 /// Text styling shared by overlays: Pango font descriptions, sizes in layout units.
-public struct TextStyle: Sendable {
+public struct TextStyle: Sendable, Hashable {
     public var family = "Noto Sans"
     public var weight = "Semi-Bold"
     /// Size in layout units (multiplied by the layout's unit).

@@ -6,9 +6,11 @@ import MapTripTime
 import Pango
 
 /// The title card at the top of the opening shot (fading as the trip begins) and the end card over
-/// the last place's rest (fading in).
-public final class TitleOverlay: Overlay {
+/// the last place's rest (fading in), each a picture drawn once and faded as one (`TextCard.mark`).
+public final class TitleOverlay: OverlayFastPaths {
     private let text = TextCache()
+    /// The cards' pictures: the title and end cards at their phases (about half a megabyte each at 1080p).
+    private let pictures = Sprites(limitBytes: 8 << 20)
     /// How much larger the title card is in a scene with an opening.
     static let openingScale = 1.4
 
@@ -59,23 +61,28 @@ public final class TitleOverlay: Overlay {
     }
 
     public func draw(_ frame: FrameContext, in cr: Context) throws {
-        let layout = frame.layout, card = frame.scene.style.card
-        for value in frame.values.cards {
+        try marks(frame)?.forEach { $0.paint(in: cr) }
+    }
+
+    public func marks(_ frame: FrameContext) throws -> [Mark]? {
+        let layout = frame.layout, background = frame.scene.style.card.background
+        var out: [Mark] = []
+        for value in frame.values.cards where value.opacity > 0 {
             switch value.cue {
             case .title:
-                guard let titleCard = try Self.titleCard(frame.scene, layout: layout, text: text, in: cr) else { continue }
-                titleCard.draw(centerX: layout.width / 2, top: layout.titleTop, background: card.background,
-                               alpha: value.opacity, unit: layout.unit, text: text, in: cr)
+                guard let card = try Self.titleCard(frame.scene, layout: layout, text: text) else { continue }
+                out.append(try card.mark(pictures: pictures, centerX: layout.width / 2, top: layout.titleTop,
+                                         background: background, alpha: value.opacity, unit: layout.unit, text: text))
             case .end:
-                guard let endCard = try Self.endCard(frame.scene, layout: layout, text: text, in: cr) else { continue }
-                endCard.draw(centerX: layout.width / 2, top: Self.endTop(endCard, layout: layout),
-                             background: card.background, alpha: value.opacity, unit: layout.unit, text: text, in: cr)
+                guard let card = try Self.endCard(frame.scene, layout: layout, text: text) else { continue }
+                out.append(try card.mark(pictures: pictures, centerX: layout.width / 2, top: Self.endTop(card, layout: layout),
+                                         background: background, alpha: value.opacity, unit: layout.unit, text: text))
             default:
                 continue
             }
         }
+        return out
     }
-
 }
 
 /// Lines of text centred on a rounded card, sized by their ink: the title, end, caption and counter
@@ -95,6 +102,32 @@ struct TextCard {
     var width: Double { (lines.map { $0.0.inkRect.width }.max() ?? 0) + 2 * padX }
     var height: Double {
         lines.reduce(2 * padY) { $0 + $1.0.inkRect.height } + Double(max(0, lines.count - 1)) * gap
+    }
+
+    /// What names the card's picture: its lines' text and styles, its shape, its background, the unit
+    /// and where it falls within a pixel (64ths).
+    struct Name: Hashable {
+        var texts: [String], styles: [TextStyle], shape: [Double], background: Color, phase: [Int]
+    }
+
+    /// The card as a picture (`pictures`: drawn there once, its text at full opacity over its
+    /// background) with its top edge at `top`, centred on `centerX`, faded as one by `alpha`: the
+    /// same picture painted by preview and by a frame drawn into I420, where replaying a recorded
+    /// card each frame was Cairo's paint of the whole card every frame. A card stays where it is
+    /// while it shows, so its picture is drawn where it falls within a pixel, its edges where drawing
+    /// it there puts them (a card fitted to the safe area stays inside it).
+    func mark(pictures: Sprites, centerX: Double, top: Double, background: Color, alpha: Double, unit: Double,
+              text: TextCache) throws -> Mark {
+        let left = centerX - width / 2
+        let x = left.rounded(.down), y = top.rounded(.down)
+        let px = Int(((left - x) * 64).rounded()), py = Int(((top - y) * 64).rounded())
+        let name = Name(texts: lines.map(\.0.text), styles: lines.map(\.1), shape: [padX, padY, gap, radius, unit, width, height],
+                        background: background, phase: [px, py])
+        let extent = Box(minX: 0, minY: 0, maxX: width + 1, maxY: height + 1)
+        return try pictures.mark(name, x: x, y: y, extent: extent, alpha: alpha) { cr in
+            draw(centerX: Double(px) / 64 + width / 2, top: Double(py) / 64, background: background, unit: unit,
+                 text: text, in: cr)
+        }
     }
 
     /// Draws the card with its top edge at `top`, centred on `centerX`; `alpha` fades card and text.
