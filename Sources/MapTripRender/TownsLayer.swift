@@ -104,6 +104,8 @@ public struct PlacedTown: Equatable {
     public var alpha: Double
     /// Whether the name sits left of the dot (where the right side was taken).
     public var leftSide: Bool
+    /// The town's rank in its datasource (its index: most populous first).
+    public var rank: Int
 }
 
 /// The embedded map's layer of towns: which towns a frame names, and where. Chosen by population and
@@ -138,9 +140,10 @@ public final class TownsLayer {
     }
 
     /// The towns `viewport` names, most populous first, clear of `obstacles` and of one another.
-    /// `unit`: frame pixels per layout unit; `measure` gives a name's laid-out size.
+    /// `unit`: frame pixels per layout unit; `measure` gives the laid-out size of the name of the
+    /// town of a rank (an index into the datasource's towns).
     func place(_ viewport: Viewport, unit: Double, avoiding obstacles: [Box],
-               measure: (String) throws -> (width: Double, height: Double)) rethrows -> [PlacedTown] {
+               measure: (Int) throws -> (width: Double, height: Double)) rethrows -> [PlacedTown] {
         let zoom = viewport.camera.zoom
         guard zoom >= minZoom else { return [] }
         let limit = datasource.count(atLeast: Int(Self.minPopulation(zoom: zoom).rounded(.up)))
@@ -174,7 +177,7 @@ public final class TownsLayer {
             let alpha = opacity(population: town.population, zoom: zoom) * viewport.facing(town.position)
             guard alpha > 0, let p = viewport.pixel(town.position),
                   around.contains(Box(minX: p.x, minY: p.y, maxX: p.x, maxY: p.y)) else { continue }
-            let size = try measure(town.name)
+            let size = try measure(i)
             let dot = Box(minX: p.x - r, minY: p.y - r, maxX: p.x + r, maxY: p.y + r)
             let right = Box(minX: p.x + r + gap, minY: p.y - size.height / 2, maxX: p.x + r + gap + size.width,
                             maxY: p.y + size.height / 2)
@@ -183,7 +186,8 @@ public final class TownsLayer {
             else { continue }
             let box = label.union(dot)
             taken.append(box.padded(by: pad))
-            placed.append(PlacedTown(town: town, x: p.x, y: p.y, label: label, box: box, alpha: alpha, leftSide: leftSide))
+            placed.append(PlacedTown(town: town, x: p.x, y: p.y, label: label, box: box, alpha: alpha, leftSide: leftSide,
+                                     rank: i))
         }
         // Only those that touch the frame.
         return placed.filter { $0.box.overlaps(Box(minX: 0, minY: 0, maxX: w, maxY: h)) }
@@ -205,6 +209,8 @@ public final class TownsOverlay: OverlayFastPaths {
     /// The last placement and what it was made for: a frame at rest places the same towns as the frame
     /// before it (frames drawn at rest for a clip or a presenter placed them anew each time).
     private var lastPlacement: (viewport: Viewport, unit: Double, obstacles: [Box], placed: [PlacedTown])?
+    /// The names' laid-out sizes by town rank, for one text style and unit (see `placed`).
+    private var sizes: (style: TextStyle?, unit: Double, byRank: [Int: (width: Double, height: Double)]) = (nil, 0, [:])
     private let lastPlacementLock = NSLock()
 
     /// The towns on `frame` (none when its base map has no towns layer).
@@ -218,8 +224,14 @@ public final class TownsOverlay: OverlayFastPaths {
            last.obstacles == obstacles {
             return last.placed
         }
-        let placed = try layer.place(viewport, unit: unit, avoiding: obstacles) { name in
-            try text.layout(name, ts, scale: unit).size
+        // Each name measured once (by its town's rank) for the text style and unit: a frame measures
+        // every town around it, and laying each out again was a string look-up a town a frame.
+        lastPlacementLock.withLock { if sizes.style != ts || sizes.unit != unit { sizes = (ts, unit, [:]) } }
+        let placed = try layer.place(viewport, unit: unit, avoiding: obstacles) { rank in
+            if let size = lastPlacementLock.withLock({ sizes.byRank[rank] }) { return size }
+            let size = try text.layout(layer.datasource.towns[rank].name, ts, scale: unit).size
+            lastPlacementLock.withLock { sizes.byRank[rank] = size }
+            return size
         }
         lastPlacementLock.withLock { lastPlacement = (viewport, unit, obstacles, placed) }
         return placed
@@ -233,14 +245,15 @@ public final class TownsOverlay: OverlayFastPaths {
         guard let layer = (frame.baseMap as? ShapefileBaseMap)?.towns else { return [] }
         let style = layer.style, ts = style.textStyle, unit = frame.layout.unit
         return try placed(frame).map { t in
-            let l = try text.layout(t.town.name, ts, scale: unit)
             let r = style.dotRadius * unit, halo = ts.haloWidth * unit
             // The picture's anchor is the dot's centre; the name's top-left relative to it.
             let dx = t.label.minX - t.x, dy = t.label.minY - t.y
             let extent = Box(minX: t.box.minX - t.x - halo, minY: t.box.minY - t.y - halo,
                              maxX: t.box.maxX - t.x + halo, maxY: t.box.maxY - t.y + halo)
-            return try pictures.mark(TownKey(name: t.town.name, left: t.leftSide, size: ts.size * unit), x: t.x, y: t.y,
+            // (Named by rank: the datasource is the layer's for the whole render.)
+            return try pictures.mark(TownKey(rank: t.rank, left: t.leftSide, size: ts.size * unit), x: t.x, y: t.y,
                                      extent: extent, alpha: t.alpha) { sc in
+                let l = try text.layout(t.town.name, ts, scale: unit)
                 sc.arc(x: 0, y: 0, radius: r + 1.5 * unit)
                 sc.setSource(style.halo)
                 sc.fill()
@@ -252,5 +265,5 @@ public final class TownsOverlay: OverlayFastPaths {
         }
     }
 
-    private struct TownKey: Hashable { var name: String, left: Bool, size: Double }
+    private struct TownKey: Hashable { var rank: Int, left: Bool, size: Double }
 }
