@@ -89,8 +89,11 @@ public struct Mark {
     /// The same pixels as a box.
     var box: Box { Box(minX: Double(x), minY: Double(y), maxX: Double(x + picture.width), maxY: Double(y + picture.height)) }
 
-    /// Paints it on `cr`, whose origin is the frame's.
+    /// Paints it on `cr`, whose origin is the frame's: by maptrip's own OVER (`PixelTarget.paint`, the
+    /// same bytes as Cairo's) where the context allows, as a frame drawn into I420 paints it; else by Cairo.
     public func paint(in cr: Context) {
+        guard alpha > 0 else { return }
+        if let target = PixelTarget(cr), target.paint([self], alpha: alpha) { return }
         cr.save()
         cr.setSource(picture, x: Double(x), y: Double(y))
         if alpha >= 1 { cr.paint() } else { cr.paint(alpha: alpha) }
