@@ -903,14 +903,17 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                          plane: plane, with: value)
             picture.fill(rows: (bottom..<ph).clamped(to: first..<(first + target.height)).relative(to: first),
                          plane: plane, with: value)
+            // Flat tiles' squares, filled after the others, those side by side in one colour as one:
+            // a row's run across them one write (the embedded map's frames are mostly flat tiles, and
+            // filling them was a quarter of a road trip's drawing, a tile's row at a time).
+            var flats: [(x0: Int, x1: Int, y0: Int, y1: Int, value: UInt8)] = []
             for (tile, column, row) in tiles {
                 let (u0, v0, u1, v1) = tileSquare(column: column, row: row, n: n, levelWidth: levelWidth, tileSize: tileSize)
                 let px0 = snap(x(u0), pw), px1 = snap(x(u1), pw)
                 let py0 = snap(y(v0), ph), py1 = snap(y(v1), ph)
                 if px1 <= px0 || py1 <= py0 { continue }
                 if let flat = tile.flat {
-                    Kernels.fill(plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v, into: target, firstRow: first,
-                                 x: px0, y: py0, width: px1 - px0, height: py1 - py0)
+                    flats.append((px0, px1, py0, py1, plane == 0 ? flat.y : plane == 1 ? flat.u : flat.v))
                     continue
                 }
                 // The tile's pixel 0 is `border` level pixels before u0.
@@ -920,6 +923,17 @@ private struct PlanarCompositeJob: @unchecked Sendable {
                                      x: px0, y: py0, width: px1 - px0, height: py1 - py0) {
                     return false
                 }
+            }
+            flats.sort { ($0.y0, $0.x0) < ($1.y0, $1.x0) }
+            var k = 0
+            while k < flats.count {
+                var f = flats[k]
+                k += 1
+                while k < flats.count, flats[k].y0 == f.y0, flats[k].y1 == f.y1, flats[k].x0 == f.x1, flats[k].value == f.value {
+                    f.x1 = flats[k].x1
+                    k += 1
+                }
+                Kernels.fill(f.value, into: target, firstRow: first, x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0)
             }
         }
         return true

@@ -96,6 +96,11 @@ extension Kernels {
         let top = max(y, firstRow), bottom = min(y + height, firstRow + target.height)
         let left = max(x, 0), right = min(x + width, target.width)
         if bottom <= top || right <= left { return }
+        // Whole rows of a plane without padding: one write.
+        if left == 0, right == target.width, target.stride == target.width {
+            (target.data + (top - firstRow) * target.stride).update(repeating: value, count: (bottom - top) * target.stride)
+            return
+        }
         for r in top..<bottom {
             (target.data + (r - firstRow) * target.stride + left).update(repeating: value, count: right - left)
         }
