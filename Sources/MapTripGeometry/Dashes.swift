@@ -20,8 +20,11 @@ public enum Dashes {
     /// A path with distances along its lines (`PixelPath.hasAlong`) is dashed by them: the pattern
     /// counted from the start of the whole line each piece was cut from, so that a piece cut by a clip
     /// shows the dashes the whole line has there.
-    public static func pieces(of path: PixelPath, pattern: [Double], inset: Double, within box: Box? = nil,
-                              into xy: inout [Double], counts: inout [Int32]) {
+    ///
+    /// `offset` is Cairo's (`cairo_set_dash`'s): how far into the pattern each subpath (or whole line)
+    /// starts.
+    public static func pieces(of path: PixelPath, pattern: [Double], offset: Double = 0, inset: Double,
+                              within box: Box? = nil, into xy: inout [Double], counts: inout [Int32]) {
         let dashes = pattern.count % 2 == 1 ? pattern + pattern : pattern
         let period = dashes.reduce(0, +)
         let dashed = dashes.allSatisfy { $0 >= 0 && $0.isFinite } && period > 0
@@ -35,8 +38,9 @@ public enum Dashes {
                 walk.emit(from: start, to: end, inset: inset, into: &xy, counts: &counts)
                 continue
             }
-            // From the pattern's period that holds the piece's start (0 for a whole line).
-            var d = (start / period).rounded(.down) * period, i = 0, on = true
+            // From the pattern's period that holds the piece's start (the offset before 0 for a whole line).
+            let phase = offset.isFinite ? offset - (offset / period).rounded(.down) * period : 0
+            var d = ((start + phase) / period).rounded(.down) * period - phase, i = 0, on = true
             while d < end {
                 let run = dashes[i]
                 if on && (run > 0 || inset <= 0) && d + run >= start {
@@ -47,6 +51,45 @@ public enum Dashes {
                 on.toggle()
             }
         }
+    }
+
+    /// The same for `lines` (x, y points, each dashed from its own start as Cairo dashes each subpath).
+    public static func pieces(of lines: [[(x: Double, y: Double)]], pattern: [Double], offset: Double = 0,
+                              inset: Double, within box: Box? = nil, into xy: inout [Double], counts: inout [Int32]) {
+        var path = PixelPath()
+        for line in lines {
+            path.starts.append(path.xs.count)
+            for p in line {
+                path.xs.append(p.x)
+                path.ys.append(p.y)
+            }
+        }
+        pieces(of: path, pattern: pattern, offset: offset, inset: inset, within: box, into: &xy, counts: &counts)
+    }
+
+    /// The pattern and offset of round-capped dashes (Cairo's `cairo_set_dash`, or `pieces` with no
+    /// inset) `width` wide that show `pattern`'s dashes as flat-capped ones show them: each dash
+    /// spanning its length along the line, each gap its own. Every dash is shortened by the width (half
+    /// at each end, where its caps reach), and each gap lengthened by as much; a dash no longer than
+    /// the width becomes a dot (length 0) at its middle. The offset moves the first dash's start in by
+    /// the half it lost. An odd pattern is read twice over first (as Cairo does); nil for what is not
+    /// a pattern (empty, a length below 0 or not finite, nothing in it).
+    public static func roundCapped(_ pattern: [Double], width: Double) -> (pattern: [Double], offset: Double)? {
+        let dashes = pattern.count % 2 == 1 ? pattern + pattern : pattern
+        let period = dashes.reduce(0, +)
+        guard !dashes.isEmpty, dashes.allSatisfy({ $0 >= 0 && $0.isFinite }), period > 0, period.isFinite else { return nil }
+        let w = width.isFinite ? max(width, 0) : 0
+        // How far in each dash starts (and ends), by index of its "on" length.
+        var cut = [Double](repeating: 0, count: dashes.count)
+        for i in stride(from: 0, to: dashes.count, by: 2) { cut[i] = min(dashes[i], w) / 2 }
+        var out = dashes
+        for i in stride(from: 0, to: dashes.count, by: 2) {
+            out[i] = dashes[i] - 2 * cut[i]
+            out[i + 1] = dashes[i + 1] + cut[i] + cut[(i + 2) % dashes.count]
+        }
+        // Cairo's offset: how far into the pattern the line starts, here the first dash's cut before its start.
+        let offset = cut[0] > 0 ? period - cut[0] : 0
+        return (out, offset)
     }
 
     /// One subpath with the distance along it at each point, read from its start to its end.

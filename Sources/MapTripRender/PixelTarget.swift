@@ -82,6 +82,14 @@ struct PixelTarget {
         return StrokeGroup(xy: xy, counts: lines.map { Int32($0.count) }, passes: passes)
     }
 
+    /// The same for lines given as x, y pairs in user space and their points' counts (a dashed route's
+    /// pieces, `Dashes`).
+    func group(xy: [Double], counts: [Int32], passes: [(color: Color, width: Double)]) -> StrokeGroup {
+        var xy = xy
+        shift(&xy)
+        return StrokeGroup(xy: xy, counts: counts, passes: passes)
+    }
+
     /// Strokes each group in turn, all in one call: each band of rows draws every group in order, so
     /// the pixels are those of one `stroke` call per group, with the bands split once rather than once
     /// per group (a thousand travelled lines each in their two bands made 2,000 jobs a frame, and 14% of

@@ -8,8 +8,9 @@ import Rsvg
 /// Round-capped, round-joined solid lines drawn straight into an image surface's pixels by maptrip's
 /// own stroker (`Kernels.strokeRound`, RasterKernels): a route's strokes on every moving frame were
 /// most of the Cairo work of a frame, Cairo's scan converter taking fifteen sub-rows per row; the
-/// map's borders and provinces too, their dashes cut into pieces ahead (`Dashes`, `capInset`). Used
-/// through a `PixelTarget`; anywhere else (a recording, a scaled poster, a route's dashes) Cairo strokes.
+/// map's borders and provinces too, their dashes cut into pieces ahead (`Dashes`, `capInset`), and a
+/// route's dashes (`Dashes.roundCapped`). Used through a `PixelTarget`; anywhere else (a recording, a
+/// scaled poster) Cairo strokes.
 enum RoundStroke {
     /// How far to cut a piece short at each end for it to ink what Cairo's stroke of the whole stretch
     /// inks, with flat caps or round ones (Cairo's dashes, drawn as pieces: `Dashes`). Along a piece the

@@ -17,8 +17,8 @@ public final class RouteOverlay: OverlayFastPaths {
     /// How far (frame pixels) a vertex may lie from the line through its neighbours and be left out.
     static let tolerance = 0.05
 
-    /// Whether solid lines go through maptrip's own stroker where the context allows (`RoundStroke`);
-    /// false: Cairo strokes every line.
+    /// Whether the lines (solid and dashed) go through maptrip's own stroker where the context allows
+    /// (`RoundStroke`); false: Cairo strokes every line.
     let strokesItself: Bool
 
     public init(culls: Bool = true, thins: Bool = true, strokesItself: Bool = true) {
@@ -29,17 +29,40 @@ public final class RouteOverlay: OverlayFastPaths {
 
     /// A leg's lines as one frame strokes them.
     struct LegStroke {
+        /// The lines, cut down to what the frame shows (`culls`): a solid line's, a dashed one's outline's.
         var lines: [[(x: Double, y: Double)]]
         var width: Double
         var outline: (color: Color, width: Double)?
-        var dash: [Double]
+        /// A dashed line's dashes (nil: solid).
+        var dashes: Dashed?
         var color: Color
+
+        /// A line's dashes, round-capped (`Dashes.roundCapped`): each spans the length the scene gives
+        /// it, as a flat-capped dash would, a dash no longer than the width a dot.
+        struct Dashed {
+            /// The whole lines, dashed from their starts (as Cairo dashes them).
+            var lines: [[(x: Double, y: Double)]]
+            /// Cairo's dash pattern and offset for them, round caps.
+            var pattern: [Double], offset: Double
+            /// The same dashes as round-capped solid pieces (`Dashes.pieces`), those the frame shows:
+            /// x, y pairs and each piece's count of points (a dot: two equal points).
+            var xy: [Double], counts: [Int32]
+        }
 
         /// How far from its lines the stroke inks: half its widest line and the antialiasing's pixel.
         var reach: Double { (outline?.width ?? width) / 2 + 1 }
 
-        /// Its passes for maptrip's stroker, in order: the outline (if any), then the line.
-        var passes: [(color: Color, width: Double)] { (outline.map { [$0] } ?? []) + [(color, width)] }
+        /// What maptrip's stroker draws, in order, as x, y pairs (user space), the lines' point counts
+        /// and the passes over them: the outline (if any) and the line over the same lines; a dashed
+        /// line's outline under its line's pieces.
+        var strokerStrokes: [(xy: [Double], counts: [Int32], passes: [(color: Color, width: Double)])] {
+            let line = (color, width)
+            guard let dashes else {
+                return [(PixelTarget.flattened(lines), lines.map { Int32($0.count) }, (outline.map { [$0] } ?? []) + [line])]
+            }
+            let outlined = outline.map { [(PixelTarget.flattened(lines), lines.map { Int32($0.count) }, [$0])] } ?? []
+            return outlined + [(dashes.xy, dashes.counts, [line])]
+        }
     }
 
     /// The last frame's strokes, kept for the bands of rows that draw the same frame again (the scene
@@ -66,34 +89,33 @@ public final class RouteOverlay: OverlayFastPaths {
                   let line = frame.routes[leg.place] else { continue }
             let width = layout.size(style.width)
             let outlineWidth = width + 2 * max(layout.size(1.5), width * 0.35)
-            /// Lines cut down to what the frame shows (a dashed line kept whole) and thinned.
-            func finish(_ lines: [[(x: Double, y: Double)]], dashed: Bool) -> [[(x: Double, y: Double)]] {
+            let box = frame.strokeBox(width: style.outline != nil ? outlineWidth : width)
+            /// Lines cut down to what the frame shows and thinned.
+            func finish(_ lines: [[(x: Double, y: Double)]]) -> [[(x: Double, y: Double)]] {
                 var lines = lines
-                if culls && !dashed {
+                if culls {
                     // Only what the frame shows is stroked: a leg runs thousands of kilometres in steps of
-                    // 25, most of them off the frame at the zooms routes are seen at. (A dashed line keeps
-                    // all of it: its dashes are counted from its start.)
-                    let box = frame.strokeBox(width: style.outline != nil ? outlineWidth : width)
+                    // 25, most of them off the frame at the zooms routes are seen at.
                     lines = lines.flatMap { PolylineCulling.runs($0, meeting: box) }
                 }
-                if thins {
-                    // A vertex every few kilometres is one every pixel or two on the frame, each joined
-                    // (round) by the stroker: those within a twentieth of a pixel of the line go.
-                    lines = lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) }
-                }
-                return lines
+                return thinned(lines)
+            }
+            func thinned(_ lines: [[(x: Double, y: Double)]]) -> [[(x: Double, y: Double)]] {
+                // A vertex every few kilometres is one every pixel or two on the frame, each joined
+                // (round) by the stroker: those within a twentieth of a pixel of the line go.
+                thins ? lines.map { PolylineSimplification.simplified($0, tolerance: Self.tolerance) } : lines
             }
             if let coloring = colored[leg.place] {
                 let prefix = line.prefix(leg.progress)
-                let casing = finish(frame.visibleLines(prefix), dashed: false)
+                let casing = finish(frame.visibleLines(prefix))
                 guard !casing.isEmpty else { continue }
                 if let outline = style.outline {
-                    out.append(LegStroke(lines: casing, width: outlineWidth, outline: nil, dash: [], color: outline))
+                    out.append(LegStroke(lines: casing, width: outlineWidth, outline: nil, dashes: nil, color: outline))
                 }
                 for (bucket, runs) in coloring.runs(prefix).sorted(by: { $0.key < $1.key }) {
-                    let lines = finish(runs.flatMap { frame.visibleLines($0) }, dashed: false)
+                    let lines = finish(runs.flatMap { frame.visibleLines($0) })
                     if !lines.isEmpty {
-                        out.append(LegStroke(lines: lines, width: width, outline: nil, dash: [],
+                        out.append(LegStroke(lines: lines, width: width, outline: nil, dashes: nil,
                                              color: coloring.coloring.color(bucket: bucket)))
                     }
                 }
@@ -111,12 +133,24 @@ public final class RouteOverlay: OverlayFastPaths {
                 lines = frame.visibleLines(line.prefix(leg.progress))
             }
             guard !lines.isEmpty else { continue }
-            lines = finish(lines, dashed: !style.dash.isEmpty)
-            guard !lines.isEmpty else { continue }
+            var dashes: LegStroke.Dashed?
+            if !style.dash.isEmpty, let (pattern, offset) = Dashes.roundCapped(style.dash.map { layout.size($0) }, width: width) {
+                // Dashed: the whole line, its dashes counted from its start, cut into its dashes first, the
+                // pieces the frame shows kept; its outline a solid line under them, cut as a solid one.
+                let whole = thinned(lines)
+                var xy: [Double] = [], counts: [Int32] = []
+                Dashes.pieces(of: whole, pattern: pattern, offset: offset, inset: 0,
+                              within: culls ? frame.strokeBox(width: width) : nil, into: &xy, counts: &counts)
+                dashes = LegStroke.Dashed(lines: whole, pattern: pattern, offset: offset, xy: xy, counts: counts)
+                lines = culls ? whole.flatMap { PolylineCulling.runs($0, meeting: box) } : whole
+                guard !counts.isEmpty || (style.outline != nil && !lines.isEmpty) else { continue }
+            } else {
+                lines = finish(lines)
+                guard !lines.isEmpty else { continue }
+            }
             let color = leg.travelled ? (style.travelledColor ?? style.color) : style.color
             let outline = style.outline.map { ($0.withAlpha($0.alpha * (leg.travelled ? color.alpha : 1)), outlineWidth) }
-            out.append(LegStroke(lines: lines, width: width, outline: outline, dash: style.dash.map { layout.size($0) },
-                                 color: color))
+            out.append(LegStroke(lines: lines, width: width, outline: outline, dashes: dashes, color: color))
         }
         last = (frame.viewport, frame.values.legs, frame.scene, out)
         return out
@@ -136,41 +170,33 @@ public final class RouteOverlay: OverlayFastPaths {
         defer { cr.restore() }
         cr.setLineJoin(.round)
         cr.setLineCap(.round)
-        // Solid lines are drawn by maptrip's own stroker where the context lets it (see `RoundStroke`).
-        let target = strokesItself ? PixelTarget(cr) : nil
-        // Solid strokes wait to be drawn together, in order (`PixelTarget.stroke(_ groups:)`), until a
-        // dashed one, which Cairo draws.
-        var waiting: [LegStroke] = []
-        func strokeWaiting() {
-            guard !waiting.isEmpty else { return }
-            defer { waiting.removeAll() }
-            if let target, target.stroke(waiting.map { target.group($0.lines, passes: $0.passes) }) { return }
-            for stroke in waiting { Self.strokeWithCairo(stroke, in: cr) }
+        let strokes = strokes(frame)
+        // Drawn by maptrip's own stroker where the context lets it (see `RoundStroke`), in order, in one
+        // call (`PixelTarget.stroke(_ groups:)`): a dashed line as its pieces.
+        if strokesItself, let target = PixelTarget(cr),
+           target.stroke(strokes.flatMap(\.strokerStrokes).map { target.group(xy: $0.xy, counts: $0.counts, passes: $0.passes) }) {
+            return
         }
-        for stroke in strokes(frame) {
-            if stroke.dash.isEmpty, target != nil {
-                waiting.append(stroke)
-                continue
-            }
-            strokeWaiting()
-            Self.strokeWithCairo(stroke, in: cr)
-        }
-        strokeWaiting()
+        for stroke in strokes { Self.strokeWithCairo(stroke, in: cr) }
     }
 
-    /// Strokes one of the legs' strokes with Cairo (its outline first).
+    /// Strokes one of the legs' strokes with Cairo (its outline first): the same lines as maptrip's
+    /// stroker draws, a dashed one's dashes by Cairo's dashing, round-capped (`Dashes.roundCapped`).
     private static func strokeWithCairo(_ stroke: LegStroke, in cr: Context) {
         cr.newPath()
+        cr.setDash([])
+        cr.setLineCap(.round)
         cr.addLines(stroke.lines)
         if let outline = stroke.outline {
-            cr.setDash([])
-            cr.setLineCap(.round)
             cr.setLineWidth(outline.width)
             cr.setSource(outline.color)
             cr.strokePreserve()
         }
-        cr.setDash(stroke.dash)
-        cr.setLineCap(stroke.dash.isEmpty ? .round : .butt)
+        if let dashes = stroke.dashes {
+            cr.newPath()
+            cr.addLines(dashes.lines)
+            cr.setDash(dashes.pattern, offset: dashes.offset)
+        }
         cr.setLineWidth(stroke.width)
         cr.setSource(stroke.color)
         cr.stroke()
@@ -179,18 +205,17 @@ public final class RouteOverlay: OverlayFastPaths {
     /// Draws the legs straight into an I420 picture (`Kernels.strokeRound`): the pixels `draw`
     /// gives on a transparent overlay blended over it, a pair of rows at a time, without the frame's
     /// band of BGRA rows (the world tour: the drawing thread's samples 6% fewer, the stroker's rows in
-    /// cache). False, drawing nothing, where it cannot: a dashed leg (Cairo dashes it), the stroker
-    /// off, no AVX2, no memory. Returns the rectangles it drew in: each 16 rows' columns the lines
-    /// changed.
+    /// cache); a dashed leg as its pieces (`Dashes`). Nil, drawing nothing, where it cannot: the
+    /// stroker off, no AVX2, no memory. Returns the rectangles it drew in: each 16 rows' columns the
+    /// lines changed.
     public func drawPlanar(_ frame: FrameContext, into picture: PlanarPicture) throws -> [InkCells.Rect]? {
-        let strokes = strokes(frame)
-        guard strokesItself, strokes.allSatisfy(\.dash.isEmpty) else { return nil }
-        let passes = strokes.map(\.passes), allPasses = Array(passes.joined())
-        let lines = strokes.flatMap(\.lines)
-        guard let spans = Kernels.strokeRound(picture.kernelPlanes, lineCounts: strokes.map { Int32($0.lines.count) },
-                                              passCounts: passes.map { Int32($0.count) }, xy: PixelTarget.flattened(lines),
-                                              counts: lines.map { Int32($0.count) }, widths: allPasses.map(\.width),
-                                              colors: allPasses.flatMap(\.color.rgba)) else { return nil }
+        guard strokesItself else { return nil }
+        let strokes = strokes(frame).flatMap(\.strokerStrokes)
+        let passes = strokes.flatMap(\.passes)
+        guard let spans = Kernels.strokeRound(picture.kernelPlanes, lineCounts: strokes.map { Int32($0.counts.count) },
+                                              passCounts: strokes.map { Int32($0.passes.count) },
+                                              xy: Array(strokes.map(\.xy).joined()), counts: strokes.flatMap(\.counts),
+                                              widths: passes.map(\.width), colors: passes.flatMap(\.color.rgba)) else { return nil }
         var rects: [InkCells.Rect] = []
         for top in stride(from: 0, to: picture.height, by: 16) {
             var lo = Int32.max, hi = Int32.min

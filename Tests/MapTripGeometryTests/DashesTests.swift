@@ -1,3 +1,4 @@
+import Foundation
 import MapTripGeometry
 import Testing
 import TestSupport
@@ -189,5 +190,94 @@ import TestSupport
             let off = ends.map(distance).filter { $0 > (thinning == 0 ? 1e-6 : thinning) }
             #expect(off.isEmpty, "clip \(k) at \(factor)x: ends this far from the whole line's (px): \(off)")
         }
+    }
+
+    @Test func roundCappedDashesKeepTheLengthsAndTheGapsAsGiven() throws {
+        // [10, 6] 4 wide: dashes of 6 whose caps reach 2 beyond each end (10 of ink), gaps of 10 between
+        // the caps' ends (6 of ink); the first dash starts 2 into the line, as far as its cap reaches.
+        let (pattern, offset) = try #require(Dashes.roundCapped([10, 6], width: 4))
+        #expect(pattern == [6, 10] && offset == 14)
+        let cut = Self.pieces(Self.path([[(0, 0), (40, 0)]]), pattern, offset: offset)
+        #expect(cut.count == 3)
+        for (piece, a) in zip(cut, [2.0, 18, 34]) {
+            #expect(Self.close(piece[0], (a, 0)) && Self.close(piece[1], (min(a + 6, 40), 0)), "\(piece)")
+        }
+        // A dash no longer than the width is a dot at its middle; an odd pattern is read twice.
+        let dots = try #require(Dashes.roundCapped([3, 5, 12, 4], width: 4))
+        #expect(dots.pattern == [0, 8.5, 8, 7.5] && dots.offset == 22.5)
+        #expect(try #require(Dashes.roundCapped([3], width: 2)).pattern == [1, 5])
+        #expect(Dashes.roundCapped([], width: 4) == nil && Dashes.roundCapped([2, -1], width: 4) == nil)
+        let dotted = Self.pieces(Self.path([[(0, 0), (30, 0)]]), dots.pattern, offset: dots.offset)
+        #expect(dotted.count == 3)
+        #expect(Self.close(dotted[0][0], (1.5, 0)) && Self.close(dotted[0][1], (1.5, 0)))
+        #expect(Self.close(dotted[1][0], (10, 0)) && Self.close(dotted[1][1], (18, 0)))
+        #expect(Self.close(dotted[2][0], (25.5, 0)) && Self.close(dotted[2][1], (25.5, 0)))
+    }
+
+    /// The pieces (round caps, no inset) of `p` under `pattern` from `offset`, as lists of points.
+    static func pieces(_ p: PixelPath, _ pattern: [Double], offset: Double) -> [[(x: Double, y: Double)]] {
+        var xy: [Double] = [], counts: [Int32] = []
+        Dashes.pieces(of: p, pattern: pattern, offset: offset, inset: 0, into: &xy, counts: &counts)
+        var out: [[(x: Double, y: Double)]] = [], i = 0
+        for c in counts {
+            out.append((0..<Int(c)).map { k in (x: xy[2 * (i + k)], y: xy[2 * (i + k) + 1]) })
+            i += Int(c)
+        }
+        return out
+    }
+
+    @Test func roundCappedDashesOfRandomLinesStartWhereThePatternSaysAndAddUp() throws {
+        // Seeded random polylines (sharp turns, short and long segments), patterns and widths: each
+        // piece is the stretch of the line the pattern puts it on, counted from the line's start across
+        // its vertices, its corners kept (its length along its points is the stretch's); together they
+        // are the pattern's share of the line.
+        var rng = SplitMix64(seed: 0xDA5E5)
+        var pieces = 0, corners = 0, dots = 0
+        for _ in 0..<60 {
+            var line: [(x: Double, y: Double)] = [(rng.unit() * 100, rng.unit() * 100)]
+            for _ in 0..<(1 + Int(rng.next() % 40)) {
+                let angle = rng.unit() * 2 * .pi, step = rng.unit() < 0.2 ? rng.unit() * 0.5 : rng.unit() * 30
+                line.append((line.last!.x + step * cos(angle), line.last!.y + step * sin(angle)))
+            }
+            let given = (0..<(rng.unit() < 0.5 ? 2 : 4)).map { _ in 0.5 + rng.unit() * 15 }
+            let width = 0.5 + rng.unit() * 8
+            let (pattern, offset) = try #require(Dashes.roundCapped(given, width: width))
+            // Distances along the line at its points, and the point at a distance.
+            var at = [0.0]
+            for i in 1..<line.count { at.append(at[i - 1] + hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y)) }
+            let length = at.last!
+            func point(_ d: Double) -> (Double, Double) {
+                var i = 1
+                while i < line.count - 1 && at[i] < d { i += 1 }
+                let span = at[i] - at[i - 1], t = span > 0 ? (d - at[i - 1]) / span : 0
+                return (line[i - 1].x + t * (line[i].x - line[i - 1].x), line[i - 1].y + t * (line[i].y - line[i - 1].y))
+            }
+            // Where the given dashes lie, each cut by half the width at both ends (a dot at its middle).
+            var expected: [(from: Double, to: Double)] = [], d = 0.0, k = 0
+            while d < length {
+                let dash = given[k % given.count], gap = given[(k + 1) % given.count]
+                let cut = min(dash, width) / 2
+                if d + cut < length { expected.append((d + cut, min(d + dash - cut, length))) }
+                d += dash + gap
+                k += 2
+            }
+            let cut = Self.pieces(Self.path([line.map { ($0.x, $0.y) }]), pattern, offset: offset)
+            #expect(cut.count == expected.count, "\(given) \(width): \(cut.count) pieces, \(expected.count) expected")
+            var drawn = 0.0, share = 0.0
+            for (piece, e) in zip(cut, expected) {
+                let piecewise = zip(piece, piece.dropFirst()).reduce(0.0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+                #expect(Self.close(piece[0], point(e.from)), "\(given) \(width): a piece starts at \(piece[0]), not \(point(e.from))")
+                #expect(Self.close(piece.last!, point(e.to)))
+                #expect(abs(piecewise - (e.to - e.from)) < 1e-9)
+                drawn += piecewise
+                share += e.to - e.from
+                corners += piece.count - 2
+                if e.to - e.from < 1e-9 { dots += 1 }
+            }
+            pieces += cut.count
+            // With their caps, the pieces cover what the flat dashes cover (but where the line ends).
+            #expect(abs(drawn - share) < 1e-6)
+        }
+        #expect(pieces > 500 && corners > 100 && dots > 20, "\(pieces) pieces, \(corners) corners kept, \(dots) dots")
     }
 }

@@ -907,3 +907,37 @@ extension PlanarCompositeTests {
         #expect(recordedWorse * 2 > compared, "recorded further from preview in \(recordedWorse) of \(compared) frames")
     }
 }
+
+extension PlanarCompositeTests {
+    @Test func aDashedRouteDrawnStraightIntoI420MatchesPreview() throws {
+        // Dashed legs through a flight and the rests: one outlined (dashes over a solid casing), one
+        // of dots (dashes shorter than the line is wide), drawn straight into I420 by maptrip's
+        // stroker (`RouteOverlay.drawPlanar`, the dashes as pieces) against preview (the same
+        // stroker over the BGRA frame), converted. A solid line where preview dashes is thousands of
+        // pixels off.
+        guard Kernels.isAvailable else { return }
+        var places = [Place(name: "Lisbon", position: LonLat(lon: -9.14, lat: 38.72), zoom: 4),
+                      Place(name: "Moscow", position: LonLat(lon: 37.62, lat: 55.76), zoom: 4.2),
+                      Place(name: "Cairo", position: LonLat(lon: 31.24, lat: 30.04), zoom: 4)]
+        places[1].route = RouteStyle(color: Color(hex: "#1f5fa8")!, width: 8, dash: [20, 10], outline: Color(hex: "#ffffff")!)
+        places[2].route = RouteStyle(color: Color(hex: "#a81f5f")!, width: 8, dash: [6, 12], outline: nil)
+        let sc = scene(places)
+        let timeline = Timeline(scene: sc)
+        let (planarFrames, renderer) = try compareRenderedIntoI420(sc, step: 6)
+        #expect(planarFrames == (timeline.frameCount + 5) / 6)
+        // The route went straight into the picture on every frame that shows one, dashes and all.
+        var straight = 0, withLegs = 0
+        for n in stride(from: 0, to: timeline.frameCount, by: 6) {
+            let values = timeline.values(at: n)
+            guard !values.legs.isEmpty else { continue }
+            withLegs += 1
+            let frame = FrameContext(scene: sc, values: values, viewport: renderer.viewport(values.camera),
+                                     layout: renderer.layout, baseMap: renderer.baseMap,
+                                     routes: Timeline.routes(for: sc), media: SceneMedia())
+            if try Picture(width: sc.video.width, height: sc.video.height).with({
+                try RouteOverlay().drawPlanar(frame, into: $0) != nil
+            }) { straight += 1 }
+        }
+        #expect(withLegs > 5 && straight == withLegs, "\(straight) of \(withLegs) frames with legs drawn straight into I420")
+    }
+}

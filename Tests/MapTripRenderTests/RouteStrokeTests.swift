@@ -144,3 +144,61 @@ enum AlphaBlocks {
         #expect(worstTotal < 0.005, "a frame's ink differs by up to \(worstTotal * 100)%")
     }
 }
+
+/// A dashed route as the scene gives it: each dash as long as `dash` says, with round ends, each gap too.
+extension RouteStrokeTests {
+    /// The ink along the row through a level line from `start`: for each run of inked pixels, where
+    /// its ink's middle lies and how long it is (its pixels' cover summed).
+    static func inkRuns(_ s: ImageSurface, row: Int, from start: Int) -> [(middle: Double, length: Double)] {
+        var runs: [(middle: Double, length: Double)] = [], ink = 0.0, moment = 0.0
+        for x in start..<s.width {
+            let a = Double(s.pixel(x: x, y: row).a) / 255
+            if a > 0 {
+                ink += a
+                moment += a * (Double(x) + 0.5)
+            } else if ink > 0 {
+                runs.append((moment / ink, ink))
+                ink = 0
+                moment = 0
+            }
+        }
+        return runs
+    }
+
+    @Test(arguments: [true, false])
+    func aDashInksItsLengthAndAGapItsOwnAlongALevelLine(strokesItself: Bool) throws {
+        // Along the equator (a level line on the map), 1080p (a layout unit a pixel), 4 wide: dashes
+        // of 10 and gaps of 6, the first from the line's start; then dashes of 2, shorter than the
+        // width: dots 4 across at their middles. Through maptrip's stroker (its pieces, the dots
+        // zero-length ones) and through Cairo's dashes (the fallback), alike.
+        for (dash, ink) in [([10.0, 6], 10.0), ([2, 14], 4)] {
+            let places = [Place(name: "A", position: LonLat(lon: 0, lat: 0), dwell: 1, zoom: 10),
+                          Place(name: "B", position: LonLat(lon: 1, lat: 0), dwell: 1, zoom: 10,
+                                route: RouteStyle(path: .straight, color: Color(hex: "#202020")!, width: 4, dash: dash,
+                                                  outline: nil))]
+            let sc = Scene(flight: 1, video: Video(width: 1920, height: 1080, fps: 10), places: places)
+            let timeline = Timeline(scene: sc)
+            let renderer = try FrameRenderer(scene: sc, baseMap: TransparentBaseMap(),
+                                             overlays: [RouteOverlay(strokesItself: strokesItself)])
+            let values = timeline.values(at: timeline.frameCount - 1)
+            try renderer.render(values)
+            let viewport = renderer.viewport(values.camera)
+            let a = try #require(viewport.pixel(places[0].position)), b = try #require(viewport.pixel(places[1].position))
+            #expect(a.x > 20 && b.x < 1900 && abs(a.y - b.y) < 1e-6, "\(a) to \(b)")
+            let runs = Self.inkRuns(renderer.surface, row: Int(a.y), from: 0)
+            let unit = renderer.layout.size(1)
+            #expect(unit == 1)
+            let period = (dash[0] + dash[1]) * unit, whole = Int((b.x - a.x) / period)
+            #expect(runs.count == whole + 1, "\(runs.count) runs for \(whole) whole periods and a part")
+            // The first dash begins its ink at the line's start (a dot reaches half its width less its
+            // length's half before it).
+            let begins = runs[0].middle - runs[0].length / 2
+            #expect(abs(begins - (a.x + (dash[0] - ink) / 2 * unit)) < 0.5, "the first ink from \(begins), the line from \(a.x)")
+            for (k, run) in runs.dropLast().enumerated() {
+                // Each within a pixel of its length, the middles a period apart (the gaps as given).
+                #expect(abs(run.length - ink * unit) < 1, "\(dash) dash \(k): \(run.length) of ink")
+                #expect(abs(run.middle - (a.x + Double(k) * period + dash[0] / 2 * unit)) < 0.5, "\(dash) dash \(k) at \(run.middle)")
+            }
+        }
+    }
+}
