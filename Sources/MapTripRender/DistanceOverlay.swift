@@ -62,7 +62,7 @@ public final class DistanceOverlay: OverlayFastPaths {
         let (x, y) = frame.layout.counterOrigin(clearOf: frame.presenterBox)
         let words = Self.format(km, unit: unit)
         let card = try ReadoutCard.card(words, text: text, frame: frame)
-        return [try ReadoutCard.mark(card, words, text: text, pictures: pictures, frame: frame, left: x, top: y,
+        return [try ReadoutCard.mark(card, text: text, pictures: pictures, frame: frame, left: x, top: y,
                                      alpha: frame.values.readoutOpacity)]
     }
 }

@@ -208,7 +208,7 @@ public final class ClockOverlay: OverlayFastPaths {
         let words = PlaybackClock.clockText(clock.seconds, format: frame.scene.playback.clock, since: since,
                                             utcOffset: clock.utcOffset)
         let card = try ReadoutCard.card(words, text: text, frame: frame)
-        return [try ReadoutCard.mark(card, words, text: text, pictures: pictures, frame: frame, left: frame.layout.safe.minX,
+        return [try ReadoutCard.mark(card, text: text, pictures: pictures, frame: frame, left: frame.layout.safe.minX,
                                      top: frame.clockBottom(width: card.width) - card.height, alpha: clock.opacity)]
     }
 }
@@ -219,7 +219,7 @@ enum ReadoutCard {
     /// faded as one by `alpha`: drawn once a reading (a clock's minute holds for many frames) and
     /// painted, by preview as by a frame drawn into I420, where replaying a recorded card each frame
     /// was a twentieth of a walk's drawing.
-    static func mark(_ card: TextCard, _ words: String, text: TextCache, pictures: Sprites, frame: FrameContext, left: Double,
+    static func mark(_ card: TextCard, text: TextCache, pictures: Sprites, frame: FrameContext, left: Double,
                      top: Double, alpha: Double) throws -> Mark {
         try card.mark(pictures: pictures, centerX: left + card.width / 2, top: top, background: frame.scene.style.caption.background,
                       alpha: alpha, unit: frame.layout.unit, text: text)

@@ -186,16 +186,17 @@ public final class RouteOverlay: OverlayFastPaths {
         cr.newPath()
         cr.setDash([])
         cr.setLineCap(.round)
-        cr.addLines(stroke.lines)
         if let outline = stroke.outline {
+            cr.addLines(stroke.lines)
             cr.setLineWidth(outline.width)
             cr.setSource(outline.color)
-            cr.strokePreserve()
+            if stroke.dashes == nil { cr.strokePreserve() } else { cr.stroke() }
         }
         if let dashes = stroke.dashes {
-            cr.newPath()
             cr.addLines(dashes.lines)
             cr.setDash(dashes.pattern, offset: dashes.offset)
+        } else if stroke.outline == nil {
+            cr.addLines(stroke.lines)
         }
         cr.setLineWidth(stroke.width)
         cr.setSource(stroke.color)
