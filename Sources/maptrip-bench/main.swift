@@ -1531,7 +1531,8 @@ func vectorPhase(runs: Int) throws {
 }
 
 /// `--ride`: issue #59's benchmark line: a 2-hour ride played at 60x (2 minutes of 1080p30) over the
-/// Helsinki vector tiles, the camera following it heading-up, against the encoder alone at
+/// Helsinki vector tiles, the camera following it heading-up with live readouts (speed, altitude,
+/// distance, elapsed time and the elevation profile), against the encoder alone at
 /// veryfast; then a thousand 20-minute tracks played at once, the same way.
 func ridePhase(runs: Int, thousand: Bool) throws {
     let folder = NSTemporaryDirectory() + "maptrip-bench-ride-\(getpid())"
@@ -1545,6 +1546,7 @@ func ridePhase(runs: Int, thousand: Bool) throws {
         "tracks": [["file": folder + "/ride.gpx", "name": "Rider", "vehicle": "bike"]],
         "playback": ["speed": 60, "clock": "HH:mm"],
         "camera": ["follow": "Rider", "zoom": 15, "headingUp": true, "intro": 3],
+        "readouts": ["speed", "altitude", "distance", "elapsed", "profile"],
         "outro": 3,
     ]
     let ridePath = folder + "/ride.json"
