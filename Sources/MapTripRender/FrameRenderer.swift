@@ -30,6 +30,7 @@ public final class FrameRenderer {
         // Towns (the embedded map's, when it has them) over the route, under the pins and clear of them.
         return [GraticuleOverlay(), BackgroundTracksOverlay(), RouteOverlay(), MoverOverlay(drawsMovers: false),
                 TownsOverlay(places: places), places, VehicleOverlay(), MoverOverlay(drawsLines: false), FurnitureOverlay(),
+                CutDipOverlay(),
                 PhotoOverlay(), PresenterOverlay(), CaptionOverlay(), DistanceOverlay(), ReadoutOverlay(), ClockOverlay(),
                 LegendOverlay(), TitleOverlay(), AttributionOverlay()]
     }

@@ -449,7 +449,7 @@ public enum SceneFormat {
         Field("speed", .number(.positive(atMost: 100_000, noun: "speed", hint: "60 shows a minute of the recording each second")),
               default: .number(60), "recorded seconds per second of video"),
         Field("skipIdle", .number(.positive(atMost: 31_536_000, noun: "skipIdle", hint: "seconds without movement before a stretch is cut, such as 300")), default: .words("never"),
-              "stretches where no mover moves for longer than this many seconds are cut out (the clock fades across the cut)"),
+              "stretches where no mover moves for longer than this many seconds are cut out (the picture dips through black across the cut, the clock fades)"),
         Field("clock", .choice(Playback.Clock.allCases.map(\.rawValue), noun: "clock",
                                hint: "use \"HH:mm\", \"HH:mm:ss\" or \"none\""),
               default: .string("HH:mm"), "the clock readout: the recorded time (in `timeZone`, else the followed recording's own time zone where its file states one, else the first stated, else UTC), or the time since the start when together"),

@@ -43,15 +43,15 @@ public struct ClockValue: Equatable, Sendable {
 /// runs from the earliest first fix plus `playback.offset` (`t0`; a negative offset starts with a hold)
 /// to the latest last fix. A step between two fixes of one track
 /// moves when it covers ground faster than `movingSpeed`; where no track moves for longer than `skipIdle`
-/// seconds the stretch is cut out (the clock dips across the cut over `cutFade` seconds of video each
-/// side). Frame n of stretch k shows recorded time `recorded.lowerBound + (n - frames.lowerBound) * speed / fps`:
+/// seconds the stretch is cut out (the picture dips through black and the clock fades across the cut,
+/// over `cutFade` seconds of video each side). Frame n of stretch k shows recorded time `recorded.lowerBound + (n - frames.lowerBound) * speed / fps`:
 /// without a cut, `t0 + n * speed / fps`. The stretches' frames lie on the grid of their summed video
 /// seconds (`FrameGrid`'s rounding), and one frame more shows the last fix: a playback of S seconds of
 /// recording at speed v lasts `round(S / v * fps) + 1` frames.
 public struct PlaybackClock: Sendable {
     /// Metres per second under which a step between fixes counts as still (GPS wanders at rest).
     public static let movingSpeed = 0.5
-    /// Seconds of video the clock takes to dip out before a cut and back after it.
+    /// Seconds of video the picture and the clock take to dip out before a cut and back after it.
     public static let cutFade = 0.3
 
     public let fps: Int
@@ -174,7 +174,7 @@ public struct PlaybackClock: Sendable {
         let step = clock == .seconds ? 1.0 : 60.0
         let offset = utcOffset(at: t)
         let shown = ((t + offset) / step).rounded(.down) * step
-        return (movers, ClockValue(seconds: shown, opacity: clockOpacity(at: n), utcOffset: offset))
+        return (movers, ClockValue(seconds: shown, opacity: cutOpacity(at: n), utcOffset: offset))
     }
 
     /// The clock's offset from UTC at recorded time t (seconds east; 0 in a ghost race).
@@ -183,8 +183,9 @@ public struct PlaybackClock: Sendable {
     }
 
     /// 1, dipping at each cut: down over the last `cutFade` of video before it, up over the first after
-    /// (the frames either side of the cut at 1 / (fade frames + 1)).
-    func clockOpacity(at n: Int) -> Double {
+    /// (the frames either side of the cut at 1 / (fade frames + 1)): the clock's opacity, and the
+    /// picture's through black (`FrameValues.cutDip`).
+    public func cutOpacity(at n: Int) -> Double {
         var o = 1.0
         for s in stretches.dropFirst() {
             let cut = s.frames.lowerBound

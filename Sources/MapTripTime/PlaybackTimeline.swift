@@ -134,6 +134,7 @@ extension Timeline {
                                  pins: routes.indices.map { PinValue(place: $0, appear: 1, current: false) })
         values.movers = movers
         values.clock = readout
+        values.cutDip = 1 - clock.cutOpacity(at: n)
         if let readouts {
             values.readouts = readouts.values(atElapsed: clock.time(atFrame: n) - clock.offsets[readouts.track])
             values.readouts?.hidden = PrivacyClipping.hides(movers[readouts.track].position, privacy)

@@ -146,6 +146,10 @@ public struct FrameValues: Equatable, Sendable {
     /// A playback's movers (`Scene.tracks`), in track order, and its clock.
     public var movers: [MoverValue] = []
     public var clock: ClockValue?
+    /// How far the picture has dipped to black across a playback's cut (`playback.skipIdle`): 0 away
+    /// from a cut, rising over the last `PlaybackClock.cutFade` of video before it and falling over the
+    /// first after (`PlaybackClock.cutOpacity`), so the jump ahead is a short fade, not a hard cut.
+    public var cutDip = 0.0
     /// The readouts (`Scene.readouts`) at the frame's recorded time: a playback's, or on a place trip
     /// those of the track leg flown (held after it); and their panel's opacity.
     public var readouts: ReadoutValues?

@@ -75,6 +75,45 @@ struct PlaybackRenderTests {
         }
     }
 
+    /// A stop longer than `skipIdle` is cut out with a short fade: the decoded picture dips through black
+    /// over `PlaybackClock.cutFade` seconds either side of the cut (3 frames at 10 fps), its brightness
+    /// the map's times the opacity each frame should have, and is untouched away from the cut.
+    @Test func aSkippedStopDipsThePictureThroughBlack() throws {
+        try Trip.withDirectory("playback-cut") { dir in
+            let walk = TrackFixture.walk(seed: 7005, count: 120, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08)
+                .stopped(at: 60, idle: 1800)
+            let (_, t, frames) = try Self.render([("anna", walk, TrackFixture.start)],
+                                                 playback: #"{ "speed": 200, "skipIdle": 300 }"#, in: dir)
+            let clock = try #require(t.playback)
+            #expect(clock.stretches.count == 2)
+            let cut = try #require(clock.stretches.last).frames.lowerBound
+            // Mean brightness over the frame's middle (clear of the credit, which does not dip).
+            func brightness(_ n: Int) -> Double {
+                let image = frames[n]
+                var sum = 0, count = 0
+                for y in stride(from: image.height / 8, to: image.height * 7 / 8, by: 4) {
+                    for x in stride(from: image.width / 8, to: image.width * 7 / 8, by: 4) {
+                        let i = y * image.stride + x * 4
+                        sum += Int(image.pixels[i]) + Int(image.pixels[i + 1]) + Int(image.pixels[i + 2])
+                        count += 3
+                    }
+                }
+                return Double(sum) / Double(count)
+            }
+            let full = (brightness(cut - 8) + brightness(cut + 8)) / 2
+            #expect(full > 150, "the map is light: \(full)")
+            #expect(abs(brightness(cut - 8) - brightness(cut - 6)) < 3)
+            // 3 fade frames: the frames next to the cut at a quarter of the picture, then half, then three quarters.
+            for d in 1...4 {
+                let opacity = min(1, Double(d) / 4)
+                for m in [cut - d, cut + d - 1] {
+                    Trip.dump(frames[m], "playback-cut-\(m)")
+                    #expect(abs(brightness(m) - full * opacity) < 10, "frame \(m): \(brightness(m)) against \(full * opacity)")
+                }
+            }
+        }
+    }
+
     @Test func aGhostRacePutsEachRunnerAtItsOwnSpot() throws {
         try Trip.withDirectory("playback-race") { dir in
             let a = TrackFixture.walk(seed: 7002, count: 140, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08, heading: 30)

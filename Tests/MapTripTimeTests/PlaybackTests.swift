@@ -73,23 +73,12 @@ struct PlaybackTests {
         for n in bare.frameCount..<t.frameCount { #expect(t.values(at: n) == end, "frame \(n)") }
     }
 
-    /// The walk with a stop of `idle` seconds at its point `k` (the point again, `idle` seconds later).
-    static func withStop(_ walk: TrackFixture, at k: Int, idle: Double) -> TrackFixture {
-        let times = walk.times ?? []
-        var points = Array(walk.points[0...k]), stamps = Array(times[0...k])
-        points.append(walk.points[k])
-        stamps.append(times[k] + idle)
-        points += walk.points[(k + 1)...]
-        stamps += times[(k + 1)...].map { $0 + idle }
-        return TrackFixture(points: points, times: stamps)
-    }
-
     /// `frame(reaching:)` (where a photo along the track starts): the first frame whose recorded time is at
     /// or past t; for a time inside a cut, the first frame after it. Seeded random times, with and without
     /// a cut.
     @Test(arguments: [nil, 300.0])
     func theFrameReachingATimeIsTheFirstShowingIt(skipIdle: Double?) throws {
-        let walk = Self.withStop(TrackFixture.walk(seed: 5911, count: 200, start: Self.start), at: 90, idle: 1800)
+        let walk = TrackFixture.walk(seed: 5911, count: 200, start: Self.start).stopped(at: 90, idle: 1800)
         let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: 13, skipIdle: skipIdle), fps: 24))
         let clock = try #require(t.playback)
         let t0 = TrackFixture.start.timeIntervalSince1970, span = try #require(walk.times?.last)
@@ -107,7 +96,7 @@ struct PlaybackTests {
     @Test func skipIdleCutsTheStopExactly() throws {
         let walk = TrackFixture.walk(seed: 5903, count: 200, start: Self.start)
         let k = 77, idle = 1800.0
-        let stopped = Self.withStop(walk, at: k, idle: idle)
+        let stopped = walk.stopped(at: k, idle: idle)
         let times = try #require(stopped.times)
         let speed = 10.0, fps = 30
         let origin = TrackFixture.start.timeIntervalSince1970
@@ -170,7 +159,7 @@ struct PlaybackTests {
     @Test func stillFramesKeepTheirValues() throws {
         // A stop of ten minutes not cut: the mover holds still; the HH:mm clock turns once a minute, so
         // the frames within a minute of the stop are equal (the recorder draws them once).
-        let walk = Self.withStop(TrackFixture.walk(seed: 5906, count: 100, start: Self.start), at: 40, idle: 600)
+        let walk = TrackFixture.walk(seed: 5906, count: 100, start: Self.start).stopped(at: 40, idle: 600)
         let times = try #require(walk.times)
         let speed = 60.0, fps = 10
         let t = Timeline(scene: Self.scene([Self.track(walk, name: "a")], Playback(speed: speed), fps: fps))

@@ -32,6 +32,17 @@ public struct TrackFixture: Sendable {
         return TrackFixture(points: points, times: timed ? times : nil)
     }
 
+    /// The walk with a stop of `idle` seconds at point k (a second fix there, `idle` later; the rest shifted).
+    public func stopped(at k: Int, idle: Double) -> TrackFixture {
+        let stamps = times ?? []
+        var points = Array(self.points[0...k]), out = Array(stamps[0...k])
+        points.append(self.points[k])
+        out.append(stamps[k] + idle)
+        points += self.points[(k + 1)...]
+        out += stamps[(k + 1)...].map { $0 + idle }
+        return TrackFixture(points: points, times: out)
+    }
+
     static func wrap(_ lon: Double) -> Double { lon >= 180 ? lon - 360 : (lon < -180 ? lon + 360 : lon) }
 
     /// The walk as GPX 1.1: one track, its points split over two segments (read back joined in order).
