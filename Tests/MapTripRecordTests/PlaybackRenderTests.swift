@@ -75,6 +75,45 @@ struct PlaybackRenderTests {
         }
     }
 
+    /// The same over the reference tiles (the Helsinki vector tiles, street names and all): a walk through
+    /// the extract, its mover its colour where the recording is at the frame's recorded time, drawn over
+    /// the map's labels.
+    @Test func aMoverOverTheHelsinkiTilesIsWhereItsRecordingIs() throws {
+        try Trip.withDirectory("playback-tiles") { dir in
+            let walk = TrackFixture.walk(seed: 7006, count: 90, start: LonLat(lon: 24.9405, lat: 60.1665), stepKm: 0.012)
+            try walk.gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent("anna.gpx"), atomically: true, encoding: .utf8)
+            let tiles = Trip.assets.appendingPathComponent("tiles/helsinki.pmtiles").path
+            let json = """
+                { "video": { "width": 1280, "height": 720, "fps": 10 },
+                  "map": { "tiles": "\(tiles)", "attribution": "© OpenStreetMap contributors" },
+                  "tracks": [ { "file": "anna.gpx", "name": "Anna", "color": "\(Self.colors[0])" } ],
+                  "playback": { "speed": 100 }, "camera": { "follow": "Anna", "zoom": 16.5 } }
+                """
+            let (scene, t, frames) = try Self.render(json: json, name: "tiles", in: dir)
+            #expect(frames.count == t.frameCount)
+            let color = try #require(Color(hex: Self.colors[0]))
+            for n in [t.frameCount / 4, t.frameCount / 2, 3 * t.frameCount / 4] {
+                let p = try Self.pixel(t, scene, frame: n, mover: 0)
+                let seconds = min(Double(n) * 100 / 10, walk.times?.last ?? 0)
+                #expect(Geodesy.distanceKm(t.values(at: n).movers[0].position, walk.point(atSeconds: seconds)) < 0.002)
+                // The follow camera keeps the mover at the centre (smoothed: within a few pixels), on the street map.
+                #expect(abs(p.x - 640) < 12 && abs(p.y - 360) < 12, "frame \(n): \(p)")
+                Trip.dump(frames[n], "playback-tiles-\(n)")
+                #expect(Trip.looks(frames[n], p, like: color, tolerance: 40), "frame \(n): \(Trip.describe(frames[n], p))")
+                // And the map under it is the street map: many colours about, not one flat fill.
+                var seen = Set<UInt32>()
+                let image = frames[n]
+                for y in stride(from: 40, to: 680, by: 16) {
+                    for x in stride(from: 40, to: 1240, by: 16) {
+                        let i = y * image.stride + x * 4
+                        seen.insert(UInt32(image.pixels[i] >> 4) << 8 | UInt32(image.pixels[i + 1] >> 4) << 4 | UInt32(image.pixels[i + 2] >> 4))
+                    }
+                }
+                #expect(seen.count > 12, "frame \(n): \(seen.count) colours")
+            }
+        }
+    }
+
     /// A stop longer than `skipIdle` is cut out with a short fade: the decoded picture dips through black
     /// over `PlaybackClock.cutFade` seconds either side of the cut (3 frames at 10 fps), its brightness
     /// the map's times the opacity each frame should have, and is untouched away from the cut.
