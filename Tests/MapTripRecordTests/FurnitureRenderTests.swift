@@ -7,6 +7,7 @@ import MapTripRender
 import MapTripScene
 import MapTripTime
 import Testing
+import TestSupport
 
 /// The map's furniture (issue 59) as a viewer sees it: scene files rendered to MP4 through
 /// `RenderJob`, decoded, and the scale bar's length, the north arrow's angle and the watermark's
@@ -215,6 +216,38 @@ struct FurnitureRenderTests {
                 #expect(pixels > 40)
                 #expect(abs(CameraTrackMath.turn(angle, -bearing)) < 3, "frame \(n): the arrow points \(angle)°, north is \(-bearing)°")
             }
+        }
+    }
+
+    /// A heading-up chase camera turns the map as the mover turns: the arrow turns with it, frame by
+    /// frame, pointing where north is on each (and an "auto" arrow shows while the map is turned).
+    @Test(arguments: ["true", "\"auto\""])
+    func theNorthArrowTurnsWithAHeadingUpCamera(arrow: String) throws {
+        try Trip.withDirectory("furniture-heading") { dir in
+            let walk = TrackFixture.walk(seed: 7007, count: 80, start: LonLat(lon: 10.75, lat: 59.91), stepKm: 0.2, turn: 40)
+            try walk.gpx(start: TrackFixture.start).write(to: dir.appendingPathComponent("walk.gpx"), atomically: true, encoding: .utf8)
+            let json = """
+                {"video": {"width": 1920, "height": 1080, "fps": 10}, "northArrow": \(arrow),
+                 "tracks": [{"file": "walk.gpx", "name": "Walker"}], "playback": {"speed": 120},
+                 "camera": {"follow": "Walker", "zoom": 13, "headingUp": true}}
+                """
+            let (scene, t, frames) = try PlaybackRenderTests.render(json: json, name: "heading", in: dir)
+            let box = try #require(FrameLayout(width: 1920, height: 1080).furniture(scene).northArrow)
+            var bearings: [Double] = []
+            for n in stride(from: t.frameCount / 5, to: t.frameCount - 2, by: t.frameCount / 7) {
+                let bearing = t.values(at: n).camera.bearing
+                guard abs(CameraTrackMath.turn(bearing, 0)) > 5 else { continue }
+                bearings.append(bearing)
+                Trip.dump(frames[n], "furniture-heading-\(n)")
+                let (angle, pixels) = Self.arrowAngle(frames[n], box: box)
+                #expect(pixels > 40, "frame \(n)")
+                // (Within 5 degrees: the halves' centroids of a 76-pixel disc over a moving map, decoded
+                // from H.264; a frame's bearing here changes by up to 15 degrees from the one before.)
+                #expect(abs(CameraTrackMath.turn(angle, -bearing)) < 5, "frame \(n): the arrow points \(angle)°, north is \(-bearing)°")
+            }
+            // The walk turns: the frames checked show the map turned several ways.
+            #expect(bearings.count >= 3)
+            #expect((bearings.max() ?? 0) - (bearings.min() ?? 0) > 20, "\(bearings)")
         }
     }
 
