@@ -43,6 +43,8 @@ import Testing
         #expect(decoder.counts.records == entry["records"] as? Int)
         let decoded = raw.segments.flatMap { $0 }
         #expect(decoded.count == positions)
+        // The segments, split where fitparse reads the timer's stop events, position for position.
+        #expect(raw.segments.map(\.count) == entry["segments"] as? [Int], "\(name)")
         let listed = Swift.stride(from: 0, to: decoded.count, by: stride).map { decoded[$0] }
         #expect(listed.count == points.count)
         for (p, q) in zip(listed, points) {
@@ -68,10 +70,15 @@ import Testing
         var decoder = FITDecoder(try Data(contentsOf: Fixtures.url("fit/activity-settings.fit")))
         _ = try decoder.decode()
         #expect(decoder.counts.files == 2)
-        // A run with pauses: the timer's stops split it into segments.
-        let reading = try TrackFile.read(contentsOf: Fixtures.url("fit/2013-02-06-12-11-14.fit"))
-        #expect(reading.track.segments.count >= 1)
-        let sensors = reading.track.points.filter { $0.heartRate != nil }
+        // A ride with pauses: fitparse reads seven timer stops with positions between them, so seven
+        // segments of the sizes its events give (read here from fitparse's output, not the decoder's).
+        let entry = try #require(Self.expected["2015-10-13-08-43-15.fit"] as? [String: Any])
+        let expected = try #require(entry["segments"] as? [Int])
+        #expect(expected == [2, 41, 86, 81, 6, 4, 1])
+        let reading = try TrackFile.read(contentsOf: Fixtures.url("fit/2015-10-13-08-43-15.fit"))
+        #expect(reading.track.segments.map(\.count) == expected)
+        let run = try TrackFile.read(contentsOf: Fixtures.url("fit/2013-02-06-12-11-14.fit"))
+        let sensors = run.track.points.filter { $0.heartRate != nil }
         #expect(!sensors.isEmpty)
     }
 
