@@ -2,7 +2,7 @@
 """Track files written by independent writers, for MapTripTracksTests, with what each writer was given.
 
     python3 tools/track-fixtures.py OUT_DIR [SEED]      # the written files and OUT_DIR/expected.json
-    python3 tools/track-fixtures.py --fitparse FIT...   # what python-fitparse decodes (expected-fit.json)
+    python3 tools/track-fixtures.py --fitparse FIT...   # what python-fitparse decodes (expected-fitparse.json)
 
 Writers: gpxpy (GPX 1.1, three segments, some points without a time, Garmin's TrackPointExtension
 hr), simplekml (KML: a LineString and a gx:Track with when/gx:coord, in a MultiGeometry), fit-tool
@@ -133,6 +133,22 @@ def fitparse_expected(paths):
         f = FitFile(path)
         f.parse()
         records = list(f.get_messages("record"))
+        # The segments, by fitparse's events: the timer stopping (stop, stop_all) ends one, and the
+        # next record with a position starts the next; their sizes, in positions.
+        segments, stopped = [], False
+        for m in f.get_messages(["record", "event"]):
+            if m.name == "event":
+                if m.get_value("event") == "timer" and m.get_value("event_type") in ("stop", "stop_all"):
+                    stopped = True
+                continue
+            if m.get_value("position_lat") is None or m.get_value("position_long") is None:
+                continue
+            if stopped and segments and segments[-1] > 0:
+                segments.append(0)
+            stopped = False
+            if not segments:
+                segments.append(0)
+            segments[-1] += 1
         points = []
         for r in records:
             lat, lon = r.get_value("position_lat"), r.get_value("position_long")
@@ -141,7 +157,11 @@ def fitparse_expected(paths):
             t = r.get_value("timestamp")
             # fitparse gives semicircles: degrees = semicircles * 180 / 2^31.
             points.append([lat * 180 / 2**31, lon * 180 / 2**31, None if t is None else int(t.replace(tzinfo=datetime.timezone.utc).timestamp())])
-        out[os.path.basename(path)] = {"records": len(records), "points": points}
+        # A long recording lists every stride-th position (at most about 400), so that the expected
+        # values stay small beside the files; "positions" counts them all.
+        stride = max(1, -(-len(points) // 400))
+        out[os.path.basename(path)] = {"records": len(records), "positions": len(points), "stride": stride,
+                                       "segments": segments, "points": points[::stride]}
     return out
 
 if __name__ == "__main__":

@@ -233,6 +233,7 @@ private struct SceneBuilder {
         }
         scene.outro = checked["outro"]?.number ?? 0
         scene.tracks = tracks
+        if checked["places"] == nil { scene.places = Self.waypointStops(tracks, dwell: sceneDwell) }
         if let c = checked["playback"] {
             scene.playback = playback(c)
             checkOffset(scene, c)
@@ -348,6 +349,18 @@ private struct SceneBuilder {
         checker.fail(root, "", "missing required key 'places'",
                      hint: "add \"places\": [ { \"name\": \"Seoul\", \"lat\": 37.5665, \"lon\": 126.978 } ], "
                          + "or \"tracks\": [ { \"file\": \"ride.gpx\" } ] to play recordings back")
+    }
+
+    /// A playback's stops when the scene lists no places: the tracks' files' waypoints (GPX `wpt`), in
+    /// track order, pinned and labelled as listed places are; one without a name takes its track's name
+    /// and its number among the file's waypoints ("Anna 2").
+    static func waypointStops(_ tracks: [PlaybackTrack], dwell: Double) -> [Place] {
+        tracks.flatMap { track in
+            track.geometry.waypoints.enumerated().map { k, waypoint in
+                let name = waypoint.name.flatMap { $0.isEmpty ? nil : $0 } ?? "\(track.name) \(k + 1)"
+                return Place(name: name, position: waypoint.position, dwell: dwell)
+            }
+        }
     }
 
     /// `tracks[i]`: its recording read (through `tracks`), which must have a time at every point.

@@ -20,6 +20,9 @@ public struct TrackGeometry: Equatable, Sendable {
     public var heartRates: [Double?] = []
     public var cadences: [Double?] = []
     public var powers: [Double?] = []
+    /// The named places the file marks (GPX `wpt`, TCX `CoursePoint`, KML and GeoJSON points): a
+    /// playback whose scene lists no places pins them as its stops.
+    public var waypoints: [TrackWaypoint] = []
 
     public init(points: [LonLat], times: [Double]? = nil, start: Date? = nil, altitudes: [Double?] = []) {
         self.points = points
@@ -35,6 +38,17 @@ public struct TrackGeometry: Equatable, Sendable {
     /// The great-circle length of the recording, km.
     public var lengthKm: Double {
         zip(points, points.dropFirst()).reduce(0) { $0 + Geodesy.distanceKm($1.0, $1.1) }
+    }
+}
+
+/// A named place a track file marks (a GPX `wpt`): its name, when the file gives one, and position.
+public struct TrackWaypoint: Equatable, Sendable {
+    public var name: String?
+    public var position: LonLat
+
+    public init(name: String?, position: LonLat) {
+        self.name = name
+        self.position = position
     }
 }
 

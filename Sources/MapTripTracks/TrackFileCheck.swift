@@ -27,7 +27,14 @@ public struct TrackFileCheck: TrackChecking {
         }
         let points = reading.track.points
         guard let first = points.first else {
-            return (nil, [("track \(reading.file): the recording has no points", "is this the right file?")], [])
+            let waypoints = reading.track.waypoints.count
+            guard waypoints > 0 else {
+                return (nil, [("track \(reading.file): the recording has no points", "is this the right file?")], [])
+            }
+            // A file of waypoints only (a GPX of wpt) has places but no line to follow or play back.
+            return (nil, [("track \(reading.file): the file has \(waypoints) waypoint\(waypoints == 1 ? "" : "s") but no track points, "
+                           + "and a track needs a line to follow",
+                           "export the recording with its trk or rte, or list the waypoints as \"places\" of the scene")], [])
         }
         let stamps = points.compactMap(\.time)
         let times = stamps.count == points.count ? stamps.map { $0.timeIntervalSince(stamps[0]) } : nil
@@ -42,6 +49,9 @@ public struct TrackFileCheck: TrackChecking {
         geometry.heartRates = channel { $0.heartRate.map(Double.init) }
         geometry.cadences = channel { $0.cadence.map(Double.init) }
         geometry.powers = channel { $0.power.map(Double.init) }
+        geometry.waypoints = reading.track.waypoints.map {
+            TrackWaypoint(name: $0.name?.trimmingCharacters(in: .whitespacesAndNewlines), position: LonLat(lon: $0.longitude, lat: $0.latitude))
+        }
         return (geometry, [], reading.diagnostics.map(said))
     }
 

@@ -176,4 +176,35 @@ struct PlaybackRenderTests {
             }
         }
     }
+    /// A GPX's `wpt`s, with the scene listing no places, are pinned where they are: a pin's red body
+    /// stands above each waypoint on the last frame, and none above a point of the track that is none.
+    @Test func aTracksWaypointsArePinnedWhereTheyAre() throws {
+        try Trip.withDirectory("playback-waypoints") { dir in
+            let walk = TrackFixture.walk(seed: 7004, count: 160, start: LonLat(lon: 24.94, lat: 60.17), stepKm: 0.08)
+            let stops = [walk.points[50], walk.points[110]]
+            let wpts = zip(["Cafe", "Pier"], stops).map { "<wpt lat=\"\($1.lat)\" lon=\"\($1.lon)\"><name>\($0)</name></wpt>" }
+            let gpx = walk.gpx(start: TrackFixture.start).replacingOccurrences(of: "<trk>", with: wpts.joined(separator: "\n") + "\n<trk>")
+            try gpx.write(to: dir.appendingPathComponent("anna.gpx"), atomically: true, encoding: .utf8)
+            let (scene, t, frames) = try Self.render(json: """
+                { "video": { "width": 1280, "height": 720, "fps": 10 },
+                  "tracks": [ { "file": "anna.gpx", "name": "anna", "color": "\(Self.colors[1])" } ], "playback": { "speed": 800 } }
+                """, name: "waypoints", in: dir)
+            #expect(scene.places.map(\.name) == ["Cafe", "Pier"])
+            #expect(scene.places.map(\.position) == stops)
+            let last = t.frameCount - 1
+            #expect(t.values(at: last).pins.count == 2)
+            let unit = 720.0 / 1080
+            let tips = try stops.map { try RouteLooksRenderTests.pixel(t, scene, frame: last, $0) }
+            Trip.dump(frames[last], "playback-waypoints")
+            for tip in tips {
+                let body = Trip.pinBody(above: tip, unit: unit)
+                #expect(Trip.redPixels(frames[last], x: body.x, y: body.y) > 40, "pin above \(tip)")
+            }
+            // A point of the track at least 80 px from both pins (and their labels' rows) has none.
+            let others = try [0, 20, 80, 140, 159].map { try RouteLooksRenderTests.pixel(t, scene, frame: last, walk.points[$0]) }
+            let control = try #require(others.first { p in tips.allSatisfy { hypot($0.x - p.x, $0.y - p.y) > 80 } })
+            let body = Trip.pinBody(above: control, unit: unit)
+            #expect(Trip.redPixels(frames[last], x: body.x, y: body.y) < 5, "no pin above \(control)")
+        }
+    }
 }

@@ -53,6 +53,54 @@ struct PlaybackSceneTests {
         #expect(report.scene?.playback == Playback())
     }
 
+    /// A GPX with `wpt` beside its `trk`, the waypoints written before the track as GPX 1.1 orders them.
+    static func withWaypoints(_ gpx: String, _ waypoints: [(name: String?, at: LonLat)]) -> String {
+        let wpts = waypoints.map { w in
+            "<wpt lat=\"\(w.at.lat)\" lon=\"\(w.at.lon)\">" + (w.name.map { "<name>\($0)</name>" } ?? "") + "</wpt>"
+        }
+        return gpx.replacingOccurrences(of: "<trk>", with: wpts.joined(separator: "\n") + "\n<trk>")
+    }
+
+    @Test func aTracksWaypointsAreItsStopsWhenTheSceneListsNoPlaces() throws {
+        let cafe = LonLat(lon: 24.9412, lat: 60.1713), unnamed = LonLat(lon: 24.9433, lat: 60.1702)
+        let files = ["anna.gpx": Self.withWaypoints(Self.anna.gpx, [("Cafe", cafe), (nil, unnamed)]),
+                     "ben.gpx": Self.withWaypoints(Self.ben.gpx(start: Self.benStart), [("Harbour", LonLat(lon: 24.96, lat: 60.185))])]
+        let report = try Self.check("""
+            { "tracks": [ { "file": "anna.gpx", "name": "Anna" }, { "file": "ben.gpx" } ] }
+            """, files: files)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let scene = try #require(report.scene)
+        // In track order; one without a name takes its track's name and its number in the file.
+        #expect(scene.places.map(\.name) == ["Cafe", "Anna 2", "Harbour"])
+        #expect(scene.places.map(\.position) == [cafe, unnamed, LonLat(lon: 24.96, lat: 60.185)])
+        #expect(scene.tracks[0].geometry.waypoints == [TrackWaypoint(name: "Cafe", position: cafe), TrackWaypoint(name: nil, position: unnamed)])
+        // The line is the trk's alone: the waypoints are no points of it.
+        #expect(scene.tracks[0].geometry.points == Self.anna.points)
+        // Places the scene lists are its stops instead.
+        let listed = try Self.check("""
+            { "tracks": [ { "file": "anna.gpx" } ], "places": [ { "name": "Kiosk", "lat": 60.172, "lon": 24.942 } ] }
+            """, files: files)
+        #expect(listed.scene?.places.map(\.name) == ["Kiosk"])
+    }
+
+    @Test func aFileOfWaypointsOnlyIsAnErrorWhereALineIsNeeded() throws {
+        let only = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="maptrip tests" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="60.17" lon="24.94"><name>A</name></wpt>
+            <wpt lat="60.18" lon="24.95"/>
+            </gpx>
+            """
+        for scene in [#"{ "tracks": [ { "file": "stops.gpx" } ] }"#,
+                      #"{ "places": [ { "name": "Helsinki", "lat": 60.17, "lon": 24.94 }, { "name": "B", "lat": 60.18, "lon": 24.95, "track": "stops.gpx" } ] }"#] {
+            let report = try Self.check(scene, files: ["stops.gpx": only])
+            #expect(report.errors.count == 1, "\(report.errors)")
+            let error = try #require(report.errors.first)
+            #expect(error.message == "track stops.gpx: the file has 2 waypoints but no track points, and a track needs a line to follow", "\(error)")
+            #expect(error.hint?.contains("\"places\"") == true)
+        }
+    }
+
     @Test func aClipOrPhotoOnAPlaybacksPlaceWarnsThatItIsNotShown() throws {
         let report = try Self.check("""
             { "tracks": [ { "file": "anna.gpx" } ],
