@@ -8,6 +8,7 @@ import MapTripSupport
 import MapTripTime
 import Testing
 import TestSupport
+import MapTripStyle
 @testable import MapTripRender
 @testable import MapTripTiles
 
@@ -266,6 +267,57 @@ struct StyleIconTests {
                 #expect(colours.count >= 4, "\(icon): \(colours.count) colours")
             }
             #expect(!map.warnings.contains { $0.contains("icons (icon-image) are not drawn") }, "\(map.warnings)")
+        }
+    }
+
+    /// Two OpenMapTiles styles as their authors publish them (fetched: Positron and OSM Bright; see
+    /// Fixtures/README.md), less only their online sprites: each draws the Helsinki tiles in its own
+    /// colours (its background, read from the style, on a good share of the frame, and many other
+    /// colours in use: streets, buildings, parks), with street names along the streets.
+    @Test("Positron and OSM Bright draw the Helsinki tiles in their own colours, streets named", arguments: ["positron", "osm-bright"])
+    func openMapTilesStyles(name: String) throws {
+        try TemporaryFolder.with("styles") { dir in
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: VectorData.root.appendingPathComponent(
+                "Tests/MapTripStyleTests/Fixtures/\(name).json"))) as? [String: Any])
+            json["sprite"] = nil
+            let layers = try #require(json["layers"] as? [[String: Any]])
+            func fill(_ id: String, _ key: String) throws -> StyleColor {
+                let layer = try #require(layers.first { $0["id"] as? String == id })
+                let css = try #require((layer["paint"] as? [String: Any])?[key] as? String)
+                return try #require(StyleColor(css: css))
+            }
+            let background = try fill("background", "background-color")
+            let style = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+            let map = try TileTest.styledMap(tiles: VectorData.pmtiles, style: style, in: dir)
+            let (s, _) = try Self.render(map)
+            func share(_ c: StyleColor) -> Double {
+                var near = 0, all = 0
+                for y in stride(from: 0, to: s.height, by: 3) {
+                    for x in stride(from: 0, to: s.width, by: 3) {
+                        let p = Self.rgb(s, Double(x), Double(y))
+                        all += 1
+                        if abs(Double(p.r) - c.red * 255) < 6 && abs(Double(p.g) - c.green * 255) < 6 && abs(Double(p.b) - c.blue * 255) < 6 { near += 1 }
+                    }
+                }
+                return Double(near) / Double(all)
+            }
+            // The colours in use (to 4 bits a channel), each on at least 0.2% of the frame.
+            var counts: [Int: Int] = [:]
+            for y in stride(from: 0, to: s.height, by: 3) {
+                for x in stride(from: 0, to: s.width, by: 3) {
+                    let p = Self.rgb(s, Double(x), Double(y))
+                    counts[p.r / 16 * 256 + p.g / 16 * 16 + p.b / 16, default: 0] += 1
+                }
+            }
+            let colours = counts.values.filter { $0 * 500 >= counts.values.reduce(0, +) }.count
+            let streets = map.labels.placements.filter { $0.kind == .line }
+            print("\(name): background \(share(background)), \(colours) colours, \(map.labels.placements.count) labels, "
+                  + "\(streets.count) along streets; warnings: \(map.warnings)")
+            #expect(share(background) > 0.2 && share(background) < 0.95, "\(name)'s background")
+            #expect(colours >= 5)  // (Positron is greys: 6 here; OSM Bright 21)
+            #expect(streets.count >= 5)
+            // Nothing left undrawn but the icons (their sprite is online): the root's Studio "id" is ignored.
+            #expect(map.warnings.allSatisfy { $0.contains("icon-image") || $0.contains("unknown key \"id\"") }, "\(map.warnings)")
         }
     }
 }
