@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer harnesses for maptrip's readers of untrusted files: scenes, shapefiles, images (tiles and
-/// photos), MBTiles, vector tiles, PMTiles, recorded tracks (FIT, XML, GeoJSON) and photos' EXIF. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
+/// photos), MBTiles, vector tiles, PMTiles, style expressions, recorded tracks (FIT, XML, GeoJSON) and photos' EXIF. Built and run by `.ci/fuzz` (with `-sanitize=fuzzer,address`); a package of its
 /// own so that the product's builds never see them. Each corpus lives in `Corpus/<name>`.
 let package = Package(
     name: "maptrip-fuzz",
@@ -29,6 +29,11 @@ let package = Package(
         .executableTarget(name: "FuzzPMTiles", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),
             .product(name: "MapTripGeometry", package: "maptrip"),
+        ]),
+        // Style expressions and filters (MapLibre's), parsed from any JSON and evaluated.
+        .executableTarget(name: "FuzzExpression", dependencies: [
+            "FuzzSupport", .product(name: "MapTripStyle", package: "maptrip"),
+            .product(name: "MapTripScene", package: "maptrip"),
         ]),
         .executableTarget(name: "FuzzMBTiles", dependencies: [
             "FuzzSupport", .product(name: "MapTripTiles", package: "maptrip"),

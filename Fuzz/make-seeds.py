@@ -157,3 +157,14 @@ out("geojson", "line.geojson", b'{"type":"Feature","properties":{"times":[170000
 # (Intel order, an offset, S/W refs, Orientation 6) and seed-bare.exif (the block without a JPEG) were
 # written once beside it.
 out("exif", "ride-photo.jpg", open(os.path.join(root, "Scenes", "ride-photos", "photo-1.jpg"), "rb").read())
+
+# Style expressions: every eighth of maplibre-style-spec's expression fixtures (a few dozen, over
+# most operators), a legacy filter, a legacy zoom function and a text-field with tokens.
+import json
+fixtures = json.load(open(os.path.join(root, "Tests", "MapTripStyleTests", "Fixtures", "expression-fixtures.json")))["fixtures"]
+for i, name in enumerate(sorted(fixtures)):
+    if i % 8 == 0 and "expression" in fixtures[name]:
+        out("expression", name.replace("/", "-") + ".json", json.dumps(fixtures[name]["expression"]).encode())
+out("expression", "legacy-filter.json", b'["all",["==","$type","Polygon"],["in","class","park","wood"],["!has","name"]]')
+out("expression", "legacy-function.json", b'{"base":1.4,"stops":[[5,0.5],[12,3],[18,20]]}')
+out("expression", "tokens.json", b'"{name:latin}\\n{name:nonlatin}"')

@@ -355,7 +355,7 @@ extension SceneLoader {
     public static func loadForRenderWithWarnings(contentsOf url: URL, resolver: ResolverSource? = nil,
                                                  paths: PathPolicy? = nil) throws -> (scene: Scene, warnings: [SceneError]) {
         let report = check(contentsOf: url, resolver: resolver, projections: ProjChecker(), images: SceneImageCheck(),
-                           styles: StyleFileCheck(), tracks: TrackFileCheck(), paths: paths, voices: VoiceFileCheck())
+                           styles: StyleFileCheck(fonts: StyleFonts.missing), tracks: TrackFileCheck(), paths: paths, voices: VoiceFileCheck())
         guard let scene = report.scene, report.errors.isEmpty else { throw SceneErrors(report.errors) }
         return (scene, report.warnings)
     }

@@ -897,3 +897,15 @@ struct CollisionGrid {
         for y in ys { for x in xs { cells[y * columns + x].append(b) } }
     }
 }
+
+/// The fonts a style names, as fontconfig has them.
+public enum StyleFonts {
+    /// The family a style's font stack asks for (its first font's, as the labels read it) when
+    /// fontconfig does not have it, and the family the labels are drawn in instead; nil when installed.
+    @Sendable public static func missing(_ stack: [String]) -> (asked: String, found: String)? {
+        let font = StyledLabels.font(stack)
+        guard let found = FontMatch.family("\(font.family) \(font.weight)"),
+              found.lowercased() != font.family.lowercased() else { return nil }
+        return (font.family, found)
+    }
+}

@@ -29,7 +29,6 @@ public final class StyledMap: BaseMap, CacheableMap {
     /// Painted where the style has no background (and beyond the Web Mercator square).
     public var outside = Color(red: 0.94, green: 0.94, blue: 0.92)
     let labels: StyledLabels
-    private var styleWarnings: [String]
     /// How its frames are cached: flights composited from raster tiles of its fills and lines, with
     /// the labels placed and drawn over each frame; a camera at rest drawn once, labels and all.
     /// Raster layers are drawn for each frame (a style with one caches only the held pictures).
@@ -69,8 +68,6 @@ public final class StyledMap: BaseMap, CacheableMap {
         self.styleIdentity = styleIdentity
         sceneAttribution = attribution
         labels = StyledLabels()
-        // The style's own warnings (unknown properties, layer types not drawn), each once.
-        styleWarnings = style.warnings.map(\.description)
         let keepsTiles = rasterMaps.isEmpty && styleIdentity != nil
             && vectorSources.values.allSatisfy { Self.fileIdentity($0.vectorSet.source.label) != nil }
         self.caching = (rasterMaps.isEmpty || !caching.cachesRasters) && (keepsTiles || caching.drawnTiles == nil) ? caching
@@ -93,8 +90,11 @@ public final class StyledMap: BaseMap, CacheableMap {
         return unique.isEmpty ? nil : unique.joined(separator: " ")
     }
 
+    /// What drawing met: unreadable tiles, missing icons. The style file's own warnings (unknown
+    /// properties, layer types not drawn) are not repeated here: the scene's reading reports each once,
+    /// where the scene names the style (`style.warnings` has them for other callers).
     public var warnings: [String] {
-        styleWarnings + vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings) + labels.warnings
+        vectorSources.values.flatMap(\.warnings) + rasterMaps.values.flatMap(\.warnings) + labels.warnings
     }
 
     /// The map on the globe and PROJ planes: the style's Web Mercator tiles reprojected (see

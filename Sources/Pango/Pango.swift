@@ -26,6 +26,18 @@ public final class FontDescription {
     }
 }
 
+/// Which installed family fontconfig draws a font in.
+public enum FontMatch {
+    /// The family fontconfig gives for a description such as "Open Sans Bold" (Pango's syntax): the
+    /// family asked for when it is installed, its nearest installed family when not; nil when no
+    /// font loads at all.
+    public static func family(_ description: String) -> String? {
+        guard let found = maptrip_matched_family(description) else { return nil }
+        defer { maptrip_g_free(found) }
+        return String(cString: found)
+    }
+}
+
 /// A paragraph of text laid out by Pango (shaping, bidi, font fallback for every script) for a
 /// Cairo context.
 public final class Layout {

@@ -45,7 +45,7 @@ struct ValidateCommand: ParsableCommand {
         for file in files {
             let report = SceneLoader.check(contentsOf: URL(fileURLWithPath: file), resolver: resolver,
                                              projections: ProjChecker(), images: SceneImageCheck(),
-                                             styles: StyleFileCheck(), tracks: TrackFileCheck(), voices: VoiceFileCheck())
+                                             styles: StyleFileCheck(fonts: StyleFonts.missing), tracks: TrackFileCheck(), voices: VoiceFileCheck())
             if !report.errors.isEmpty { failed += 1 }
             let all = report.errors.map { ($0, Diagnostic.Severity.error) } + report.warnings.map { ($0, .warning) }
             for (e, severity) in all.sorted(by: { ($0.0.line, $0.0.column) < ($1.0.line, $1.0.column) }) {

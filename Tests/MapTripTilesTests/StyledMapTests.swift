@@ -287,6 +287,37 @@ struct StyledMapTests {
         }
     }
 
+    @Test("a text-font family fontconfig does not have is one warning per family, at its JSON path")
+    func missingFontFamilyIsOneWarningPerFamily() throws {
+        // What fontconfig has here decides the expectation: a family it has, and one it cannot have.
+        #expect(StyleFonts.missing(["Noto Sans Regular"]) == nil)
+        let absent = "Maptrip Absent Sans"
+        let found = try #require(StyleFonts.missing(["\(absent) Bold"]))
+        #expect(found.asked == absent && found.found != absent, "\(found)")
+        try TemporaryFolder.with("styled") { dir in
+            func symbol(_ id: String, _ font: String) -> String {
+                #"{"id": "\#(id)", "type": "symbol", "source": "osm", "source-layer": "place", "layout": {"text-field": "{name}", "text-font": ["\#(font)"]}}"#
+            }
+            let layers = [symbol("a", "Noto Sans Regular"), symbol("b", "\(absent) Bold"), symbol("c", "\(absent) Regular"),
+                          symbol("d", "Noto Sans Bold")]
+            let style = "{\"version\": 8, \"sources\": {\"osm\": {\"type\": \"vector\"}},\n \"layers\": [\n"
+                + layers.joined(separator: ",\n") + "]}"
+            let url = dir.appendingPathComponent("fonts.json")
+            try Data(style.utf8).write(to: url)
+            let withFonts = StyleFileCheck(fonts: StyleFonts.missing).problems(with: url)
+            #expect(withFonts.errors.isEmpty, "\(withFonts.errors)")
+            let warnings = withFonts.warnings.filter { $0.message.contains("text-font") }
+            #expect(warnings.count == 1, "\(withFonts.warnings)")
+            let message = warnings.first?.message ?? ""
+            let column = try #require(layers[1].range(of: "\"text-font\": ").map { layers[1].distance(from: layers[1].startIndex, to: $0.upperBound) + 1 })
+            #expect(message.hasPrefix("style \(url.relativePath):4:\(column): layers[1].layout.text-font: font family '\(absent)' is not installed"),
+                    "\(message)")
+            #expect(message.hasSuffix("drawn in '\(found.found)'"), "\(message)")
+            // Without fontconfig's answer (the style module alone), no font is judged.
+            #expect(StyleFileCheck().problems(with: url).warnings.allSatisfy { !$0.message.contains("text-font") })
+        }
+    }
+
     /// A scene given by a relative path (`maptrip-bench --scene Scenes/helsinki.json` did so) finds
     /// tiles named relative to it, `..` included: they were looked for at /Assets/... before.
     @Test("Tiles relative to a scene given by a relative path")

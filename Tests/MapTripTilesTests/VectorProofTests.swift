@@ -257,6 +257,34 @@ struct VectorProofTests {
         }
     }
 
+    @Test("The same frame from an XYZ URL template of .pbf tiles on a local server as from the MBTiles")
+    func sameFrameFromAnXYZTemplate() throws {
+        try HTTPTestServer.withTemporaryDirectory { dir in
+            let files = dir.appendingPathComponent("files")
+            #expect(try TileTest.writeFolder(from: VectorData.mbtiles, to: files.appendingPathComponent("xyz")) == 19)
+            let server = try HTTPTestServer(files: files)
+            defer { server.stop() }
+            let http = HTTPTileOptions(cacheDirectory: dir.appendingPathComponent("cache"), retries: 0)
+            // The MBTiles' zooms (its metadata says 0-14; a template says nothing of its own).
+            var source = MapSource(tiles: server.url("/files/xyz").absoluteString + "/{z}/{x}/{y}.pbf", maxZoom: 14)
+            source.style = "light"
+            let remote = try StyledMaps.make(tiles: try TileSources.make(source, http: http, sceneDirectory: dir), map: source,
+                                             scene: Scene(places: []), sceneDirectory: dir,
+                                             assets: VectorData.root.appendingPathComponent("Assets"), http: http)
+            let local = try TileTest.styledMap(tiles: VectorData.mbtiles, style: "light", in: dir)
+            for view in Self.views {
+                let a = try TileTest.pixels(Self.frame(local, view.viewport))
+                let b = try TileTest.pixels(Self.frame(remote, view.viewport))
+                let differing = zip(a, b).filter { $0 != $1 }.count
+                #expect(a.count == b.count && differing == 0, "\(view): \(differing) bytes differ from the MBTiles' frame")
+            }
+            #expect(remote.warnings.isEmpty, "\(remote.warnings)")
+            // The tiles came from the server, one .pbf file per request.
+            let requests = try server.log().requests.filter { $0.path.hasPrefix("/files/xyz/") }
+            #expect(!requests.isEmpty && requests.allSatisfy { $0.path.hasSuffix(".pbf") && $0.status == 200 }, "\(requests.map(\.path))")
+        }
+    }
+
     @Test("A render to MP4 from the MBTiles and one from PMTiles over HTTP: the same decoded frames")
     func sameVideoFromMBTilesAndHTTP() throws {
         try Self.withEverySource { sources, dir, _ in
