@@ -454,29 +454,28 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                     + #""attribution": "© OpenStreetMap contributors" }, "places": [ { "lat": 60.17, "lon": 24.945, "zoom": 15 } ] }"#)
     }
 
+    /// The Helsinki MBTiles with every tile's data replaced (`setting`: an SQL assignment to `tile_data`).
+    static func helsinkiTiles(setting: String) -> [UInt8] {
+        python("""
+            import shutil, sqlite3, sys
+            shutil.copy(sys.argv[2] + "/tiles/helsinki.mbtiles", sys.argv[1])
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE tiles SET \(setting)")
+            db.commit(); db.close()
+            """)
+    }
+
     /// Vector tiles and MapLibre styles that are wrong: a tile that cannot be read is left empty
     /// with a warning; an archive or a style the map cannot be drawn from is an error.
     static let vectorTiles: [ErrorCase] = [
         ErrorCase(group: "Map: tiles and projection", what: "Vector tiles in an .mbtiles file cut short inside their gzip streams (drawn empty)",
                   files: ["scene.json": helsinkiScene(tiles: "map.mbtiles"),
-                          "map.mbtiles": python("""
-                              import shutil, sqlite3, sys
-                              shutil.copy(sys.argv[2] + "/tiles/helsinki.mbtiles", sys.argv[1])
-                              db = sqlite3.connect(sys.argv[1])
-                              db.execute("UPDATE tiles SET tile_data = substr(tile_data, 1, 40)")
-                              db.commit(); db.close()
-                              """)],
+                          "map.mbtiles": helsinkiTiles(setting: "tile_data = substr(tile_data, 1, 40)")],
                   arguments: render(), status: 0,
                   message: "maptrip: warning: 3 vector tiles from <folder>/map.mbtiles could not be read and were left empty (e.g. tile 13/4663/2371: <folder>/map.mbtiles: a gzipped vector tile does not inflate (zlib: inflate: the stream is cut short (truncated after 40 bytes)); tile 14/9326/4742: <folder>/map.mbtiles: a gzipped vector tile does not inflate (zlib: inflate: the stream is cut short (truncated after 40 bytes)); tile 14/9327/4742: <folder>/map.mbtiles: a gzipped vector tile does not inflate (zlib: inflate: the stream is cut short (truncated after 40 bytes)))"),
         ErrorCase(group: "Map: tiles and projection", what: "Vector tiles in an .mbtiles file that are not protobuf (drawn empty)",
                   files: ["scene.json": helsinkiScene(tiles: "map.mbtiles"),
-                          "map.mbtiles": python("""
-                              import shutil, sqlite3, sys
-                              shutil.copy(sys.argv[2] + "/tiles/helsinki.mbtiles", sys.argv[1])
-                              db = sqlite3.connect(sys.argv[1])
-                              db.execute("UPDATE tiles SET tile_data = x'1a0f0a057761746572ffffffffffffffff01'")
-                              db.commit(); db.close()
-                              """)],
+                          "map.mbtiles": helsinkiTiles(setting: "tile_data = x'1a0f0a057761746572ffffffffffffffff01'")],
                   arguments: render(), status: 0,
                   message: "maptrip: warning: 3 vector tiles from <folder>/map.mbtiles could not be read and were left empty (e.g. tile 13/4663/2371: <folder>/map.mbtiles: not a valid vector tile: the protobuf cannot be read (malformed protobuf); tile 14/9326/4742: <folder>/map.mbtiles: not a valid vector tile: the protobuf cannot be read (malformed protobuf); tile 14/9327/4742: <folder>/map.mbtiles: not a valid vector tile: the protobuf cannot be read (malformed protobuf))"),
         ErrorCase(group: "Map: tiles and projection", what: "A PMTiles file whose header is not a PMTiles header past its magic",
