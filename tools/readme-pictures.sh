@@ -39,7 +39,7 @@ picture story Scenes/story.json 6.5 406
 picture globe Scenes/globe.json 22.0 960
 picture europe-laea Scenes/europe-laea.json 10.3 960
 picture clips Scenes/clips.json 16.5 960
-picture helsinki Scenes/helsinki.json 8.5 960
+picture helsinki Scenes/helsinki.json 7.5 960
 picture ride Scenes/ride.json 8.0 960
 picture chase Scenes/chase.json 10.0 960
 picture ride-readouts Scenes/ride-readouts.json 7.0 960
