@@ -492,6 +492,13 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
                           "street.json": text(#"{"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": [{"id": "towns", "type": "symbol", "source": "osm", "source-layer": "place", "layout": {"text-field": "{name}", "text-font": ["Open Sans Bold"]}}, {"id": "streets", "type": "symbol", "source": "osm", "source-layer": "transportation_name", "layout": {"text-field": "{name}", "text-font": ["Open Sans Regular"]}}]}"#)],
                   arguments: render(), status: 0,
                   message: "maptrip: warning: scene.json:1:113: map.style: style street.json:1:191: layers[0].layout.text-font: font family 'Open Sans' is not installed: its labels are drawn in 'Noto Sans' (install the font, or name an installed family (`fc-list : family` lists them))"),
+        ErrorCase(group: "Map: tiles and projection", what: "A style of 10,000 layers (drawn, in bounded memory, slowly where they draw: one warning)",
+                  files: ["scene.json": helsinkiScene(tiles: "city.pmtiles", style: "street.json"), "city.pmtiles": helsinki,
+                          "street.json": text(#"{"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": ["#
+                              + (0..<10_000).map { #"{"id": "roads\#($0)", "type": "line", "source": "osm", "source-layer": "transportation", "minzoom": 20}"# }.joined(separator: ", ")
+                              + "]}")],
+                  arguments: render(), status: 0,
+                  message: "maptrip: warning: scene.json:1:113: map.style: style street.json:1:66: layers: 10000 layers, where a map style has a few hundred: every layer is matched against its tiles' features for every frame drawn, so drawing slows in proportion (merge layers that differ only in their filter into one, with a match or case expression)"),
         ErrorCase(group: "Map: tiles and projection", what: "A style layer naming a source the style does not have",
                   files: ["scene.json": helsinkiScene(tiles: "city.pmtiles", style: "street.json"), "city.pmtiles": helsinki,
                           "street.json": text(#"{"version": 8, "sources": {"osm": {"type": "vector"}}, "layers": [{"id": "roads", "type": "line", "source": "openmaptiles", "source-layer": "transportation"}]}"#)],
