@@ -45,13 +45,18 @@ public struct StyleFileCheck: StyleChecking {
     /// does not have, at the first layer naming it (`layers[i].layout.text-font`).
     func missingFonts(_ document: StyleDocument, data: Data, file: String) -> [(message: String, hint: String?)] {
         guard let fonts else { return [] }
-        let layersJSON = (try? JSONParser.parse(data, file: file))?["layers"]?.elements ?? []
-        var seen: Set<String> = []
+        // The style's JSON again for the positions, only once a font is missing (the document keeps none).
+        var layersJSON: [JSONValue]?
+        var asked: Set<[String]> = [], seen: Set<String> = []
         var out: [(message: String, hint: String?)] = []
         for layer in document.layers where layer.type == .symbol {
+            // Each stack asked of fontconfig once (a style names the same few in many layers).
             guard let value = layer.layout["text-font"], value.isZoomConstant, value.isFeatureConstant,
                   let stack = value.evaluate(EvaluationContext(zoom: 0)).array?.compactMap(\.string),
+                  asked.insert(stack).inserted,
                   let missing = fonts(stack), seen.insert(missing.asked.lowercased()).inserted else { continue }
+            if layersJSON == nil { layersJSON = (try? JSONParser.parse(data, file: file))?["layers"]?.elements ?? [] }
+            let layersJSON = layersJSON ?? []
             let index = layersJSON.firstIndex { $0["id"]?.string == layer.id }
             let json = index.flatMap { layersJSON[$0]["layout"]?["text-font"] }
             let position = json.map { "\(file):\($0.position.line):\($0.position.column): " } ?? "\(file): "
